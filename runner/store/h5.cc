@@ -1,0 +1,478 @@
+#include "runner/store/h5.h"
+
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+namespace opverify::h5 {
+namespace {
+
+// HDF5 prints every error stack to stderr unless told not to; the wrappers
+// report errors themselves. Switched off once, when this file is loaded,
+// which happens before any wrapper can run. (Serial HDF5 keeps this setting
+// per process.)
+[[maybe_unused]] const bool kErrorPrintingOff = H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
+
+// Reads a name HDF5 writes into a caller's buffer after saying its length.
+template <typename GetName>
+std::string ReadName(GetName get_name) {
+  const ssize_t length = get_name(nullptr, 0);
+  if (length <= 0) return "";
+  std::string name(static_cast<std::size_t>(length) + 1, '\0');
+  get_name(name.data(), name.size());
+  name.resize(static_cast<std::size_t>(length));
+  return name;
+}
+
+std::string FileName(hid_t object) {
+  return ReadName([object](char* out, std::size_t size) { return H5Fget_name(object, out, size); });
+}
+
+std::string ObjectPath(hid_t object) {
+  return ReadName([object](char* out, std::size_t size) { return H5Iget_name(object, out, size); });
+}
+
+// "file.h5:/group/path" for `path` under `parent`.
+std::string NameUnder(hid_t parent, const std::string& path) {
+  if (!path.empty() && path.front() == '/') return FileName(parent) + ":" + path;
+  std::string base = ObjectPath(parent);
+  if (base.empty() || base.back() != '/') base += '/';
+  return FileName(parent) + ":" + base + path;
+}
+
+// The description of the innermost error on HDF5's stack (where it was
+// detected, the most specific), then clears the stack. Call it before any
+// other HDF5 call: each one starts by clearing the stack.
+std::string TakeInnermostError() {
+  std::string description;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned n, const H5E_error2_t* error, void* out) -> herr_t {
+        if (n == 0 && error->desc != nullptr) *static_cast<std::string*>(out) = error->desc;
+        return 0;
+      },
+      &description);
+  H5Eclear2(H5E_DEFAULT);
+  return description;
+}
+
+// "<where>: <call> failed: <HDF5's reason>".
+Status FailureMessage(const std::string& where, const char* call, const std::string& reason) {
+  std::string message = where + ": " + call + " failed";
+  if (!reason.empty()) message += ": " + reason;
+  return Status::IoError(message);
+}
+
+// A failed call, with HDF5's reason for it.
+Status Failure(const std::string& where, const char* call) {
+  return FailureMessage(where, call, TakeInnermostError());
+}
+
+// A failed call on `object`, or on `path` under it: named after the reason
+// is taken, since naming calls HDF5.
+Status FailureOn(hid_t object, const char* call) {
+  const std::string reason = TakeInnermostError();
+  return FailureMessage(NameOf(object), call, reason);
+}
+Status FailureOn(hid_t parent, const std::string& path, const char* call) {
+  const std::string reason = TakeInnermostError();
+  return FailureMessage(NameUnder(parent, path), call, reason);
+}
+
+const char kDatatype[] = "HDF5 datatype";
+
+// A link creation property list that makes missing intermediate groups.
+Result<Handle> IntermediateGroupsList(const std::string& where) {
+  Handle list(H5Pcreate(H5P_LINK_CREATE));
+  if (!list.valid()) return Failure(where, "H5Pcreate");
+  if (H5Pset_create_intermediate_group(list.id(), 1) < 0) {
+    return Failure(where, "H5Pset_create_intermediate_group");
+  }
+  return list;
+}
+
+Result<Handle> CreateDataspace(const std::vector<hsize_t>& dims, const std::string& where) {
+  Handle space(dims.empty()
+                   ? H5Screate(H5S_SCALAR)
+                   : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  if (!space.valid()) return Failure(where, dims.empty() ? "H5Screate" : "H5Screate_simple");
+  return space;
+}
+
+Result<Handle> CreateDatasetProperties(const DatasetOptions& options, const std::string& where) {
+  Handle list(H5Pcreate(H5P_DATASET_CREATE));
+  if (!list.valid()) return Failure(where, "H5Pcreate");
+  if (!options.chunk.empty() &&
+      H5Pset_chunk(list.id(), static_cast<int>(options.chunk.size()), options.chunk.data()) < 0) {
+    return Failure(where, "H5Pset_chunk");
+  }
+  if (options.shuffle && H5Pset_shuffle(list.id()) < 0) return Failure(where, "H5Pset_shuffle");
+  if (options.deflate_level > 0 &&
+      H5Pset_deflate(list.id(), static_cast<unsigned>(options.deflate_level)) < 0) {
+    return Failure(where, "H5Pset_deflate");
+  }
+  return list;
+}
+
+// A C string type of `size` bytes (or H5T_VARIABLE) in `charset`.
+Result<Handle> StringType(std::size_t size, H5T_cset_t charset, const std::string& where) {
+  Result<Handle> copy = CopyType(H5T_C_S1);
+  if (!copy.ok()) return copy.status();
+  Handle type = std::move(copy).value();
+  if (H5Tset_size(type.id(), size) < 0) return Failure(where, "H5Tset_size");
+  if (H5Tset_cset(type.id(), charset) < 0) return Failure(where, "H5Tset_cset");
+  return type;
+}
+
+Result<std::string> ReadVariableString(hid_t attribute, hid_t file_type, const std::string& where) {
+  const H5T_cset_t charset = H5Tget_cset(file_type);
+  if (charset == H5T_CSET_ERROR) return Failure(where, "H5Tget_cset");
+  Result<Handle> memory_type = StringType(H5T_VARIABLE, charset, where);
+  if (!memory_type.ok()) return memory_type.status();
+  char* text = nullptr;
+  if (H5Aread(attribute, memory_type->id(), &text) < 0) return Failure(where, "H5Aread");
+  std::string value = text != nullptr ? text : "";
+  H5free_memory(text);
+  return value;
+}
+
+Result<std::string> ReadFixedString(hid_t attribute, hid_t file_type, const std::string& where) {
+  const std::size_t size = H5Tget_size(file_type);
+  if (size == 0) return Failure(where, "H5Tget_size");
+  std::string value(size, '\0');
+  if (H5Aread(attribute, file_type, value.data()) < 0) return Failure(where, "H5Aread");
+  value.resize(std::strlen(value.c_str()));
+  if (H5Tget_strpad(file_type) == H5T_STR_SPACEPAD) {
+    value.erase(value.find_last_not_of(' ') + 1);
+  }
+  return value;
+}
+
+}  // namespace
+
+Handle& Handle::operator=(Handle&& other) noexcept {
+  if (this != &other) {
+    Close();
+    id_ = std::exchange(other.id_, H5I_INVALID_HID);
+  }
+  return *this;
+}
+
+void Handle::Close() noexcept {
+  if (id_ < 0) return;
+  switch (H5Iget_type(id_)) {
+    case H5I_FILE:
+      H5Fclose(id_);
+      break;
+    case H5I_GROUP:
+      H5Gclose(id_);
+      break;
+    case H5I_DATASET:
+      H5Dclose(id_);
+      break;
+    case H5I_ATTR:
+      H5Aclose(id_);
+      break;
+    case H5I_DATATYPE:
+      H5Tclose(id_);
+      break;
+    case H5I_DATASPACE:
+      H5Sclose(id_);
+      break;
+    case H5I_GENPROP_LST:
+      H5Pclose(id_);
+      break;
+    default:
+      H5Idec_ref(id_);
+      break;
+  }
+  id_ = H5I_INVALID_HID;
+}
+
+std::string NameOf(hid_t object) {
+  if (H5Iget_type(object) == H5I_FILE) return FileName(object);
+  return FileName(object) + ":" + ObjectPath(object);
+}
+
+Result<Handle> OpenFile(const std::string& path, FileMode mode) {
+  if (mode == FileMode::kTruncate) {
+    Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    if (!file.valid()) return Failure(path, "H5Fcreate");
+    return file;
+  }
+  Handle file(H5Fopen(path.c_str(), mode == FileMode::kReadOnly ? H5F_ACC_RDONLY : H5F_ACC_RDWR,
+                      H5P_DEFAULT));
+  if (file.valid()) return file;
+  Status failure = Failure(path, "H5Fopen");
+  std::error_code error;
+  if (!std::filesystem::exists(path, error) && !error)
+    return Status::NotFound(path + ": no such file");
+  if (H5Fis_hdf5(path.c_str()) == 0) return Status::InvalidInput(path + ": not an HDF5 file");
+  return failure;
+}
+
+Result<bool> Exists(hid_t parent, const std::string& path) {
+  // H5Lexists fails, rather than saying no, when a group on the way is
+  // missing: ask about one link at a time, from the top.
+  std::string prefix = !path.empty() && path.front() == '/' ? "/" : "";
+  std::size_t begin = 0;
+  while (begin < path.size()) {
+    std::size_t end = path.find('/', begin);
+    if (end == std::string::npos) end = path.size();
+    if (end > begin) {
+      prefix += path.substr(begin, end - begin);
+      const htri_t exists = H5Lexists(parent, prefix.c_str(), H5P_DEFAULT);
+      if (exists < 0) return FailureOn(parent, prefix, "H5Lexists");
+      if (exists == 0) return false;
+      prefix += '/';
+    }
+    begin = end + 1;
+  }
+  return true;
+}
+
+// NotFound "<file>:<path>: no such <kind>" when `path` names nothing.
+Status RequireExists(hid_t parent, const std::string& path, const char* kind) {
+  Result<bool> exists = Exists(parent, path);
+  if (!exists.ok()) return exists.status();
+  if (!exists.value()) return Status::NotFound(NameUnder(parent, path) + ": no such " + kind);
+  return Status::Ok();
+}
+
+Status Delete(hid_t parent, const std::string& path) {
+  if (H5Ldelete(parent, path.c_str(), H5P_DEFAULT) < 0) return FailureOn(parent, path, "H5Ldelete");
+  return Status::Ok();
+}
+
+Result<Handle> OpenGroup(hid_t parent, const std::string& path) {
+  Status found = RequireExists(parent, path, "group");
+  if (!found.ok()) return found;
+  Handle group(H5Gopen2(parent, path.c_str(), H5P_DEFAULT));
+  if (!group.valid()) return FailureOn(parent, path, "H5Gopen2");
+  return group;
+}
+
+Result<Handle> CreateGroup(hid_t parent, const std::string& path) {
+  const std::string where = NameUnder(parent, path);
+  Result<Handle> links = IntermediateGroupsList(where);
+  if (!links.ok()) return links.status();
+  Handle group(H5Gcreate2(parent, path.c_str(), links->id(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!group.valid()) return Failure(where, "H5Gcreate2");
+  return group;
+}
+
+Result<Handle> CreateDataset(hid_t parent, const std::string& path, hid_t type,
+                             const std::vector<hsize_t>& dims, const DatasetOptions& options) {
+  const std::string where = NameUnder(parent, path);
+  Result<Handle> space = CreateDataspace(dims, where);
+  if (!space.ok()) return space.status();
+  Result<Handle> links = IntermediateGroupsList(where);
+  if (!links.ok()) return links.status();
+  Result<Handle> properties = CreateDatasetProperties(options, where);
+  if (!properties.ok()) return properties.status();
+  Handle dataset(H5Dcreate2(parent, path.c_str(), type, space->id(), links->id(), properties->id(),
+                            H5P_DEFAULT));
+  if (!dataset.valid()) return Failure(where, "H5Dcreate2");
+  return dataset;
+}
+
+Result<Handle> OpenDataset(hid_t parent, const std::string& path) {
+  Status found = RequireExists(parent, path, "dataset");
+  if (!found.ok()) return found;
+  Handle dataset(H5Dopen2(parent, path.c_str(), H5P_DEFAULT));
+  if (!dataset.valid()) return FailureOn(parent, path, "H5Dopen2");
+  return dataset;
+}
+
+Result<std::vector<hsize_t>> DatasetDims(hid_t dataset) {
+  Handle space(H5Dget_space(dataset));
+  if (!space.valid()) return FailureOn(dataset, "H5Dget_space");
+  const H5S_class_t space_class = H5Sget_simple_extent_type(space.id());
+  if (space_class == H5S_NO_CLASS) return FailureOn(dataset, "H5Sget_simple_extent_type");
+  if (space_class == H5S_NULL) {
+    return Status::Unsupported(NameOf(dataset) + ": null dataspace (h5py.Empty) holds no array");
+  }
+  const int rank = H5Sget_simple_extent_ndims(space.id());
+  if (rank < 0) return FailureOn(dataset, "H5Sget_simple_extent_ndims");
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  if (H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr) < 0) {
+    return FailureOn(dataset, "H5Sget_simple_extent_dims");
+  }
+  return dims;
+}
+
+Result<Handle> DatasetType(hid_t dataset) {
+  Handle type(H5Dget_type(dataset));
+  if (!type.valid()) return FailureOn(dataset, "H5Dget_type");
+  return type;
+}
+
+Status ReadDataset(hid_t dataset, hid_t memory_type, void* data) {
+  if (H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+    return FailureOn(dataset, "H5Dread");
+  }
+  return Status::Ok();
+}
+
+Status WriteDataset(hid_t dataset, hid_t memory_type, const void* data) {
+  if (H5Dwrite(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+    return FailureOn(dataset, "H5Dwrite");
+  }
+  return Status::Ok();
+}
+
+Status WriteStringAttribute(hid_t object, const std::string& name, const std::string& value) {
+  const std::string where = NameOf(object) + " attribute '" + name + "'";
+  const htri_t exists = H5Aexists(object, name.c_str());
+  if (exists < 0) return Failure(where, "H5Aexists");
+  if (exists > 0 && H5Adelete(object, name.c_str()) < 0) return Failure(where, "H5Adelete");
+  Result<Handle> type = StringType(H5T_VARIABLE, H5T_CSET_UTF8, where);
+  if (!type.ok()) return type.status();
+  Result<Handle> space = CreateDataspace({}, where);
+  if (!space.ok()) return space.status();
+  Handle attribute(
+      H5Acreate2(object, name.c_str(), type->id(), space->id(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!attribute.valid()) return Failure(where, "H5Acreate2");
+  const char* text = value.c_str();
+  if (H5Awrite(attribute.id(), type->id(), &text) < 0) return Failure(where, "H5Awrite");
+  return Status::Ok();
+}
+
+Result<std::optional<std::string>> ReadStringAttribute(hid_t object, const std::string& name) {
+  const std::string where = NameOf(object) + " attribute '" + name + "'";
+  const htri_t exists = H5Aexists(object, name.c_str());
+  if (exists < 0) return Failure(where, "H5Aexists");
+  if (exists == 0) return std::optional<std::string>();
+  Handle attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT));
+  if (!attribute.valid()) return Failure(where, "H5Aopen");
+  Handle type(H5Aget_type(attribute.id()));
+  if (!type.valid()) return Failure(where, "H5Aget_type");
+  Handle space(H5Aget_space(attribute.id()));
+  if (!space.valid()) return Failure(where, "H5Aget_space");
+  if (H5Tget_class(type.id()) != H5T_STRING || H5Sget_simple_extent_npoints(space.id()) != 1) {
+    return Status::InvalidInput(where + " is not one string");
+  }
+  const htri_t variable = H5Tis_variable_str(type.id());
+  if (variable < 0) return Failure(where, "H5Tis_variable_str");
+  Result<std::string> value = variable > 0 ? ReadVariableString(attribute.id(), type.id(), where)
+                                           : ReadFixedString(attribute.id(), type.id(), where);
+  if (!value.ok()) return value.status();
+  return std::optional<std::string>(std::move(value).value());
+}
+
+Result<TypeInfo> DescribeType(hid_t type) {
+  TypeInfo info;
+  info.type_class = H5Tget_class(type);
+  if (info.type_class == H5T_NO_CLASS) return Failure(kDatatype, "H5Tget_class");
+  info.size = H5Tget_size(type);
+  if (info.size == 0) return Failure(kDatatype, "H5Tget_size");
+  if (info.type_class == H5T_INTEGER) {
+    const H5T_sign_t sign = H5Tget_sign(type);
+    if (sign == H5T_SGN_ERROR) return Failure(kDatatype, "H5Tget_sign");
+    info.is_signed = sign == H5T_SGN_2;
+  }
+  return info;
+}
+
+Result<Handle> CopyType(hid_t type) {
+  Handle copy(H5Tcopy(type));
+  if (!copy.valid()) return Failure(kDatatype, "H5Tcopy");
+  return copy;
+}
+
+std::string TypeClassName(H5T_class_t type_class) {
+  switch (type_class) {
+    case H5T_INTEGER:
+      return "integer";
+    case H5T_FLOAT:
+      return "float";
+    case H5T_TIME:
+      return "time";
+    case H5T_STRING:
+      return "string";
+    case H5T_BITFIELD:
+      return "bitfield";
+    case H5T_OPAQUE:
+      return "opaque";
+    case H5T_COMPOUND:
+      return "compound";
+    case H5T_REFERENCE:
+      return "reference";
+    case H5T_ENUM:
+      return "enum";
+    case H5T_VLEN:
+      return "variable-length";
+    case H5T_ARRAY:
+      return "array";
+    default:
+      return "unknown";
+  }
+}
+
+Result<bool> TypesEqual(hid_t a, hid_t b) {
+  const htri_t equal = H5Tequal(a, b);
+  if (equal < 0) return Failure(kDatatype, "H5Tequal");
+  return equal > 0;
+}
+
+Result<Handle> CreateCompoundType(std::size_t size, const std::vector<CompoundMember>& members) {
+  Handle type(H5Tcreate(H5T_COMPOUND, size));
+  if (!type.valid()) return Failure(kDatatype, "H5Tcreate");
+  for (const CompoundMember& member : members) {
+    if (H5Tinsert(type.id(), member.name.c_str(), member.offset, member.type) < 0) {
+      return Failure(kDatatype, "H5Tinsert");
+    }
+  }
+  return type;
+}
+
+Result<std::vector<CompoundMemberInfo>> CompoundMembers(hid_t compound) {
+  const int count = H5Tget_nmembers(compound);
+  if (count < 0) return Failure(kDatatype, "H5Tget_nmembers");
+  std::vector<CompoundMemberInfo> members;
+  for (unsigned i = 0; i < static_cast<unsigned>(count); ++i) {
+    char* name = H5Tget_member_name(compound, i);
+    if (name == nullptr) return Failure(kDatatype, "H5Tget_member_name");
+    CompoundMemberInfo member;
+    member.name = name;
+    H5free_memory(name);
+    Handle member_type(H5Tget_member_type(compound, i));
+    if (!member_type.valid()) return Failure(kDatatype, "H5Tget_member_type");
+    Result<TypeInfo> info = DescribeType(member_type.id());
+    if (!info.ok()) return info.status();
+    member.type = info.value();
+    members.push_back(std::move(member));
+  }
+  return members;
+}
+
+Result<Handle> CreateEnumType(hid_t base, const std::vector<EnumMember>& members) {
+  Handle type(H5Tenum_create(base));
+  if (!type.valid()) return Failure(kDatatype, "H5Tenum_create");
+  for (const EnumMember& member : members) {
+    // H5Tenum_insert takes the value in the base type: convert it there.
+    std::int64_t value = member.value;
+    if (H5Tconvert(H5T_NATIVE_INT64, base, 1, &value, nullptr, H5P_DEFAULT) < 0) {
+      return Failure(kDatatype, "H5Tconvert");
+    }
+    if (H5Tenum_insert(type.id(), member.name.c_str(), &value) < 0) {
+      return Failure(kDatatype, "H5Tenum_insert");
+    }
+  }
+  return type;
+}
+
+Result<Handle> Float16Type() {
+  // h5py's recipe: a float32 narrowed to sign bit 15, exponent bits 10-14,
+  // mantissa bits 0-9, exponent bias 15.
+  Result<Handle> copy = CopyType(H5T_NATIVE_FLOAT);
+  if (!copy.ok()) return copy.status();
+  Handle type = std::move(copy).value();
+  if (H5Tset_fields(type.id(), 15, 10, 5, 0, 10) < 0) return Failure(kDatatype, "H5Tset_fields");
+  if (H5Tset_size(type.id(), 2) < 0) return Failure(kDatatype, "H5Tset_size");
+  if (H5Tset_ebias(type.id(), 15) < 0) return Failure(kDatatype, "H5Tset_ebias");
+  return type;
+}
+
+}  // namespace opverify::h5

@@ -1,0 +1,149 @@
+// The one place HDF5's C API is called: an RAII handle for HDF5 identifiers
+// and one thin checked wrapper per call we use (after HighFive's
+// include/highfive/bits/*_wrapper.hpp).
+//
+// A failing call comes back as a Status whose message names the file and
+// object, the HDF5 call, and HDF5's own innermost description of the error
+// ("/tmp/a.h5:/x/y: H5Dopen2 failed: not a dataset"). HDF5's automatic
+// printing of its error stack to stderr is switched off once, when this
+// library is loaded.
+//
+// Paths are HDF5 link paths relative to `parent`, which may be a file or a
+// group ("/a/b" from a file, "b/c" from a group).
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner/common/status.h"
+
+namespace opverify::h5 {
+
+// Owns one HDF5 identifier (file, group, dataset, attribute, datatype,
+// dataspace or property list) and closes it with the matching H5*close.
+// Move-only; closing never throws (a failed close is ignored: there is no
+// one to tell from a destructor).
+class Handle {
+ public:
+  Handle() = default;
+  // Takes `id`, as an H5*create/open call returned it (negative: invalid).
+  explicit Handle(hid_t id) : id_(id) {}
+  ~Handle() { Close(); }
+  Handle(Handle&& other) noexcept : id_(other.id_) { other.id_ = H5I_INVALID_HID; }
+  Handle& operator=(Handle&& other) noexcept;
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  hid_t id() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+
+ private:
+  void Close() noexcept;
+  hid_t id_ = H5I_INVALID_HID;
+};
+
+// "file.h5" for a file, "file.h5:/group/object" for anything in one.
+std::string NameOf(hid_t object);
+
+// --- Files ---------------------------------------------------------------
+
+enum class FileMode {
+  kReadOnly,
+  kReadWrite,
+  kTruncate,  // create, replacing any file already there
+};
+
+// A missing file is NotFound; a file that is not HDF5 is InvalidInput.
+Result<Handle> OpenFile(const std::string& path, FileMode mode);
+
+// --- Links, groups, datasets ---------------------------------------------
+
+// Whether `path` names an object; false, not an error, when a group on the
+// way is missing.
+Result<bool> Exists(hid_t parent, const std::string& path);
+Status Delete(hid_t parent, const std::string& path);
+
+// A missing group is NotFound.
+Result<Handle> OpenGroup(hid_t parent, const std::string& path);
+// Creates the group and any missing groups above it; an existing group is
+// an error.
+Result<Handle> CreateGroup(hid_t parent, const std::string& path);
+
+// Storage of a new dataset. Shuffle and deflate need chunks.
+struct DatasetOptions {
+  std::vector<hsize_t> chunk;  // empty: contiguous
+  bool shuffle = false;
+  int deflate_level = 0;  // 0: no deflate; 1-9: zlib level
+};
+
+// Creates a dataset of `type` and extent `dims` (empty: a scalar), and any
+// missing groups above it.
+Result<Handle> CreateDataset(hid_t parent, const std::string& path, hid_t type,
+                             const std::vector<hsize_t>& dims, const DatasetOptions& options = {});
+// A missing dataset is NotFound.
+Result<Handle> OpenDataset(hid_t parent, const std::string& path);
+
+// Extent of a dataset: empty for a scalar. A null dataspace (no elements, no
+// shape: h5py.Empty) is Unsupported.
+Result<std::vector<hsize_t>> DatasetDims(hid_t dataset);
+// The dataset's stored (file) datatype.
+Result<Handle> DatasetType(hid_t dataset);
+
+// The whole dataset, converted by HDF5 between its file type and
+// `memory_type`. `data` holds every element.
+Status ReadDataset(hid_t dataset, hid_t memory_type, void* data);
+Status WriteDataset(hid_t dataset, hid_t memory_type, const void* data);
+
+// --- Attributes -----------------------------------------------------------
+
+// Writes (or replaces) a scalar variable-length UTF-8 string attribute.
+Status WriteStringAttribute(hid_t object, const std::string& name, const std::string& value);
+// A scalar string attribute, fixed or variable length; nullopt when absent.
+// An attribute that is not one string is InvalidInput.
+Result<std::optional<std::string>> ReadStringAttribute(hid_t object, const std::string& name);
+
+// --- Datatypes ------------------------------------------------------------
+// Predefined types (H5T_NATIVE_FLOAT, ...) are used as plain ids; the types
+// made here are owned Handles.
+
+struct TypeInfo {
+  H5T_class_t type_class = H5T_NO_CLASS;
+  std::size_t size = 0;    // bytes
+  bool is_signed = false;  // integers only
+};
+Result<TypeInfo> DescribeType(hid_t type);
+// An owned copy of `type` (a predefined type made a Handle).
+Result<Handle> CopyType(hid_t type);
+// "integer", "float", "string", "compound", ... for messages.
+std::string TypeClassName(H5T_class_t type_class);
+Result<bool> TypesEqual(hid_t a, hid_t b);
+
+struct CompoundMember {
+  std::string name;
+  std::size_t offset = 0;
+  hid_t type = H5I_INVALID_HID;  // borrowed: kept alive by the caller
+};
+struct CompoundMemberInfo {
+  std::string name;
+  TypeInfo type;
+};
+Result<Handle> CreateCompoundType(std::size_t size, const std::vector<CompoundMember>& members);
+Result<std::vector<CompoundMemberInfo>> CompoundMembers(hid_t compound);
+
+struct EnumMember {
+  std::string name;
+  std::int64_t value = 0;
+};
+// An enum over the native integer `base` (values are converted to it).
+Result<Handle> CreateEnumType(hid_t base, const std::vector<EnumMember>& members);
+
+// IEEE 754 binary16 in the machine's byte order, as h5py writes float16
+// (HDF5 1.10 predefines no 16-bit float).
+Result<Handle> Float16Type();
+
+}  // namespace opverify::h5

@@ -1,0 +1,38 @@
+"""Shared fixtures: where the built programs and module are (set by ctest)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
+sys.path.insert(0, os.path.join(BUILD, "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+
+
+@pytest.fixture(scope="session")
+def opverify_bin():
+    path = os.path.join(BUILD, "runner", "opverify")
+    assert os.access(path, os.X_OK), f"build opverify first: {path} is missing"
+    return path
+
+
+class Run:
+    def __init__(self, proc):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+
+    def json(self):
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def compare(opverify_bin):
+    """compare(golden, actual, *flags) runs `opverify compare` for real."""
+    def run(golden, actual, *flags):
+        proc = subprocess.run([opverify_bin, "compare", "--golden", str(golden), "--actual", str(actual), *flags],
+                              capture_output=True, text=True, timeout=120)
+        return Run(proc)
+    return run

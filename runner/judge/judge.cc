@@ -46,7 +46,6 @@ OutputRules MakeRules(DType output_dtype, DType part_dtype, PrecisionMode mode) 
   k.eco_atol = rules.eco.atol;
   k.eco_rtol = rules.eco.rtol;
   k.eco_limit = rules.eco.max_abs_error_limit;
-  k.min_normal = std::ldexp(1.0, min_exp);
   k.ulp32_subnormal = kEcoUlpFactor * std::ldexp(1.0, min_exp - format.mantissa_bits);
   k.ulp32_exponent_shift = static_cast<std::int64_t>(format.mantissa_bits - 5) * (std::int64_t{1} << 52);
   k.svt = rules.npu.small_value_threshold;

@@ -15,8 +15,7 @@ namespace opverify::kernel {
 // Everything the kernel needs about one output, fixed for all its elements.
 struct FloatRules {
   double eco_atol, eco_rtol, eco_limit;
-  double min_normal;                 // of the golden's format
-  double ulp32_subnormal;            // 32 * its smallest subnormal
+  double ulp32_subnormal;            // 32 * the smallest subnormal of the golden's format
   std::int64_t ulp32_exponent_shift; // (p - 5) << 52: 32 ULP(x) = x's binade lowered by p - 5
   double svt, sve, rel, cap_atol, cap_rtol;
   double mm_threshold;

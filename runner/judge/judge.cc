@@ -5,10 +5,9 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
-#include <iomanip>
-#include <sstream>
 #include <thread>
 
+#include "runner/common/strings.h"
 #include "runner/judge/element_reader.h"
 #include "runner/judge/float_format.h"
 #include "runner/judge/judge_kernel.h"
@@ -485,11 +484,7 @@ OutputMetrics CombineParts(const OutputMetrics& re, const OutputMetrics& im) {
   return m;
 }
 
-std::string Num(double v) {
-  std::ostringstream out;
-  out << std::setprecision(6) << v;
-  return out.str();
-}
+std::string Num(double v) { return Printf("%.6g", v); }
 
 // " (first at index 7: golden 1, actual nan)", or nothing without an element.
 std::string FirstAt(const std::vector<WorstElement>& worst) {

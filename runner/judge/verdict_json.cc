@@ -1,8 +1,8 @@
 #include "runner/judge/verdict_json.h"
 
 #include <cmath>
-#include <cstdio>
-#include <sstream>
+
+#include "runner/common/strings.h"
 
 namespace opverify {
 
@@ -115,65 +115,55 @@ json VerdictToJson(const Verdict& v) {
 
 namespace {
 
-// printf-style formatting of one number with a literal format of this file.
-std::string Fmt(const char* format, double value) {
-  char buffer[64];
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-  std::snprintf(buffer, sizeof buffer, format, value);  // formats are literals of this file
-#pragma GCC diagnostic pop
-  return buffer;
-}
-
 std::string Mark(bool passed) { return passed ? "pass" : "FAIL"; }
 
 }  // namespace
 
 std::string VerdictSummary(const Verdict& v) {
-  std::ostringstream out;
   const OutputMetrics& m = v.metrics;
-  out << (v.passed ? "PASS" : "FAIL") << "  route " << RouteName(v.route) << "  "
-      << DTypeName(v.dtype) << " " << ShapeToString(v.shape) << "  (" << m.total
-      << " elements)\n";
-  if (!v.passed) out << "  " << ErrorTypeName(v.error_type) << ": " << v.error_msg << "\n";
-  for (const auto& warning : v.warnings) {
-    out << "  warning: " << warning;
-    if (warning == "dtype_mismatch") {
-      out << " (actual " << DTypeName(v.actual_dtype) << " cast to " << DTypeName(v.dtype) << ")";
-    }
-    out << "\n";
+  std::string out = Printf("%s  route %s  %s %s  (%lld elements)\n", v.passed ? "PASS" : "FAIL",
+                           std::string(RouteName(v.route)).c_str(), std::string(DTypeName(v.dtype)).c_str(),
+                           ShapeToString(v.shape).c_str(), static_cast<long long>(m.total));
+  if (!v.passed) {
+    out += "  " + std::string(ErrorTypeName(v.error_type)) + ": " + v.error_msg + "\n";
   }
-  if (v.error_type == ErrorType::kShapeMismatch) return out.str();
-  out << "  finite " << m.total_finite << ", NaN " << m.nan_count << ", Inf " << m.inf_count
-      << ", max |diff| " << Fmt("%.3g", m.max_abs_diff) << ", max rel " << Fmt("%.3g", m.max_rel_diff)
-      << "\n";
+  for (const auto& warning : v.warnings) {
+    out += "  warning: " + warning;
+    if (warning == "dtype_mismatch") {
+      out += " (actual " + std::string(DTypeName(v.actual_dtype)) + " cast to " +
+             std::string(DTypeName(v.dtype)) + ")";
+    }
+    out += "\n";
+  }
+  if (v.error_type == ErrorType::kShapeMismatch) return out;
+  out += Printf("  finite %lld, NaN %lld, Inf %lld, max |diff| %.3g, max rel %.3g\n",
+                static_cast<long long>(m.total_finite), static_cast<long long>(m.nan_count),
+                static_cast<long long>(m.inf_count), m.max_abs_diff, m.max_rel_diff);
   if (m.is_float) {
     if (m.eco) {
-      out << "  eco            matched " << Fmt("%.4f%%", 100 * m.eco->matched_ratio)
-          << " (>= 99%), over " << m.eco->over_count << "  " << Mark(m.eco->passed) << "\n";
+      out += Printf("  eco            matched %.4f%% (>= 99%%), over %lld  %s\n", 100 * m.eco->matched_ratio,
+                    static_cast<long long>(m.eco->over_count), Mark(m.eco->passed).c_str());
     }
     const auto& n = m.npu_benchmark;
-    out << "  npu_benchmark  matched " << Fmt("%.4f%%", 100 * n.matched_ratio) << " (>= 90%), MERE "
-        << Fmt("%.3g", n.mere) << " (< " << Fmt("%.3g", n.thresholds.rel_threshold)
-        << "), cap violations " << n.max_error_cap_violation_count << "  " << Mark(n.passed) << "\n";
+    out += Printf("  npu_benchmark  matched %.4f%% (>= 90%%), MERE %.3g (< %.3g), cap violations %lld  %s\n",
+                  100 * n.matched_ratio, n.mere, n.thresholds.rel_threshold,
+                  static_cast<long long>(n.max_error_cap_violation_count), Mark(n.passed).c_str());
     const auto& mm = m.mere_mare;
-    out << "  mere_mare      MERE " << Fmt("%.3g", mm.mere) << " (< " << Fmt("%.3g", mm.threshold)
-        << "), MARE " << Fmt("%.3g", mm.mare) << " (< " << Fmt("%.3g", 10 * mm.threshold) << ")  "
-        << Mark(mm.passed) << "\n";
+    out += Printf("  mere_mare      MERE %.3g (< %.3g), MARE %.3g (< %.3g)  %s\n", mm.mere, mm.threshold,
+                  mm.mare, 10 * mm.threshold, Mark(mm.passed).c_str());
   }
   if (m.discrete) {
-    out << "  " << RouteName(v.route) << "  violations " << m.discrete->violation_count << "  "
-        << Mark(m.discrete->passed) << "\n";
+    out += Printf("  %s  violations %lld  %s\n", std::string(RouteName(v.route)).c_str(),
+                  static_cast<long long>(m.discrete->violation_count), Mark(m.discrete->passed).c_str());
   }
   if (!v.worst.empty()) {
-    out << "  worst:\n";
+    out += "  worst:\n";
     for (const WorstElement& w : v.worst) {
-      out << "    [" << w.index << (w.part.empty() ? "" : " " + w.part) << "] golden "
-          << Fmt("%.9g", w.golden) << "  actual " << Fmt("%.9g", w.actual) << "  |diff| "
-          << Fmt("%.3g", w.abs_diff) << "\n";
+      out += Printf("    [%lld%s%s] golden %.9g  actual %.9g  |diff| %.3g\n", static_cast<long long>(w.index),
+                    w.part.empty() ? "" : " ", w.part.c_str(), w.golden, w.actual, w.abs_diff);
     }
   }
-  return out.str();
+  return out;
 }
 
 }  // namespace opverify

@@ -153,12 +153,12 @@ py::object ToPython(const nlohmann::json& j) {
     case nlohmann::json::value_t::array: {
       py::list list;
       for (const auto& item : j) list.append(ToPython(item));
-      return std::move(list);
+      return list;
     }
     case nlohmann::json::value_t::object: {
       py::dict dict;
       for (const auto& [key, value] : j.items()) dict[py::str(key)] = ToPython(value);
-      return std::move(dict);
+      return dict;
     }
     default:
       return py::none();

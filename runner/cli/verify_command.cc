@@ -1,0 +1,111 @@
+#include "runner/cli/verify_command.h"
+
+#include <spdlog/spdlog.h>
+#include <stdlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "runner/verify/operator_run.h"
+#include "runner/verify/verify_result.h"
+
+namespace fs = std::filesystem;
+
+namespace opverify {
+
+CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
+  CLI::App* cmd = parent.add_subcommand("verify", "Verify one operator's implementation against its reference");
+  cmd->add_option("--op_name", args->op_name, "Operator name: the file prefix")->required();
+  cmd->add_option("--verify_dir", args->verify_dir, "Folder with {op}_torch.py and {op}_{impl}.py");
+  cmd->add_option("--triton_impl_name", args->triton_impl_name, "Implementation module suffix");
+  cmd->add_option("--timeout", args->timeout_s, "Seconds each case may take before it is stopped (Timeout)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--output", args->output, "verify_result.json path (default: in verify_dir)");
+  cmd->add_flag("--non-compute", args->non_compute, "Data-movement operator: outputs must match bitwise");
+  cmd->add_flag("--fresh-cache", args->fresh_cache,
+                "Compile into a private temporary TRITON_CACHE_DIR (and TORCHINDUCTOR_CACHE_DIR)");
+  cmd->add_flag("--keep-cache", args->keep_cache, "With --fresh-cache: keep that folder and print its path");
+  cmd->add_option("--backend", args->backend, "Where ModelNew runs")->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
+  cmd->add_option("--standard", args->standard, "Precision standard")
+      ->check(CLI::IsMember({"eco", "npu_benchmark", "mere_mare", "strict"}));
+  cmd->add_option("--precision-mode", args->precision_mode, "hf32/tf32 float32 thresholds")
+      ->check(CLI::IsMember({"none", "hf32", "tf32"}));
+  cmd->add_flag("--no-lint", args->no_lint, "Skip the static check (for implementations that are not Triton)");
+  cmd->add_flag("--probe-determinism", args->probe_determinism, "Hidden-state probe P3: run Model twice");
+  cmd->add_option("--seed", args->seed, "Seed of every RNG before inputs and models are built");
+  return cmd;
+}
+
+int RunVerify(const VerifyArgs& args) {
+  const fs::path dir = fs::absolute(args.verify_dir);
+  OperatorSpec spec;
+  spec.name = args.op_name;
+  spec.task_file = (dir / (args.op_name + "_torch.py")).string();
+  spec.impl_file = (dir / (args.op_name + "_" + args.triton_impl_name + ".py")).string();
+  spec.impl_name = args.triton_impl_name;
+  if (args.non_compute) spec.non_compute = true;
+  spec.standard = *ParseStandard(args.standard);
+  spec.precision_mode = *ParsePrecisionMode(args.precision_mode);
+  spec.timeout_s = args.timeout_s;
+  spec.lint = !args.no_lint;
+  spec.probe_determinism = args.probe_determinism;
+  spec.seed = args.seed;
+  for (const auto& file : {spec.task_file, spec.impl_file}) {
+    if (!fs::is_regular_file(file)) {
+      std::fprintf(stderr, "opverify verify: %s: no such file\n", file.c_str());
+      return 2;
+    }
+  }
+  if (args.keep_cache && !args.fresh_cache) spdlog::warn("--keep-cache has no effect without --fresh-cache");
+
+  RunOptions options;
+  options.backend = args.backend;
+  VerifyContext context;
+  context.impl_name = args.triton_impl_name;
+  context.fresh_cache = args.fresh_cache;
+  std::string cache_dir;
+  if (args.fresh_cache) {
+    std::string pattern = (fs::temp_directory_path() / "opverify_cache_XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      std::perror("opverify verify: creating a fresh cache folder");
+      return 2;
+    }
+    cache_dir = pattern;
+    options.env = {{"TRITON_CACHE_DIR", cache_dir + "/triton"}, {"TORCHINDUCTOR_CACHE_DIR", cache_dir + "/inductor"}};
+    context.cache_dir = cache_dir + "/triton";
+  }
+  const fs::path output = args.output.empty() ? dir / VerifyResultFileName(args.triton_impl_name) : fs::path(args.output);
+  options.log_path = (output.parent_path() / (output.stem().string() + ".executor.log")).string();
+
+  const OperatorOutcome outcome = RunOperator(spec, options, [](const CaseOutcome& c) {
+    if (c.passed) {
+      spdlog::info("[case {}] passed", c.index + 1);
+    } else {
+      spdlog::error("[case {}] {}", c.index + 1, c.error_type);
+    }
+  });
+  const auto result = VerifyResultJson(outcome, context);
+  {
+    std::ofstream out(output);
+    out << result.dump(2) << "\n";
+    if (!out) {
+      std::fprintf(stderr, "opverify verify: cannot write %s\n", output.c_str());
+      return 2;
+    }
+  }
+  if (!cache_dir.empty()) {
+    if (args.keep_cache) {
+      std::fprintf(stderr, "opverify verify: fresh cache kept at %s\n", cache_dir.c_str());
+    } else {
+      std::error_code ec;
+      fs::remove_all(cache_dir, ec);
+    }
+  }
+  const int total = result["total_cases"].get<int>();
+  const int passed = result["passed_cases"].get<int>();
+  std::printf("%s: %d/%d cases passed -> %s\n", args.op_name.c_str(), passed, total, output.c_str());
+  return total > 0 && passed == total ? 0 : 1;
+}
+
+}  // namespace opverify

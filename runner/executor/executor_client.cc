@@ -1,0 +1,185 @@
+#include "runner/executor/executor_client.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "runner/executor/protocol.h"
+#include "runner/process/channel.h"
+
+namespace fs = std::filesystem;
+namespace proto = opverify::executor_protocol;
+
+namespace opverify {
+
+std::string DefaultExecutorProgram() {
+  if (const char* env = std::getenv("OPVERIFY_EXECUTOR"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return (self.parent_path() / "opverify-executor").string();
+}
+
+Result<std::unique_ptr<Executor>> Executor::Start(const ExecutorOptions& options) {
+  const std::string program = options.program.empty() ? DefaultExecutorProgram() : options.program;
+  Result<Pipe> requests = MakePipe();
+  if (!requests.ok()) return requests.status();
+  Result<Pipe> replies = MakePipe();
+  if (!replies.ok()) {
+    CloseFd(&requests->read_fd);
+    CloseFd(&requests->write_fd);
+    return replies.status();
+  }
+  int tensor_fd = memfd_create("opverify-tensors", MFD_CLOEXEC);
+  auto close_all = [&] {
+    CloseFd(&requests->read_fd);
+    CloseFd(&requests->write_fd);
+    CloseFd(&replies->read_fd);
+    CloseFd(&replies->write_fd);
+    CloseFd(&tensor_fd);
+  };
+  if (tensor_fd < 0) {
+    const std::string error = std::strerror(errno);
+    close_all();
+    return Status::IoError("memfd_create: " + error);
+  }
+  SpawnOptions spawn;
+  spawn.argv = {program};
+  spawn.env_set = options.env;
+  spawn.stdout_path = options.log_path.empty() ? std::string() : options.log_path;
+  spawn.stderr_path = options.log_path.empty() ? std::string() : "=stdout";
+  spawn.fds = {{requests->read_fd, proto::kRequestFd},
+               {replies->write_fd, proto::kReplyFd},
+               {tensor_fd, proto::kTensorFd}};
+  if (!options.log_path.empty()) {
+    // Keep earlier executors' output: append a marker, and let the child append.
+    std::ofstream(options.log_path, std::ios::app) << "--- opverify-executor starting\n";
+  }
+  Result<Subprocess> process = Subprocess::Spawn(spawn);
+  CloseFd(&requests->read_fd);
+  CloseFd(&replies->write_fd);
+  if (!process.ok()) {
+    close_all();
+    return Status::IoError("starting the executor " + program + ": " + process.status().ToString());
+  }
+  return std::unique_ptr<Executor>(new Executor(options, std::move(process).value(), requests->write_fd,
+                                                replies->read_fd, tensor_fd));
+}
+
+Executor::Executor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd, int tensor_fd)
+    : options_(std::move(options)),
+      process_(std::move(process)),
+      request_fd_(request_fd),
+      reply_fd_(reply_fd),
+      tensor_fd_(tensor_fd) {}
+
+Executor::~Executor() {
+  Stop();
+  CloseFd(&tensor_fd_);
+}
+
+void Executor::Unmap() {
+  if (mapping_ != nullptr) munmap(mapping_, mapped_bytes_);
+  mapping_ = nullptr;
+  mapped_bytes_ = 0;
+}
+
+void Executor::Stop() {
+  Unmap();
+  CloseFd(&request_fd_);
+  CloseFd(&reply_fd_);
+  if (process_.running() && !process_.Wait(2.0)) process_.Terminate(2.0);
+  alive_ = false;
+}
+
+std::string Executor::LogTail() const {
+  if (options_.log_path.empty()) return "";
+  std::ifstream in(options_.log_path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  constexpr std::streamoff kTail = 4000;
+  const std::streamoff size = in.tellg();
+  in.seekg(std::max<std::streamoff>(0, size - kTail));
+  std::string tail((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return tail;
+}
+
+Result<std::vector<TensorView>> Executor::MapTensors(const nlohmann::json& described) {
+  Unmap();
+  std::vector<TensorView> views;
+  std::size_t needed = 0;
+  for (const auto& t : described) {
+    needed = std::max(needed, t.at("offset").get<std::size_t>() + t.at("nbytes").get<std::size_t>());
+  }
+  if (needed == 0) {
+    for (const auto& t : described) {
+      static const std::byte kNothing{};
+      views.push_back(TensorView::Contiguous(*ParseDType(t.at("dtype").get<std::string>()),
+                                             t.at("shape").get<std::vector<std::int64_t>>(), &kNothing));
+    }
+    return views;
+  }
+  void* mapping = mmap(nullptr, needed, PROT_READ, MAP_SHARED, tensor_fd_, 0);
+  if (mapping == MAP_FAILED) return Status::IoError(std::string("mapping the executor's tensors: ") + std::strerror(errno));
+  mapping_ = mapping;
+  mapped_bytes_ = needed;
+  for (const auto& t : described) {
+    const std::string name = t.at("dtype").get<std::string>();
+    const std::optional<DType> dtype = ParseDType(name);
+    if (!dtype) return Status::Unsupported("the executor returned a tensor of dtype '" + name + "', which the judge does not know");
+    views.push_back(TensorView::Contiguous(*dtype, t.at("shape").get<std::vector<std::int64_t>>(),
+                                           static_cast<const std::byte*>(mapping_) + t.at("offset").get<std::size_t>()));
+  }
+  return views;
+}
+
+CallResult Executor::Call(const nlohmann::json& request, double timeout_s) {
+  CallResult result;
+  Unmap();
+  auto died = [&](const std::string& what) {
+    result.failure = CallFailure::kDied;
+    std::optional<ExitStatus> status = process_.Wait(5.0);
+    if (!status) status = process_.Terminate(1.0);
+    result.exit = status;
+    result.detail = what + " (" + status->Describe() + ")";
+    result.log_tail = LogTail();
+    alive_ = false;
+    return result;
+  };
+  if (!alive_) return died("the executor had already stopped");
+  if (Status sent = SendMessage(request_fd_, request.dump()); !sent.ok()) return died("sending the request: " + sent.ToString());
+  Received reply = ReceiveMessage(reply_fd_, timeout_s);
+  if (!reply.ok) {
+    if (reply.error == ReceiveError::kTimeout) {
+      result.failure = CallFailure::kTimeout;
+      result.exit = process_.Terminate(2.0);
+      result.detail = "no reply within " + std::to_string(timeout_s) + " s; executor stopped";
+      result.log_tail = LogTail();
+      alive_ = false;
+      return result;
+    }
+    return died(reply.error == ReceiveError::kClosed ? "the executor died" : "reading the reply: " + reply.detail);
+  }
+  try {
+    result.reply = nlohmann::json::parse(reply.message);
+    Result<std::vector<TensorView>> tensors = MapTensors(result.reply.value("tensors", nlohmann::json::array()));
+    if (!tensors.ok()) {
+      result.failure = CallFailure::kProtocol;
+      result.detail = tensors.status().ToString();
+      return result;
+    }
+    result.tensors = std::move(tensors).value();
+  } catch (const nlohmann::json::exception& e) {
+    result.failure = CallFailure::kProtocol;
+    result.detail = std::string("malformed reply from the executor: ") + e.what();
+  }
+  if (result.failure == CallFailure::kNone && !result.reply.value("ok", false)) result.log_tail = LogTail();
+  return result;
+}
+
+}  // namespace opverify

@@ -1,0 +1,71 @@
+// The parent's side of an executor process (executor_main.cc): start it,
+// send a request, wait for the reply with a deadline, and see its tensors.
+// A hang is stopped (SIGTERM, then SIGKILL to its process group) and a death
+// is reported with its signal and the tail of its output; the caller decides
+// to start a new one. Operator code only ever runs in the executor.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/common/status.h"
+#include "runner/judge/tensor_view.h"
+#include "runner/process/subprocess.h"
+
+namespace opverify {
+
+struct ExecutorOptions {
+  std::string program;  // empty: DefaultExecutorProgram()
+  std::vector<std::pair<std::string, std::string>> env;  // e.g. TRITON_CACHE_DIR
+  std::string log_path;  // the executor's stdout and stderr (appended by each start)
+};
+
+// OPVERIFY_EXECUTOR, else opverify-executor beside the running program.
+std::string DefaultExecutorProgram();
+
+enum class CallFailure { kNone, kTimeout, kDied, kProtocol };
+
+struct CallResult {
+  CallFailure failure = CallFailure::kNone;
+  nlohmann::json reply;             // when failure == kNone
+  std::vector<TensorView> tensors;  // valid until the next Call or Stop
+  std::string detail;               // what went wrong, e.g. "signal SIGSEGV (11)"
+  std::optional<ExitStatus> exit;   // kDied: how it ended
+  std::string log_tail;             // the end of the executor's output, on failure
+};
+
+class Executor {
+ public:
+  static Result<std::unique_ptr<Executor>> Start(const ExecutorOptions& options);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  CallResult Call(const nlohmann::json& request, double timeout_s);
+  // Closes the request pipe (the executor exits), then stops it if it lingers.
+  void Stop();
+  bool alive() const { return alive_; }
+  const std::string& log_path() const { return options_.log_path; }
+
+ private:
+  Executor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd, int tensor_fd);
+  Result<std::vector<TensorView>> MapTensors(const nlohmann::json& described);
+  std::string LogTail() const;
+  void Unmap();
+
+  ExecutorOptions options_;
+  Subprocess process_;
+  int request_fd_;
+  int reply_fd_;
+  int tensor_fd_;
+  void* mapping_ = nullptr;
+  std::size_t mapped_bytes_ = 0;
+  bool alive_ = true;
+};
+
+}  // namespace opverify

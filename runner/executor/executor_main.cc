@@ -1,0 +1,92 @@
+// opverify-executor: runs one operator's cases for its parent, in a process
+// of its own, so that a crash, a hang or a poisoned device costs only this
+// process. It embeds Python (pybind11), hands each request to
+// opverify_runtime.executor.Session and ships the output tensors as raw bytes.
+#include <pybind11/embed.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "runner/embed/embedded_python.h"
+#include "runner/executor/protocol.h"
+#include "runner/process/channel.h"
+
+namespace py = pybind11;
+namespace proto = opverify::executor_protocol;
+
+namespace {
+
+// Writes every tensor into the memory file and describes it in the reply.
+opverify::Status ShipTensors(const py::list& tensors, nlohmann::json* reply, off_t* capacity) {
+  nlohmann::json described = nlohmann::json::array();
+  off_t offset = 0;
+  for (py::handle tensor : tensors) {
+    const auto nbytes = tensor.attr("numel")().cast<std::int64_t>() * tensor.attr("element_size")().cast<std::int64_t>();
+    std::vector<std::int64_t> shape;
+    for (py::handle extent : tensor.attr("shape")) shape.push_back(extent.cast<std::int64_t>());
+    const auto* data = reinterpret_cast<const char*>(tensor.attr("data_ptr")().cast<std::uintptr_t>());
+    if (offset + nbytes > *capacity) {
+      if (ftruncate(proto::kTensorFd, offset + nbytes) != 0) {
+        return opverify::Status::IoError(std::string("growing the tensor file: ") + std::strerror(errno));
+      }
+      *capacity = offset + nbytes;
+    }
+    for (std::int64_t done = 0; done < nbytes;) {
+      const ssize_t n = pwrite(proto::kTensorFd, data + done, static_cast<std::size_t>(nbytes - done), offset + done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return opverify::Status::IoError(std::string("writing a tensor: ") + std::strerror(errno));
+      done += n;
+    }
+    std::string dtype = py::str(tensor.attr("dtype"));
+    if (dtype.rfind("torch.", 0) == 0) dtype.erase(0, 6);
+    described.push_back({{"dtype", dtype}, {"shape", shape}, {"offset", offset}, {"nbytes", nbytes}});
+    offset += (nbytes + 63) / 64 * 64;  // each tensor 64-byte aligned
+  }
+  (*reply)["tensors"] = std::move(described);
+  return opverify::Status::Ok();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  (void)argc;
+  opverify::EmbedOptions options;
+  options.argv = {argv[0]};
+  auto interpreter = opverify::EmbeddedPython::Start(options);
+  if (!interpreter.ok()) {
+    std::fprintf(stderr, "opverify-executor: %s\n", interpreter.status().ToString().c_str());
+    return 3;
+  }
+  off_t capacity = 0;
+  {
+    py::object session;
+    try {
+      session = py::module_::import("opverify_runtime.executor").attr("Session")();
+    } catch (const py::error_already_set& e) {
+      std::fprintf(stderr, "opverify-executor: cannot load opverify_runtime.executor from %s: %s\n",
+                   opverify::RuntimeDir().c_str(), e.what());
+      return 3;
+    }
+    for (;;) {
+      opverify::Received request = opverify::ReceiveMessage(proto::kRequestFd, -1);
+      if (!request.ok) break;  // the parent closed the pipe: done
+      nlohmann::json reply;
+      try {
+        py::tuple result = session.attr("handle_json")(request.message);
+        reply = nlohmann::json::parse(result[0].cast<std::string>());
+        opverify::Status shipped = ShipTensors(result[1].cast<py::list>(), &reply, &capacity);
+        if (!shipped.ok()) {
+          reply = {{"ok", false}, {"error_type", "RuntimeError"}, {"error_msg", shipped.ToString()}};
+        }
+      } catch (const std::exception& e) {
+        reply = {{"ok", false}, {"error_type", "RuntimeError"}, {"error_msg", std::string("executor: ") + e.what()}};
+      }
+      if (!opverify::SendMessage(proto::kReplyFd, reply.dump()).ok()) break;
+    }
+  }
+  std::fflush(stdout);
+  return 0;
+}

@@ -1,0 +1,1 @@
+"""opverify's Python side: the code the executor process runs, and the lint."""

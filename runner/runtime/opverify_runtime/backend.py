@@ -1,0 +1,144 @@
+"""Where ModelNew runs: the cuda, npu and cpu backends behind one interface.
+
+The npu backend follows torch_npu's documented API (torch.npu.*); no NPU was
+available to test it.
+"""
+import os
+
+
+class Backend:
+    name = "cpu"
+    visible_devices_variable = None
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def device(self):
+        return self.torch.device(self.name if self.name == "cpu" else f"{self.name}:0")
+
+    def synchronize(self):
+        pass
+
+    def reset_peak_memory(self):
+        pass
+
+    def peak_memory_bytes(self):
+        return None
+
+    def empty_cache(self):
+        pass
+
+    def device_name(self):
+        import platform
+        return platform.processor() or platform.machine()
+
+    def healthy(self):
+        """False once the device context is poisoned (e.g. after an illegal memory access)."""
+        return True
+
+    def is_out_of_memory(self, error):
+        return isinstance(error, MemoryError) or "can't allocate memory" in str(error) \
+            or "not enough memory" in str(error)
+
+    def is_device_error(self, error):
+        return False
+
+    def visible_devices(self):
+        return os.environ.get(self.visible_devices_variable) if self.visible_devices_variable else None
+
+
+class CudaBackend(Backend):
+    name = "cuda"
+    visible_devices_variable = "CUDA_VISIBLE_DEVICES"
+
+    def synchronize(self):
+        self.torch.cuda.synchronize()
+
+    def reset_peak_memory(self):
+        self.torch.cuda.reset_peak_memory_stats()
+
+    def peak_memory_bytes(self):
+        return int(self.torch.cuda.max_memory_allocated())
+
+    def empty_cache(self):
+        self.torch.cuda.empty_cache()
+
+    def device_name(self):
+        return self.torch.cuda.get_device_name(0)
+
+    def healthy(self):
+        try:
+            probe = self.torch.ones(1, device=self.device())
+            self.torch.cuda.synchronize()
+            return float(probe.item()) == 1.0
+        except Exception:  # noqa: BLE001 - any failure means the context is unusable
+            return False
+
+    def is_out_of_memory(self, error):
+        oom = getattr(self.torch, "OutOfMemoryError", None) or getattr(self.torch.cuda, "OutOfMemoryError", None)
+        return (oom is not None and isinstance(error, oom)) or "out of memory" in str(error).lower()
+
+    def is_device_error(self, error):
+        accelerator_error = getattr(self.torch, "AcceleratorError", None)
+        if accelerator_error is not None and isinstance(error, accelerator_error):
+            return True
+        text = str(error)
+        return "CUDA error" in text or "Triton Error [CUDA]" in text or "cudaError" in text
+
+
+class NpuBackend(Backend):
+    name = "npu"
+    visible_devices_variable = "ASCEND_RT_VISIBLE_DEVICES"
+
+    def __init__(self, torch):
+        super().__init__(torch)
+        import torch_npu  # noqa: F401 - registers torch.npu
+        self.npu = torch.npu
+
+    def synchronize(self):
+        self.npu.synchronize()
+
+    def reset_peak_memory(self):
+        self.npu.reset_peak_memory_stats()
+
+    def peak_memory_bytes(self):
+        return int(self.npu.max_memory_allocated())
+
+    def empty_cache(self):
+        self.npu.empty_cache()
+
+    def device_name(self):
+        return self.npu.get_device_name(0)
+
+    def healthy(self):
+        try:
+            probe = self.torch.ones(1, device=self.device())
+            self.npu.synchronize()
+            return float(probe.item()) == 1.0
+        except Exception:  # noqa: BLE001
+            return False
+
+    def is_out_of_memory(self, error):
+        return "out of memory" in str(error).lower()
+
+    def is_device_error(self, error):
+        text = str(error)
+        return "ACL" in text or "NPU error" in text or "EZ9999" in text
+
+
+def select(torch, requested="auto"):
+    """The backend named, or for "auto" the first available of cuda, npu, cpu."""
+    if requested == "cuda" or (requested == "auto" and torch.cuda.is_available()):
+        if not torch.cuda.is_available():
+            raise RuntimeError("backend cuda requested but torch sees no CUDA device")
+        return CudaBackend(torch)
+    if requested == "npu" or requested == "auto":
+        try:
+            backend = NpuBackend(torch)
+            if torch.npu.is_available():
+                return backend
+        except ImportError:
+            pass
+        if requested == "npu":
+            raise RuntimeError("backend npu requested but torch_npu is missing or sees no NPU")
+    return Backend(torch)

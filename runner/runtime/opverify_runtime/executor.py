@@ -1,0 +1,285 @@
+"""The operator side of the executor process: everything that runs a task's
+Model and an implementation's ModelNew. The C++ executor (runner/executor/
+executor_main.cc) calls Session.handle_json for each request and ships the
+returned tensors to its parent as raw bytes.
+
+Requests (JSON objects, "op" picks the handler):
+  load        {task_file, impl_file, backend, seed, params?: [dict, ...]}
+  run_case    {index, seed, probe?: bool, check_determinism?: bool}
+  environment {}
+  lint        {file, non_compute?}
+Every reply has "ok"; failures carry "error_type" and "error_msg".
+"""
+import importlib.util
+import json
+import os
+import random
+import re
+import sys
+import time
+import traceback
+
+from . import backend as backend_module
+from . import environment, probe
+
+
+class CaseError(Exception):
+    """A failure that is this case's verdict, with its error_type."""
+
+    def __init__(self, error_type, message, device_poisoned=False):
+        super().__init__(message)
+        self.error_type = error_type
+        self.device_poisoned = device_poisoned
+
+
+def seed_everything(seed, torch=None):
+    random.seed(seed)
+    try:
+        import numpy
+        numpy.random.seed(seed % (2 ** 32))
+    except ImportError:
+        pass
+    if torch is not None:
+        torch.manual_seed(seed)  # also seeds every CUDA/NPU device
+
+
+def import_file(path, role):
+    """Imports a file as a module under a private name, so names that are not
+    identifiers (4_Abs_torch.py) work and two operators never collide."""
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise CaseError("ImportError", f"{path}: no such file")
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    name = f"opverify_{role}_{stem}"
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as error:  # noqa: BLE001 - SyntaxError, SystemExit, anything at import
+        sys.modules.pop(name, None)
+        raise CaseError("ImportError", f"{path}: {describe(error)}") from error
+    return module
+
+
+def describe(error):
+    return f"{type(error).__name__}: {error}\n" + "".join(traceback.format_exception(error)[-12:])
+
+
+def describe_inputs(inputs, torch):
+    def one(value):
+        if isinstance(value, torch.Tensor):
+            return {"type": "tensor", "shape": list(value.shape), "dtype": str(value.dtype)}
+        if isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
+            return {"type": "tensor_list", "items": [one(v) for v in value]}
+        if isinstance(value, (bool, int, float, str)) or value is None:
+            return {"type": type(value).__name__, "value": value}
+        return {"type": type(value).__name__}
+    return [one(v) for v in inputs]
+
+
+def input_dtypes(inputs, torch):
+    dtypes = []
+    for value in inputs:
+        if isinstance(value, torch.Tensor):
+            dtypes.append(str(value.dtype).replace("torch.", ""))
+        elif isinstance(value, (list, tuple)):
+            dtypes.extend(str(v.dtype).replace("torch.", "") for v in value if isinstance(v, torch.Tensor))
+    return dtypes
+
+
+def clone_to(inputs, device, torch):
+    """Each side gets its own copy: an implementation that writes into its
+    inputs must not change what the reference sees."""
+    def one(value):
+        if isinstance(value, torch.Tensor):
+            return value.detach().to(device, copy=True)
+        if isinstance(value, list):
+            return [one(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(one(v) for v in value)
+        return value
+    return [one(v) for v in inputs]
+
+
+def flatten_outputs(output, torch):
+    items = list(output) if isinstance(output, (tuple, list)) else [output]
+    tensors = []
+    for item in items:
+        if isinstance(item, torch.Tensor):
+            tensors.append(item.detach())
+        elif isinstance(item, (bool, int, float)):
+            tensors.append(torch.tensor(item))
+        else:
+            raise CaseError("RuntimeError", f"output of type {type(item).__name__} is not a tensor")
+    return tensors
+
+
+class Session:
+    def __init__(self):
+        self.torch = None
+        self.backend = None
+        self.task = None
+        self.impl = None
+        self.cases = []        # per case: parameters (dict) or None
+        self.groups = None     # get_input_groups() result, when used
+        self.init_inputs = []
+        self.load_seed = 0
+
+    # -- protocol ---------------------------------------------------------
+    def handle_json(self, text):
+        """Returns (reply JSON text, list of CPU tensors to ship)."""
+        request = json.loads(text)
+        tensors = []
+        try:
+            handler = getattr(self, "op_" + request.get("op", ""), None)
+            if handler is None:
+                raise CaseError("RuntimeError", f"unknown request {request.get('op')!r}")
+            reply, tensors = handler(request)
+            reply["ok"] = True
+        except CaseError as error:
+            reply = {"ok": False, "error_type": error.error_type, "error_msg": str(error),
+                     "device_poisoned": error.device_poisoned}
+        except BaseException as error:  # noqa: BLE001 - a bug of ours must become a reply, not a death
+            reply = {"ok": False, "error_type": "RuntimeError", "error_msg": "executor: " + describe(error),
+                     "device_poisoned": False}
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return json.dumps(reply), [t.contiguous() for t in tensors]
+
+    # -- requests ---------------------------------------------------------
+    def op_load(self, request):
+        import torch
+        self.torch = torch
+        try:
+            self.backend = backend_module.select(torch, request.get("backend", "auto"))
+        except RuntimeError as error:
+            raise CaseError("DeviceError", str(error)) from error
+        self.load_seed = int(request.get("seed", 0))
+        self.task = import_file(request["task_file"], "task")
+        self.impl = import_file(request["impl_file"], "impl")
+        for module, cls in ((self.task, "Model"), (self.impl, "ModelNew")):
+            if not hasattr(module, cls):
+                raise CaseError("ImportError", f"{module.__file__}: defines no class {cls}")
+        seed_everything(self.load_seed, torch)
+        get_init = getattr(self.task, "get_init_inputs", None)
+        self.init_inputs = list(get_init()) if get_init else []
+        params = request.get("params")
+        if params:
+            self.cases = list(params)
+            self.groups = None
+        else:
+            seed_everything(self.load_seed, torch)
+            if hasattr(self.task, "get_input_groups"):
+                self.groups = [list(g) for g in self.task.get_input_groups()]
+            else:
+                self.groups = [list(self.task.get_inputs())]
+            self.cases = [None] * len(self.groups)
+        return {"case_count": len(self.cases), "backend": self.backend.name,
+                "non_compute": bool(getattr(self.task, "NON_COMPUTE", False))}, []
+
+    def inputs_for(self, index, seed):
+        if self.groups is not None:
+            return self.groups[index]
+        seed_everything(seed, self.torch)
+        return list(self.task.get_inputs(**self.cases[index]))
+
+    def classify(self, error, stage):
+        torch = self.torch
+        name = type(error).__name__
+        module = type(error).__module__ or ""
+        if isinstance(error, CaseError):
+            return error
+        text = f"{stage}: {describe(error)}"
+        if "CompilationError" in name or ("triton" in module and "compil" in module):
+            return CaseError("CompilationError", text)
+        if self.backend.is_out_of_memory(error):
+            self.backend.empty_cache()
+            return CaseError("OutOfMemory", text)
+        if self.backend.is_device_error(error) or not self.backend.healthy():
+            return CaseError("DeviceError", text, device_poisoned=True)
+        return CaseError("RuntimeError", text)
+
+    def op_run_case(self, request):
+        torch = self.torch
+        if self.task is None:
+            raise CaseError("RuntimeError", "run_case before load")
+        index = int(request["index"])
+        seed = int(request.get("seed", self.load_seed))
+        device = self.backend.device()
+        timings = {}
+        inputs = self.inputs_for(index, seed)
+        reply = {"input_desc": describe_inputs(inputs, torch), "input_dtypes": input_dtypes(inputs, torch),
+                 "warnings": [], "golden_device": "cpu", "fallback_reason": None}
+        started = time.perf_counter()
+        try:
+            seed_everything(seed, torch)
+            model = self.task.Model(*self.init_inputs)
+        except BaseException as error:  # noqa: BLE001
+            raise CaseError("RuntimeError", "Model(*get_init_inputs()): " + describe(error)) from error
+        try:
+            seed_everything(seed, torch)
+            model_new = self.impl.ModelNew(*self.init_inputs)
+            model_new = model_new.to(device) if isinstance(model_new, torch.nn.Module) else model_new
+        except BaseException as error:  # noqa: BLE001
+            raise self.classify(error, "ModelNew(*get_init_inputs())") from error
+        timings["construct_ms"] = (time.perf_counter() - started) * 1e3
+
+        if request.get("probe"):
+            result = probe.run(torch, self.task.Model, model, model_new,
+                               inputs_fn=lambda: clone_to(inputs, "cpu", torch),
+                               check_determinism=bool(request.get("check_determinism")))
+            reply["probe"] = result
+            reply["warnings"].extend(result["warnings"])
+            if not result["passed"]:
+                raise CaseError("HiddenStateMismatch", "; ".join(result["mismatches"]))
+
+        started = time.perf_counter()
+        with torch.no_grad():
+            try:
+                golden = model(*clone_to(inputs, "cpu", torch))
+            except BaseException as error:  # noqa: BLE001 - only execution errors fall back
+                reply["fallback_reason"] = f"{type(error).__name__}: {error}"
+                reply["golden_device"] = str(device)
+                print(f"[case {index + 1}] golden on CPU failed, retrying on {device}: "
+                      f"{reply['fallback_reason']}", file=sys.stderr)
+                try:
+                    model = model.to(device)
+                    golden = model(*clone_to(inputs, device, torch))
+                    self.backend.synchronize()
+                except BaseException as second:  # noqa: BLE001
+                    raise CaseError("RuntimeError", "reference Model failed on CPU and on "
+                                    f"{device}: " + describe(second)) from second
+            golden = [t.cpu() for t in flatten_outputs(golden, torch)]
+        timings["golden_ms"] = (time.perf_counter() - started) * 1e3
+
+        started = time.perf_counter()
+        try:
+            with torch.no_grad():
+                actual = model_new(*clone_to(inputs, device, torch))
+                self.backend.synchronize()
+                actual = [t.cpu() for t in flatten_outputs(actual, torch)]
+        except BaseException as error:  # noqa: BLE001
+            raise self.classify(error, "ModelNew.forward") from error
+        timings["impl_ms"] = (time.perf_counter() - started) * 1e3
+        if len(golden) != len(actual):
+            raise CaseError("ShapeMismatch", f"Model returned {len(golden)} outputs, ModelNew {len(actual)}")
+        reply["outputs"] = len(golden)
+        reply["timings"] = timings
+        shipped = []
+        for g, a in zip(golden, actual):
+            shipped.extend([g, a])
+        return reply, shipped
+
+    def op_environment(self, request):
+        return {"environment": environment.collect(self.torch, self.backend)}, []
+
+    def op_lint(self, request):
+        from . import lint
+        return {"lint": lint.lint_file(request["file"], non_compute=bool(request.get("non_compute")))}, []
+
+    def op_ping(self, request):
+        return {"pid": os.getpid()}, []

@@ -1,0 +1,203 @@
+#include "runner/verify/operator_run.h"
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "runner/executor/executor_client.h"
+
+namespace opverify {
+namespace {
+
+using nlohmann::json;
+
+// The error types a case can end with when it does not run to the end.
+std::string FailureKind(const CallResult& call) {
+  switch (call.failure) {
+    case CallFailure::kTimeout:
+      return "Timeout";
+    case CallFailure::kDied:
+      return "Crash";
+    case CallFailure::kProtocol:
+      return "RuntimeError";
+    case CallFailure::kNone:
+      break;
+  }
+  return call.reply.value("error_type", "RuntimeError");
+}
+
+std::string FailureMessage(const CallResult& call) {
+  if (call.failure == CallFailure::kNone) return call.reply.value("error_msg", "");
+  std::string message = call.detail;
+  if (!call.log_tail.empty()) message += "\n--- executor output (tail) ---\n" + call.log_tail;
+  return message;
+}
+
+InputType InputTypeOf(const json& dtypes) {
+  std::vector<DType> parsed;
+  for (const auto& name : dtypes) {
+    if (auto dtype = ParseDType(name.get<std::string>())) parsed.push_back(*dtype);
+  }
+  return InferInputType(parsed);
+}
+
+// Starts an executor and loads the operator into it.
+class Session {
+ public:
+  Session(const OperatorSpec& spec, const RunOptions& options) : spec_(spec), options_(options) {}
+
+  // The load reply, or the call that failed.
+  CallResult Open() {
+    executor_.reset();
+    ExecutorOptions executor_options;
+    executor_options.program = options_.executor_program;
+    executor_options.env = options_.env;
+    executor_options.log_path = options_.log_path;
+    Result<std::unique_ptr<Executor>> started = Executor::Start(executor_options);
+    if (!started.ok()) {
+      CallResult failed;
+      failed.failure = CallFailure::kProtocol;
+      failed.detail = started.status().ToString();
+      return failed;
+    }
+    executor_ = std::move(started).value();
+    json load = {{"op", "load"},         {"task_file", spec_.task_file}, {"impl_file", spec_.impl_file},
+                 {"backend", options_.backend}, {"seed", spec_.seed}};
+    if (!spec_.params.empty()) load["params"] = spec_.params;
+    return executor_->Call(load, spec_.timeout_s);
+  }
+
+  Executor* executor() { return executor_.get(); }
+
+ private:
+  const OperatorSpec& spec_;
+  const RunOptions& options_;
+  std::unique_ptr<Executor> executor_;
+};
+
+void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& call, CaseOutcome* outcome) {
+  JudgeOptions options;
+  options.standard = spec.standard;
+  options.precision_mode = spec.precision_mode;
+  options.non_compute = non_compute;
+  options.input_type = InputTypeOf(call.reply.value("input_dtypes", json::array()));
+  const auto& tensors = call.tensors;
+  for (std::size_t i = 0; i + 1 < tensors.size(); i += 2) {
+    Verdict verdict = Judge(tensors[i], tensors[i + 1], options);
+    spdlog::info("[case {}] output {}: route {} ({} {}), {}", outcome->index + 1, i / 2,
+                 RouteName(verdict.route), DTypeName(verdict.dtype), ShapeToString(verdict.shape),
+                 verdict.passed ? "passed" : std::string(ErrorTypeName(verdict.error_type)));
+    if (!verdict.passed && outcome->error_type.empty()) {
+      outcome->error_type = std::string(ErrorTypeName(verdict.error_type));
+      outcome->error_msg = (tensors.size() > 2 ? "output " + std::to_string(i / 2) + ": " : "") + verdict.error_msg;
+    }
+    for (const auto& w : verdict.warnings) outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + w);
+    outcome->outputs.push_back(std::move(verdict));
+  }
+  outcome->passed = outcome->error_type.empty();
+}
+
+}  // namespace
+
+int OperatorOutcome::passed_cases() const {
+  int passed = 0;
+  for (const auto& c : cases) passed += c.passed ? 1 : 0;
+  return passed;
+}
+
+std::string CutMiddle(const std::string& text, std::size_t limit) {
+  if (text.size() <= limit) return text;
+  const std::string marker = "\n... [" + std::to_string(text.size() - limit) + " characters cut] ...\n";
+  const std::size_t keep = limit > marker.size() ? limit - marker.size() : 0;
+  return text.substr(0, keep / 2) + marker + text.substr(text.size() - (keep - keep / 2));
+}
+
+OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
+                            const std::function<void(const CaseOutcome&)>& on_case) {
+  OperatorOutcome out;
+  out.op_name = spec.name;
+  Session session(spec, options);
+  CallResult loaded = session.Open();
+  const bool load_ok = loaded.failure == CallFailure::kNone && loaded.reply.value("ok", false);
+  const int case_count = loaded.reply.is_object() ? loaded.reply.value("case_count", 0) : 0;
+  out.non_compute = spec.non_compute.value_or(loaded.reply.is_object() && loaded.reply.value("non_compute", false));
+
+  auto finish = [&](CaseOutcome c) {
+    if (on_case) on_case(c);
+    out.cases.push_back(std::move(c));
+  };
+  auto fail_all = [&](int from, const std::string& type, const std::string& message, int regression = 0) {
+    for (int i = from; i < std::max(case_count, from == 0 ? 1 : from); ++i) {
+      CaseOutcome c;
+      c.index = i;
+      c.error_type = type;
+      c.error_msg = CutMiddle(message);
+      c.regression_type = regression;
+      finish(std::move(c));
+    }
+  };
+  if (!load_ok) {
+    spdlog::error("{}: load failed: {}", spec.name, FailureMessage(loaded));
+    fail_all(0, FailureKind(loaded), FailureMessage(loaded));
+    return out;
+  }
+  if (spec.lint) {
+    CallResult lint = session.executor()->Call({{"op", "lint"}, {"file", spec.impl_file}, {"non_compute", out.non_compute}},
+                                               spec.timeout_s);
+    if (lint.failure != CallFailure::kNone || !lint.reply.value("ok", false)) {
+      fail_all(0, FailureKind(lint), "lint: " + FailureMessage(lint));
+      return out;
+    }
+    out.lint = lint.reply["lint"];
+    if (!out.lint.value("valid", false)) {
+      const int type = out.lint.value("regression_type", 0);
+      spdlog::warn("{}: lint found regression type {}: {}", spec.name, type, out.lint.value("suggestion", ""));
+      fail_all(0, "LintError", "regression type " + std::to_string(type) + ": " + out.lint.dump(), type);
+      return out;
+    }
+  }
+  CallResult environment = session.executor()->Call({{"op", "environment"}}, spec.timeout_s);
+  if (environment.failure == CallFailure::kNone && environment.reply.value("ok", false)) {
+    out.environment = environment.reply["environment"];
+  }
+
+  for (int i = 0; i < case_count; ++i) {
+    if (session.executor() == nullptr || !session.executor()->alive()) {
+      CallResult reopened = session.Open();
+      if (reopened.failure != CallFailure::kNone || !reopened.reply.value("ok", false)) {
+        fail_all(i, FailureKind(reopened), "restarting the executor: " + FailureMessage(reopened));
+        return out;
+      }
+    }
+    CaseOutcome c;
+    c.index = i;
+    json request = {{"op", "run_case"}, {"index", i}, {"seed", spec.seed},
+                    {"probe", spec.probe && i == 0}, {"check_determinism", spec.probe_determinism}};
+    CallResult call = session.executor()->Call(request, spec.timeout_s);
+    if (call.failure == CallFailure::kNone) {
+      const json& r = call.reply;
+      if (r.contains("input_desc")) c.input_desc = r["input_desc"];
+      if (r.contains("probe")) c.probe = r["probe"];
+      if (r.contains("timings")) c.timings = r["timings"];
+      c.golden_device = r.value("golden_device", "");
+      if (r.contains("fallback_reason") && r["fallback_reason"].is_string()) c.fallback_reason = r["fallback_reason"];
+      for (const auto& w : r.value("warnings", json::array())) c.warnings.push_back(w.get<std::string>());
+    }
+    if (call.failure != CallFailure::kNone || !call.reply.value("ok", false)) {
+      c.error_type = FailureKind(call);
+      c.error_msg = CutMiddle(FailureMessage(call));
+      spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, c.error_type, c.error_msg.substr(0, 200));
+      // A device error poisons the process; a dead or stopped one is gone.
+      if (call.failure != CallFailure::kNone || call.reply.value("device_poisoned", false)) {
+        if (session.executor() != nullptr) session.executor()->Stop();
+      }
+    } else {
+      JudgeOutputs(spec, out.non_compute, call, &c);
+      if (c.fallback_reason) spdlog::info("[case {}/{}] golden fell back to the device: {}", i + 1, case_count, *c.fallback_reason);
+    }
+    finish(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace opverify

@@ -1,0 +1,81 @@
+// Runs every case of one operator in executor processes and judges each
+// output: the loop behind `opverify verify` and, next, each batch rank.
+//
+// Per operator: the lint (optional), then one executor that loads the task
+// and implementation once and runs case after case. A case that crashes,
+// hangs or poisons the device fails alone: the executor is replaced and the
+// remaining cases run in the new one.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/judge/judge.h"
+
+namespace opverify {
+
+struct OperatorSpec {
+  std::string name;       // op_name
+  std::string task_file;  // <op>_torch.py
+  std::string impl_file;  // <op>_<impl>.py
+  std::string impl_name = "triton_ascend_impl";
+  std::optional<bool> non_compute;  // unset: the task file's NON_COMPUTE, else false
+  Standard standard = Standard::kEco;
+  PrecisionMode precision_mode = PrecisionMode::kNone;
+  double timeout_s = 900;       // per case
+  bool lint = true;
+  bool probe = true;            // hidden-state probe before the first case
+  bool probe_determinism = false;
+  std::uint64_t seed = 0;
+  std::vector<nlohmann::json> params;  // a sweep: one get_inputs(**params) per case
+};
+
+struct RunOptions {
+  std::string backend = "auto";     // auto, cuda, npu, cpu
+  std::string executor_program;     // empty: beside the running program
+  std::vector<std::pair<std::string, std::string>> env;  // for every executor (cache dirs, devices)
+  std::string log_path;             // executors' output
+};
+
+// One judged output of a case.
+struct OutputOutcome {
+  Verdict verdict;
+};
+
+struct CaseOutcome {
+  int index = 0;  // 0-based; reports print index + 1
+  nlohmann::json input_desc = nlohmann::json::array();
+  bool passed = false;
+  std::string error_type;  // empty when passed; else a judge error type or an execution one
+  std::string error_msg;
+  std::vector<Verdict> outputs;  // one per output, when the case ran to the end
+  std::string golden_device;
+  std::optional<std::string> fallback_reason;
+  nlohmann::json timings = nlohmann::json::object();
+  std::vector<std::string> warnings;
+  nlohmann::json probe;  // the probe's findings, first case only
+  int regression_type = 0;  // LintError: the lint's type
+};
+
+struct OperatorOutcome {
+  std::string op_name;
+  std::vector<CaseOutcome> cases;
+  nlohmann::json lint;         // the lint's JSON, when run
+  nlohmann::json environment;  // the executor's fingerprint
+  bool non_compute = false;
+  int passed_cases() const;
+};
+
+// Calls on_case (if set) after each case, in order.
+OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
+                            const std::function<void(const CaseOutcome&)>& on_case = nullptr);
+
+// "head ... [N characters cut] ... tail", at most `limit` characters.
+std::string CutMiddle(const std::string& text, std::size_t limit = 2000);
+
+}  // namespace opverify

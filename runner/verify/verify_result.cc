@@ -1,0 +1,138 @@
+#include "runner/verify/verify_result.h"
+
+#include "runner/judge/verdict_json.h"
+
+namespace opverify {
+
+using nlohmann::ordered_json;
+
+std::string VerifyResultFileName(const std::string& impl_name) {
+  if (impl_name == "triton_ascend_impl") return "verify_result.json";
+  const std::string prefix = "triton_";
+  if (impl_name.rfind(prefix, 0) == 0) return "verify_result_" + impl_name.substr(prefix.size()) + ".json";
+  return "verify_result_" + impl_name + ".json";
+}
+
+ordered_json FlatMetrics(const Verdict& v) {
+  const OutputMetrics& m = v.metrics;
+  ordered_json out;
+  out["route"] = RouteName(v.route);
+  if (m.discrete) {
+    out["category"] = m.discrete->category;
+    out["violation_count"] = m.discrete->violation_count;
+    out["total"] = m.total;
+    out["max_abs_diff"] = JsonNumber(m.max_abs_diff);
+    return out;
+  }
+  const bool eco = m.eco && (v.route == Route::kEco || v.route == Route::kStrict);
+  if (eco) {
+    out["matched_ratio"] = m.eco->matched_ratio;
+    out["max_abs_diff"] = JsonNumber(m.max_abs_diff);
+    out["over_count"] = m.eco->over_count;
+    out["rtol"] = m.eco->thresholds.rtol;
+    out["atol"] = m.eco->thresholds.atol;
+    out["max_abs_error_limit"] = m.eco->thresholds.max_abs_error_limit;
+    out["required_matched_ratio"] = kEcoRequiredMatchedRatio;
+    out["total_finite"] = m.total_finite;
+    out["matched_count"] = m.eco->matched_count;
+    out["checks"] = {{"required_matched_ratio", m.eco->matched_count * 100 >= m.total_finite * 99},
+                     {"over_count", m.eco->over_count == 0}};
+  } else if (v.route != Route::kMereMare) {
+    const NpuBenchmarkMetrics& n = m.npu_benchmark;
+    out["matched_ratio"] = n.matched_ratio;
+    out["max_abs_diff"] = JsonNumber(m.max_abs_diff);
+    out["MERE"] = JsonNumber(n.mere);
+    out["rel_threshold"] = n.thresholds.rel_threshold;
+    out["small_value_threshold"] = n.thresholds.small_value_threshold;
+    out["small_value_error"] = n.thresholds.small_value_error;
+    out["atol"] = n.thresholds.cap_atol;
+    out["rtol"] = n.thresholds.cap_rtol;
+    out["max_error_cap_violation_count"] = n.max_error_cap_violation_count;
+    out["required_matched_ratio"] = kNpuRequiredMatchedRatio;
+    out["total_finite"] = m.total_finite;
+    out["matched_count"] = n.matched_count;
+    out["small_count"] = n.small_count;
+    out["normal_count"] = n.normal_count;
+    out["checks"] = {{"max_error_cap", n.max_error_cap_passed},
+                     {"required_matched_ratio", n.matched_ratio_passed},
+                     {"MERE", n.mere_passed}};
+  }
+  if (v.route == Route::kMereMare || v.route == Route::kStrict) {
+    ordered_json mm = {{"MERE", JsonNumber(m.mere_mare.mere)},
+                       {"MARE", JsonNumber(m.mere_mare.mare)},
+                       {"threshold", m.mere_mare.threshold},
+                       {"passed", m.mere_mare.passed}};
+    if (v.route == Route::kMereMare) {
+      out["max_abs_diff"] = JsonNumber(m.max_abs_diff);
+      out["total_finite"] = m.total_finite;
+      for (auto& [key, value] : mm.items()) out[key] = value;
+    } else {
+      out["mere_mare"] = mm;
+    }
+  }
+  return out;
+}
+
+ordered_json VerifyResultJson(const OperatorOutcome& outcome, const VerifyContext& context) {
+  ordered_json out;
+  const int total = static_cast<int>(outcome.cases.size());
+  const int passed = outcome.passed_cases();
+  out["op_name"] = outcome.op_name;
+  out["total_cases"] = total;
+  out["passed_cases"] = passed;
+  out["failed_cases"] = total - passed;
+  ordered_json failures = ordered_json::array();
+  ordered_json cases = ordered_json::array();
+  for (const CaseOutcome& c : outcome.cases) {
+    ordered_json per_case;
+    per_case["case_idx"] = c.index + 1;
+    per_case["passed"] = c.passed;
+    per_case["golden_device"] = c.golden_device;
+    if (c.fallback_reason) per_case["golden_fallback_reason"] = *c.fallback_reason;
+    per_case["warnings"] = c.warnings;
+    per_case["timings_ms"] = c.timings;
+    ordered_json outputs = ordered_json::array();
+    for (const Verdict& v : c.outputs) outputs.push_back(ordered_json::parse(VerdictToJson(v).dump()));
+    per_case["outputs"] = std::move(outputs);
+    if (!c.probe.is_null()) per_case["hidden_state_probe"] = ordered_json::parse(c.probe.dump());
+    cases.push_back(std::move(per_case));
+    if (c.passed) continue;
+    ordered_json failure;
+    failure["case_idx"] = c.index + 1;
+    failure["input_desc"] = ordered_json::parse(c.input_desc.dump());
+    failure["error_type"] = c.error_type;
+    failure["error_msg"] = CutMiddle(c.error_msg);
+    if (c.error_type == "AccuracyError") {
+      for (const Verdict& v : c.outputs) {
+        if (!v.passed) {
+          failure["metrics"] = FlatMetrics(v);
+          break;
+        }
+      }
+    }
+    if (c.regression_type != 0) failure["regression_type"] = c.regression_type;
+    failures.push_back(std::move(failure));
+  }
+  out["failures"] = std::move(failures);
+  // The seed's order: timestamp, triton, cache, cann (or cuda), torch, device, cmdline.
+  ordered_json environment = ordered_json::object();
+  for (const char* key : {"timestamp", "triton", "cache", "cann", "cuda", "torch", "device"}) {
+    if (outcome.environment.is_object() && outcome.environment.contains(key)) {
+      environment[key] = ordered_json::parse(outcome.environment[key].dump());
+    }
+  }
+  if (environment.contains("cache") && environment["cache"].is_object()) {
+    environment["cache"]["fresh"] = context.fresh_cache;
+  } else {
+    environment["cache"] = {{"dir", context.cache_dir}, {"fresh", context.fresh_cache}};
+  }
+  environment["cmdline"] = {{"triton_impl_name", context.impl_name}, {"non_compute", outcome.non_compute}};
+  out["environment"] = std::move(environment);
+  ordered_json ours;
+  ours["lint"] = outcome.lint.is_null() ? ordered_json(nullptr) : ordered_json::parse(outcome.lint.dump());
+  ours["cases"] = std::move(cases);
+  out["opverify"] = std::move(ours);
+  return out;
+}
+
+}  // namespace opverify

@@ -8,6 +8,7 @@ Requests (JSON objects, "op" picks the handler):
   run_case    {index, seed, probe?: bool, check_determinism?: bool}
   environment {}
   lint        {file, non_compute?}
+  bench_transfer {nbytes}   (benchmarks only)
 Every reply has "ok"; failures carry "error_type" and "error_msg".
 """
 import importlib.util
@@ -283,3 +284,12 @@ class Session:
 
     def op_ping(self, request):
         return {"pid": os.getpid()}, []
+
+    def op_bench_transfer(self, request):
+        """bench/executor_transfer.cc: ships `nbytes` of uint8 (made once) to
+        measure the cost of the tensor hand-over itself."""
+        import torch
+        nbytes = int(request["nbytes"])
+        if getattr(self, "_bench_tensor", None) is None or self._bench_tensor.numel() != nbytes:
+            self._bench_tensor = torch.full((nbytes,), 7, dtype=torch.uint8)
+        return {}, [self._bench_tensor]

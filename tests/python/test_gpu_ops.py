@@ -1,0 +1,75 @@
+"""The real operators of jobs/ on a GPU: every honest operator passes, every
+planted defect fails with its task file's EXPECTED_ERROR_TYPE (and lint
+defects with their EXPECTED_LINT_TYPE). Skipped where torch sees no CUDA
+device; run for real on the H200 through the device tool.
+
+OPVERIFY_GPU_REPORT=<file> also writes one JSON line per operator.
+"""
+import ast
+import glob
+import json
+import os
+import subprocess
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device: the GPU operator tests run on the H200", allow_module_level=True)
+
+JOBS = os.path.join(os.path.dirname(__file__), "..", "..", "jobs")
+
+
+def constants(task_file):
+    """Module-level constants of a task file, read without importing it."""
+    values = {}
+    for node in ast.parse(open(task_file).read()).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                values[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                pass
+    return values
+
+
+def operators(folder):
+    return sorted(os.path.basename(p)[:-len("_torch.py")] for p in glob.glob(os.path.join(JOBS, folder, "*_torch.py")))
+
+
+def run_verify(opverify_bin, tmp_path, folder, op, timeout_s):
+    output = tmp_path / f"{op}.json"
+    proc = subprocess.run([opverify_bin, "verify", "--op_name", op, "--verify_dir", os.path.join(JOBS, folder),
+                           "--triton_impl_name", "triton_impl", "--backend", "cuda", "--timeout", str(timeout_s),
+                           "--output", str(output)], capture_output=True, text=True, timeout=900)
+    result = json.loads(output.read_text()) if output.exists() else None
+    report = os.environ.get("OPVERIFY_GPU_REPORT")
+    if report and result is not None:
+        with open(report, "a") as f:
+            f.write(json.dumps({"folder": folder, "op": op, "exit": proc.returncode,
+                                "passed": result["passed_cases"], "total": result["total_cases"],
+                                "errors": sorted({x["error_type"] for x in result["failures"]}),
+                                "lint": (result["opverify"]["lint"] or {}).get("regression_type"),
+                                "device": result["environment"].get("device", {}).get("name")}) + "\n")
+    return proc, result
+
+
+@pytest.mark.parametrize("op", operators("ops"))
+def test_honest_operator_passes(opverify_bin, tmp_path, op):
+    proc, result = run_verify(opverify_bin, tmp_path, "ops", op, 300)
+    assert result is not None, proc.stderr[-3000:]
+    assert proc.returncode == 0, json.dumps(result["failures"], indent=1)[:4000]
+    assert result["passed_cases"] == result["total_cases"] > 0
+    assert result["environment"]["triton"]["key_sha256"]
+    assert result["environment"]["device"]["name"]
+
+
+@pytest.mark.parametrize("op", operators("defects"))
+def test_planted_defect_fails_as_expected(opverify_bin, tmp_path, op):
+    expected = constants(os.path.join(JOBS, "defects", f"{op}_torch.py"))
+    proc, result = run_verify(opverify_bin, tmp_path, "defects", op, 20)
+    assert result is not None, proc.stderr[-3000:]
+    assert proc.returncode == 1
+    errors = {f["error_type"] for f in result["failures"]}
+    assert errors == {expected["EXPECTED_ERROR_TYPE"]}, json.dumps(result["failures"], indent=1)[:3000]
+    if "EXPECTED_LINT_TYPE" in expected:
+        assert result["opverify"]["lint"]["regression_type"] == expected["EXPECTED_LINT_TYPE"]

@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <memory>
+
+#include "runner/common/sha256.h"
 
 #include "runner/executor/executor_client.h"
 
@@ -82,7 +85,12 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
   options.non_compute = non_compute;
   options.input_type = InputTypeOf(call.reply.value("input_dtypes", json::array()));
   const auto& tensors = call.tensors;
+  const auto started = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i + 1 < tensors.size(); i += 2) {
+    outcome->tensors.emplace_back(tensors[i], tensors[i + 1]);
+    const TensorView& actual = tensors[i + 1];
+    outcome->actual_sha256.push_back(
+        Sha256Hex(actual.data, static_cast<std::size_t>(actual.NumElements()) * DTypeSize(actual.dtype)));
     Verdict verdict = Judge(tensors[i], tensors[i + 1], options);
     spdlog::info("[case {}] output {}: route {} ({} {}), {}", outcome->index + 1, i / 2,
                  RouteName(verdict.route), DTypeName(verdict.dtype), ShapeToString(verdict.shape),
@@ -94,6 +102,7 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
     for (const auto& w : verdict.warnings) outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + w);
     outcome->outputs.push_back(std::move(verdict));
   }
+  outcome->judge_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   outcome->passed = outcome->error_type.empty();
 }
 
@@ -120,14 +129,18 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   CallResult loaded = session.Open();
   const bool load_ok = loaded.failure == CallFailure::kNone && loaded.reply.value("ok", false);
   const int case_count = loaded.reply.is_object() ? loaded.reply.value("case_count", 0) : 0;
+  out.case_count = case_count;
+  auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i); };
   out.non_compute = spec.non_compute.value_or(loaded.reply.is_object() && loaded.reply.value("non_compute", false));
 
   auto finish = [&](CaseOutcome c) {
     if (on_case) on_case(c);
+    c.tensors.clear();  // they point into the executor's memory, valid until its next call
     out.cases.push_back(std::move(c));
   };
   auto fail_all = [&](int from, const std::string& type, const std::string& message, int regression = 0) {
     for (int i = from; i < std::max(case_count, from == 0 ? 1 : from); ++i) {
+      if (skipped(i)) continue;
       CaseOutcome c;
       c.index = i;
       c.error_type = type;
@@ -162,6 +175,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   }
 
   for (int i = 0; i < case_count; ++i) {
+    if (skipped(i)) continue;
     if (session.executor() == nullptr || !session.executor()->alive()) {
       CallResult reopened = session.Open();
       if (reopened.failure != CallFailure::kNone || !reopened.reply.value("ok", false)) {
@@ -173,6 +187,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     c.index = i;
     json request = {{"op", "run_case"}, {"index", i}, {"seed", spec.seed},
                     {"probe", spec.probe && i == 0}, {"check_determinism", spec.probe_determinism}};
+    const auto started = std::chrono::steady_clock::now();
     CallResult call = session.executor()->Call(request, spec.timeout_s);
     if (call.failure == CallFailure::kNone) {
       const json& r = call.reply;
@@ -195,6 +210,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       JudgeOutputs(spec, out.non_compute, call, &c);
       if (c.fallback_reason) spdlog::info("[case {}/{}] golden fell back to the device: {}", i + 1, case_count, *c.fallback_reason);
     }
+    c.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     finish(std::move(c));
   }
   return out;

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/judge/judge.h"
+#include "runner/judge/tensor_view.h"
 
 namespace opverify {
 
@@ -33,6 +34,8 @@ struct OperatorSpec {
   bool probe_determinism = false;
   std::uint64_t seed = 0;
   std::vector<nlohmann::json> params;  // a sweep: one get_inputs(**params) per case
+  // Cases to leave out (resumed, or another rank's share); they are not reported.
+  std::function<bool(int index)> skip_case;
 };
 
 struct RunOptions {
@@ -60,6 +63,11 @@ struct CaseOutcome {
   std::vector<std::string> warnings;
   nlohmann::json probe;  // the probe's findings, first case only
   int regression_type = 0;  // LintError: the lint's type
+  std::vector<std::string> actual_sha256;  // per output: the actual's bytes, for bitwise A/B comparison
+  double wall_ms = 0;   // request to judged
+  double judge_ms = 0;
+  // Per output: golden and actual. Valid only during the on_case callback.
+  std::vector<std::pair<TensorView, TensorView>> tensors;
 };
 
 struct OperatorOutcome {
@@ -68,10 +76,11 @@ struct OperatorOutcome {
   nlohmann::json lint;         // the lint's JSON, when run
   nlohmann::json environment;  // the executor's fingerprint
   bool non_compute = false;
+  int case_count = 0;  // of the operator, skipped cases included
   int passed_cases() const;
 };
 
-// Calls on_case (if set) after each case, in order.
+// Calls on_case (if set) after each case, in order, while its tensors are valid.
 OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
                             const std::function<void(const CaseOutcome&)>& on_case = nullptr);
 

@@ -73,52 +73,51 @@ ordered_json FlatMetrics(const Verdict& v) {
   return out;
 }
 
-ordered_json VerifyResultJson(const OperatorOutcome& outcome, const VerifyContext& context) {
-  ordered_json out;
-  const int total = static_cast<int>(outcome.cases.size());
-  const int passed = outcome.passed_cases();
-  out["op_name"] = outcome.op_name;
-  out["total_cases"] = total;
-  out["passed_cases"] = passed;
-  out["failed_cases"] = total - passed;
-  ordered_json failures = ordered_json::array();
-  ordered_json cases = ordered_json::array();
-  for (const CaseOutcome& c : outcome.cases) {
-    ordered_json per_case;
-    per_case["case_idx"] = c.index + 1;
-    per_case["passed"] = c.passed;
-    per_case["golden_device"] = c.golden_device;
-    if (c.fallback_reason) per_case["golden_fallback_reason"] = *c.fallback_reason;
-    per_case["warnings"] = c.warnings;
-    per_case["timings_ms"] = c.timings;
-    ordered_json outputs = ordered_json::array();
-    for (const Verdict& v : c.outputs) outputs.push_back(ordered_json::parse(VerdictToJson(v).dump()));
-    per_case["outputs"] = std::move(outputs);
-    if (!c.probe.is_null()) per_case["hidden_state_probe"] = ordered_json::parse(c.probe.dump());
-    cases.push_back(std::move(per_case));
-    if (c.passed) continue;
-    ordered_json failure;
-    failure["case_idx"] = c.index + 1;
-    failure["input_desc"] = ordered_json::parse(c.input_desc.dump());
-    failure["error_type"] = c.error_type;
-    failure["error_msg"] = CutMiddle(c.error_msg);
-    if (c.error_type == "AccuracyError") {
-      for (const Verdict& v : c.outputs) {
-        if (!v.passed) {
-          failure["metrics"] = FlatMetrics(v);
-          break;
-        }
+ordered_json FailureEntry(const CaseOutcome& c) {
+  ordered_json failure;
+  failure["case_idx"] = c.index + 1;
+  failure["input_desc"] = ordered_json::parse(c.input_desc.dump());
+  failure["error_type"] = c.error_type;
+  failure["error_msg"] = CutMiddle(c.error_msg);
+  if (c.error_type == "AccuracyError") {
+    for (const Verdict& v : c.outputs) {
+      if (!v.passed) {
+        failure["metrics"] = FlatMetrics(v);
+        break;
       }
     }
-    if (c.regression_type != 0) failure["regression_type"] = c.regression_type;
-    failures.push_back(std::move(failure));
   }
-  out["failures"] = std::move(failures);
+  if (c.regression_type != 0) failure["regression_type"] = c.regression_type;
+  return failure;
+}
+
+ordered_json CaseDetails(const CaseOutcome& c) {
+  ordered_json details;
+  details["case_idx"] = c.index + 1;
+  details["passed"] = c.passed;
+  details["golden_device"] = c.golden_device;
+  if (c.fallback_reason) details["golden_fallback_reason"] = *c.fallback_reason;
+  details["warnings"] = c.warnings;
+  details["timings_ms"] = ordered_json::parse(c.timings.dump());
+  ordered_json outputs = ordered_json::array();
+  for (const Verdict& v : c.outputs) outputs.push_back(ordered_json::parse(VerdictToJson(v).dump()));
+  details["outputs"] = std::move(outputs);
+  if (!c.probe.is_null()) details["hidden_state_probe"] = ordered_json::parse(c.probe.dump());
+  return details;
+}
+
+ordered_json SeedVerifyResult(const SeedResultParts& parts, const VerifyContext& context) {
+  ordered_json out;
+  out["op_name"] = parts.op_name;
+  out["total_cases"] = parts.total_cases;
+  out["passed_cases"] = parts.passed_cases;
+  out["failed_cases"] = parts.total_cases - parts.passed_cases;
+  out["failures"] = parts.failures;
   // The seed's order: timestamp, triton, cache, cann (or cuda), torch, device, cmdline.
   ordered_json environment = ordered_json::object();
   for (const char* key : {"timestamp", "triton", "cache", "cann", "cuda", "torch", "device"}) {
-    if (outcome.environment.is_object() && outcome.environment.contains(key)) {
-      environment[key] = ordered_json::parse(outcome.environment[key].dump());
+    if (parts.environment.is_object() && parts.environment.contains(key)) {
+      environment[key] = ordered_json::parse(parts.environment[key].dump());
     }
   }
   if (environment.contains("cache") && environment["cache"].is_object()) {
@@ -126,13 +125,28 @@ ordered_json VerifyResultJson(const OperatorOutcome& outcome, const VerifyContex
   } else {
     environment["cache"] = {{"dir", context.cache_dir}, {"fresh", context.fresh_cache}};
   }
-  environment["cmdline"] = {{"triton_impl_name", context.impl_name}, {"non_compute", outcome.non_compute}};
+  environment["cmdline"] = {{"triton_impl_name", context.impl_name}, {"non_compute", parts.non_compute}};
   out["environment"] = std::move(environment);
   ordered_json ours;
-  ours["lint"] = outcome.lint.is_null() ? ordered_json(nullptr) : ordered_json::parse(outcome.lint.dump());
-  ours["cases"] = std::move(cases);
+  ours["lint"] = parts.lint.is_null() ? ordered_json(nullptr) : ordered_json::parse(parts.lint.dump());
+  ours["cases"] = parts.details;
   out["opverify"] = std::move(ours);
   return out;
+}
+
+ordered_json VerifyResultJson(const OperatorOutcome& outcome, const VerifyContext& context) {
+  SeedResultParts parts;
+  parts.op_name = outcome.op_name;
+  parts.total_cases = static_cast<int>(outcome.cases.size());
+  parts.passed_cases = outcome.passed_cases();
+  for (const CaseOutcome& c : outcome.cases) {
+    parts.details.push_back(CaseDetails(c));
+    if (!c.passed) parts.failures.push_back(FailureEntry(c));
+  }
+  parts.environment = outcome.environment;
+  parts.lint = outcome.lint;
+  parts.non_compute = outcome.non_compute;
+  return SeedVerifyResult(parts, context);
 }
 
 }  // namespace opverify

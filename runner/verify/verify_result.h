@@ -21,6 +21,23 @@ struct VerifyContext {
 
 nlohmann::ordered_json VerifyResultJson(const OperatorOutcome& outcome, const VerifyContext& context);
 
+// The pieces, for a report assembled later from stored cases (the batch):
+// a failed case's entry in `failures`, a case's details under
+// opverify.cases, and the whole file from them.
+nlohmann::ordered_json FailureEntry(const CaseOutcome& c);
+nlohmann::ordered_json CaseDetails(const CaseOutcome& c);
+struct SeedResultParts {
+  std::string op_name;
+  int total_cases = 0;
+  int passed_cases = 0;
+  std::vector<nlohmann::ordered_json> failures;  // in case order
+  std::vector<nlohmann::ordered_json> details;   // in case order
+  nlohmann::json environment;                    // the executor's fingerprint
+  nlohmann::json lint;
+  bool non_compute = false;
+};
+nlohmann::ordered_json SeedVerifyResult(const SeedResultParts& parts, const VerifyContext& context);
+
 // The seed's flat `metrics` of a failure, filled from the route that decided.
 nlohmann::ordered_json FlatMetrics(const Verdict& verdict);
 

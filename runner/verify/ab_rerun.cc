@@ -1,0 +1,108 @@
+#include "runner/verify/ab_rerun.h"
+
+#include <spdlog/spdlog.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace opverify {
+namespace {
+
+using nlohmann::json;
+
+struct Attempt {
+  CaseOutcome outcome;
+  nlohmann::json environment;
+};
+
+// Runs case `index` alone in a new executor with `options`.
+Attempt RunAlone(const OperatorSpec& spec, const RunOptions& options, int index) {
+  OperatorSpec alone = spec;
+  alone.skip_case = [index](int i) { return i != index; };
+  alone.lint = false;  // the original run already passed it
+  OperatorOutcome outcome = RunOperator(alone, options);
+  Attempt attempt;
+  attempt.environment = outcome.environment;
+  if (!outcome.cases.empty()) {
+    attempt.outcome = std::move(outcome.cases.front());
+  } else {
+    attempt.outcome.error_type = "RuntimeError";
+    attempt.outcome.error_msg = "the case did not run again";
+  }
+  return attempt;
+}
+
+// Two runs agree when they end the same way with bitwise-equal outputs.
+bool Agree(const CaseOutcome& a, const CaseOutcome& b) {
+  return a.error_type == b.error_type && a.actual_sha256 == b.actual_sha256;
+}
+
+json Describe(const std::string& label, const CaseOutcome& c, const std::string& cache_dir) {
+  return {{"label", label},
+          {"passed", c.passed},
+          {"error_type", c.error_type.empty() ? json(nullptr) : json(c.error_type)},
+          {"actual_sha256", c.actual_sha256},
+          {"cache_dir", cache_dir}};
+}
+
+std::optional<std::string> MakeFreshDir(const std::string& parent) {
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  std::string pattern = (fs::path(parent) / "fresh_XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) return std::nullopt;
+  return pattern;
+}
+
+}  // namespace
+
+json RunAb(const AbRequest& request, const CaseOutcome& original) {
+  const OperatorSpec& spec = *request.spec;
+  json record;
+  std::optional<std::string> fresh = MakeFreshDir(request.fresh_cache_parent);
+  if (!fresh) {
+    record["classification"] = nullptr;
+    record["error"] = "cannot create a fresh cache folder under " + request.fresh_cache_parent;
+    return record;
+  }
+  RunOptions fresh_options = request.options;
+  for (auto it = fresh_options.env.begin(); it != fresh_options.env.end();) {
+    it = it->first == "TRITON_CACHE_DIR" || it->first == "TORCHINDUCTOR_CACHE_DIR" ? fresh_options.env.erase(it) : it + 1;
+  }
+  fresh_options.env.emplace_back("TRITON_CACHE_DIR", *fresh + "/triton");
+  fresh_options.env.emplace_back("TORCHINDUCTOR_CACHE_DIR", *fresh + "/inductor");
+
+  spdlog::info("[A/B] {} case {}: re-running on a fresh cache, then on the original one", spec.name,
+               original.index + 1);
+  Attempt on_fresh = RunAlone(spec, fresh_options, original.index);
+  Attempt on_same = RunAlone(spec, request.options, original.index);
+
+  const bool fresh_equal = Agree(original, on_fresh.outcome);
+  const bool same_equal = Agree(original, on_same.outcome);
+  std::string classification;
+  if (!same_equal) {
+    classification = "nondeterministic";
+  } else if (!fresh_equal) {
+    classification = "compiler_suspect";
+  } else {
+    classification = "real_defect";
+  }
+  record["classification"] = classification;
+  record["bitwise_equal"] = {{"fresh", fresh_equal}, {"same_cache", same_equal}};
+  record["attempts"] = json::array({Describe("original", original, request.original_cache_dir),
+                                    Describe("fresh_cache", on_fresh.outcome, *fresh + "/triton"),
+                                    Describe("same_cache", on_same.outcome, request.original_cache_dir)});
+  if (classification == "compiler_suspect") {
+    record["kept_cache_dir"] = *fresh;
+    record["environments"] = {{"original", request.original_environment}, {"fresh", on_fresh.environment}};
+  } else {
+    std::error_code ec;
+    fs::remove_all(*fresh, ec);
+    record["kept_cache_dir"] = nullptr;
+  }
+  spdlog::info("[A/B] {} case {}: {}", spec.name, original.index + 1, classification);
+  return record;
+}
+
+}  // namespace opverify

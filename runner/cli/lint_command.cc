@@ -30,10 +30,12 @@ int LintInInterpreter(const LintArgs& args) {
     py::object result = lint.attr("lint_file")(args.file, args.non_compute);
     std::string text;
     if (args.json) {
-      text = py::str(py::module_::import("json").attr("dumps")(result, py::arg("indent") = 2,
-                                                              py::arg("ensure_ascii") = false)) + "\n";
+      py::object dumps = py::module_::import("json").attr("dumps");
+      text = py::str(dumps(result, py::arg("indent") = 2, py::arg("ensure_ascii") = false))
+                 .cast<std::string>();
+      text += "\n";
     } else {
-      text = py::str(lint.attr("format_text")(result));
+      text = py::str(lint.attr("format_text")(result)).cast<std::string>();
     }
     std::cout << text << std::flush;
     return lint.attr("exit_code")(result).cast<int>();

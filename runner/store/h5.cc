@@ -1,5 +1,9 @@
 #include "runner/store/h5.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -81,6 +85,7 @@ Status FailureOn(hid_t parent, const std::string& path, const char* call) {
 }
 
 const char kDatatype[] = "HDF5 datatype";
+const char kDataspace[] = "HDF5 dataspace";
 
 // A link creation property list that makes missing intermediate groups.
 Result<Handle> IntermediateGroupsList(const std::string& where) {
@@ -92,10 +97,12 @@ Result<Handle> IntermediateGroupsList(const std::string& where) {
   return list;
 }
 
-Result<Handle> CreateDataspace(const std::vector<hsize_t>& dims, const std::string& where) {
-  Handle space(dims.empty()
-                   ? H5Screate(H5S_SCALAR)
-                   : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+// `max_dims` empty: fixed at `dims`.
+Result<Handle> CreateDataspace(const std::vector<hsize_t>& dims, const std::string& where,
+                               const std::vector<hsize_t>& max_dims = {}) {
+  Handle space(dims.empty() ? H5Screate(H5S_SCALAR)
+                            : H5Screate_simple(static_cast<int>(dims.size()), dims.data(),
+                                               max_dims.empty() ? nullptr : max_dims.data()));
   if (!space.valid()) return Failure(where, dims.empty() ? "H5Screate" : "H5Screate_simple");
   return space;
 }
@@ -116,19 +123,38 @@ Result<Handle> CreateDatasetProperties(const DatasetOptions& options, const std:
 }
 
 // A C string type of `size` bytes (or H5T_VARIABLE) in `charset`.
-Result<Handle> StringType(std::size_t size, H5T_cset_t charset, const std::string& where) {
+Result<Handle> StringType(std::size_t size, H5T_cset_t charset) {
   Result<Handle> copy = CopyType(H5T_C_S1);
   if (!copy.ok()) return copy.status();
   Handle type = std::move(copy).value();
-  if (H5Tset_size(type.id(), size) < 0) return Failure(where, "H5Tset_size");
-  if (H5Tset_cset(type.id(), charset) < 0) return Failure(where, "H5Tset_cset");
+  if (H5Tset_size(type.id(), size) < 0) return Failure(kDatatype, "H5Tset_size");
+  if (H5Tset_cset(type.id(), charset) < 0) return Failure(kDatatype, "H5Tset_cset");
   return type;
 }
 
-Result<std::string> ReadVariableString(hid_t attribute, hid_t file_type, const std::string& where) {
+// Names an attribute in messages: "file.h5:/group attribute 'name'", only
+// when a message needs it: naming an object opened by address (OpenObjectAt)
+// makes HDF5 search the whole file for a path to it.
+class AttributeName {
+ public:
+  AttributeName(hid_t object, const std::string& name) : object_(object), name_(name) {}
+  std::string operator()() const { return NameOf(object_) + " attribute '" + name_ + "'"; }
+
+ private:
+  hid_t object_;
+  const std::string& name_;
+};
+
+// A failed call on an attribute, with HDF5's reason for it.
+Status Failure(const AttributeName& where, const char* call) {
+  const std::string reason = TakeInnermostError();
+  return FailureMessage(where(), call, reason);
+}
+
+Result<std::string> ReadVariableString(hid_t attribute, hid_t file_type, const AttributeName& where) {
   const H5T_cset_t charset = H5Tget_cset(file_type);
   if (charset == H5T_CSET_ERROR) return Failure(where, "H5Tget_cset");
-  Result<Handle> memory_type = StringType(H5T_VARIABLE, charset, where);
+  Result<Handle> memory_type = StringType(H5T_VARIABLE, charset);
   if (!memory_type.ok()) return memory_type.status();
   char* text = nullptr;
   if (H5Aread(attribute, memory_type->id(), &text) < 0) return Failure(where, "H5Aread");
@@ -137,7 +163,7 @@ Result<std::string> ReadVariableString(hid_t attribute, hid_t file_type, const s
   return value;
 }
 
-Result<std::string> ReadFixedString(hid_t attribute, hid_t file_type, const std::string& where) {
+Result<std::string> ReadFixedString(hid_t attribute, hid_t file_type, const AttributeName& where) {
   const std::size_t size = H5Tget_size(file_type);
   if (size == 0) return Failure(where, "H5Tget_size");
   std::string value(size, '\0');
@@ -196,13 +222,23 @@ std::string NameOf(hid_t object) {
 }
 
 Result<Handle> OpenFile(const std::string& path, FileMode mode) {
-  if (mode == FileMode::kTruncate) {
-    Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+  return OpenFile(path, mode, FileOptions());
+}
+
+Result<Handle> OpenFile(const std::string& path, FileMode mode, const FileOptions& options) {
+  Handle access(H5Pcreate(H5P_FILE_ACCESS));
+  if (!access.valid()) return Failure(path, "H5Pcreate");
+  if (!options.file_locking && H5Pset_file_locking(access.id(), 0, 1) < 0) {
+    return Failure(path, "H5Pset_file_locking");
+  }
+  if (mode == FileMode::kTruncate || mode == FileMode::kCreateExclusive) {
+    Handle file(H5Fcreate(path.c_str(), mode == FileMode::kTruncate ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
+                          H5P_DEFAULT, access.id()));
     if (!file.valid()) return Failure(path, "H5Fcreate");
     return file;
   }
   Handle file(H5Fopen(path.c_str(), mode == FileMode::kReadOnly ? H5F_ACC_RDONLY : H5F_ACC_RDWR,
-                      H5P_DEFAULT));
+                      access.id()));
   if (file.valid()) return file;
   Status failure = Failure(path, "H5Fopen");
   std::error_code error;
@@ -210,6 +246,46 @@ Result<Handle> OpenFile(const std::string& path, FileMode mode) {
     return Status::NotFound(path + ": no such file");
   if (H5Fis_hdf5(path.c_str()) == 0) return Status::InvalidInput(path + ": not an HDF5 file");
   return failure;
+}
+
+Result<Handle> CreateInMemoryFile(const std::string& name) {
+  Handle access(H5Pcreate(H5P_FILE_ACCESS));
+  if (!access.valid()) return Failure(name, "H5Pcreate");
+  if (H5Pset_fapl_core(access.id(), 1 << 20, 0) < 0) return Failure(name, "H5Pset_fapl_core");
+  Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id()));
+  if (!file.valid()) return Failure(name, "H5Fcreate");
+  return file;
+}
+
+Result<std::vector<std::byte>> FileImage(hid_t file) {
+  // The image is what the driver holds: the metadata cache must be in it.
+  Status flushed = FlushFile(file);
+  if (!flushed.ok()) return flushed;
+  const ssize_t size = H5Fget_file_image(file, nullptr, 0);
+  if (size < 0) return FailureOn(file, "H5Fget_file_image");
+  std::vector<std::byte> image(static_cast<std::size_t>(size));
+  if (H5Fget_file_image(file, image.data(), image.size()) != size) {
+    return FailureOn(file, "H5Fget_file_image");
+  }
+  return image;
+}
+
+Status FlushFile(hid_t object) {
+  if (H5Fflush(object, H5F_SCOPE_LOCAL) < 0) return FailureOn(object, "H5Fflush");
+  return Status::Ok();
+}
+
+Status SyncFile(hid_t object) {
+  Status flushed = FlushFile(object);
+  if (!flushed.ok()) return flushed;
+  void* handle = nullptr;
+  if (H5Fget_vfd_handle(object, H5P_DEFAULT, &handle) < 0 || handle == nullptr) {
+    return FailureOn(object, "H5Fget_vfd_handle");
+  }
+  if (fsync(*static_cast<int*>(handle)) != 0) {
+    return Status::IoError(NameOf(object) + ": fsync failed: " + std::strerror(errno));
+  }
+  return Status::Ok();
 }
 
 Result<bool> Exists(hid_t parent, const std::string& path) {
@@ -262,10 +338,30 @@ Result<Handle> CreateGroup(hid_t parent, const std::string& path) {
   return group;
 }
 
+Result<haddr_t> ObjectAddress(hid_t object) {
+  H5O_info_t info{};
+  if (H5Oget_info2(object, &info, H5O_INFO_BASIC) < 0) return FailureOn(object, "H5Oget_info2");
+  return info.addr;
+}
+
+Result<Handle> OpenObjectAt(hid_t file, haddr_t address) {
+  Handle object(H5Oopen_by_addr(file, address));
+  if (!object.valid()) {
+    const std::string reason = TakeInnermostError();
+    return FailureMessage(NameOf(file) + ": object at address " + std::to_string(address),
+                          "H5Oopen_by_addr", reason);
+  }
+  return object;
+}
+
 Result<Handle> CreateDataset(hid_t parent, const std::string& path, hid_t type,
                              const std::vector<hsize_t>& dims, const DatasetOptions& options) {
   const std::string where = NameUnder(parent, path);
-  Result<Handle> space = CreateDataspace(dims, where);
+  if (!options.max_dims.empty() && options.max_dims.size() != dims.size()) {
+    return Status::InvalidInput(where + ": max_dims has " + std::to_string(options.max_dims.size()) +
+                                " dimensions, the extent " + std::to_string(dims.size()));
+  }
+  Result<Handle> space = CreateDataspace(dims, where, options.max_dims);
   if (!space.ok()) return space.status();
   Result<Handle> links = IntermediateGroupsList(where);
   if (!links.ok()) return links.status();
@@ -322,14 +418,60 @@ Status WriteDataset(hid_t dataset, hid_t memory_type, const void* data) {
   return Status::Ok();
 }
 
+Status SetExtent(hid_t dataset, const std::vector<hsize_t>& dims) {
+  if (H5Dset_extent(dataset, dims.data()) < 0) return FailureOn(dataset, "H5Dset_extent");
+  return Status::Ok();
+}
+
+Status WriteDatasetBlock(hid_t dataset, hid_t memory_type, const std::vector<hsize_t>& start,
+                         const std::vector<hsize_t>& count, const void* data) {
+  Handle file_space(H5Dget_space(dataset));
+  if (!file_space.valid()) return FailureOn(dataset, "H5Dget_space");
+  if (H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                          nullptr) < 0) {
+    return FailureOn(dataset, "H5Sselect_hyperslab");
+  }
+  Handle memory_space(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
+  if (!memory_space.valid()) return FailureOn(dataset, "H5Screate_simple");
+  // A type conversion buffer near the size of the block: HDF5's default is
+  // 1 MiB (twice, with the background buffer), zero-filled on every write,
+  // which dominates writing one table row. Conversions through variable-length
+  // members need more than either type's size: 4x, and at least 4 KiB.
+  hsize_t elements = 1;
+  for (hsize_t extent : count) elements *= extent;
+  const std::size_t buffer_bytes = std::clamp<std::size_t>(
+      4 * elements * std::max<std::size_t>(H5Tget_size(memory_type), 1), 4096, 1 << 20);
+  Handle transfer(H5Pcreate(H5P_DATASET_XFER));
+  if (!transfer.valid()) return FailureOn(dataset, "H5Pcreate");
+  if (H5Pset_buffer(transfer.id(), buffer_bytes, nullptr, nullptr) < 0) {
+    return FailureOn(dataset, "H5Pset_buffer");
+  }
+  if (H5Dwrite(dataset, memory_type, memory_space.id(), file_space.id(), transfer.id(), data) < 0) {
+    return FailureOn(dataset, "H5Dwrite");
+  }
+  return Status::Ok();
+}
+
+Status CreateExternalLink(hid_t parent, const std::string& path, const std::string& file,
+                          const std::string& object) {
+  const std::string where = NameUnder(parent, path);
+  Result<Handle> links = IntermediateGroupsList(where);
+  if (!links.ok()) return links.status();
+  if (H5Lcreate_external(file.c_str(), object.c_str(), parent, path.c_str(), links->id(),
+                         H5P_DEFAULT) < 0) {
+    return Failure(where, "H5Lcreate_external");
+  }
+  return Status::Ok();
+}
+
 Status WriteStringAttribute(hid_t object, const std::string& name, const std::string& value) {
-  const std::string where = NameOf(object) + " attribute '" + name + "'";
+  const AttributeName where(object, name);
   const htri_t exists = H5Aexists(object, name.c_str());
   if (exists < 0) return Failure(where, "H5Aexists");
   if (exists > 0 && H5Adelete(object, name.c_str()) < 0) return Failure(where, "H5Adelete");
-  Result<Handle> type = StringType(H5T_VARIABLE, H5T_CSET_UTF8, where);
+  Result<Handle> type = StringType(H5T_VARIABLE, H5T_CSET_UTF8);
   if (!type.ok()) return type.status();
-  Result<Handle> space = CreateDataspace({}, where);
+  Result<Handle> space = CreateDataspace({}, kDataspace);
   if (!space.ok()) return space.status();
   Handle attribute(
       H5Acreate2(object, name.c_str(), type->id(), space->id(), H5P_DEFAULT, H5P_DEFAULT));
@@ -340,7 +482,7 @@ Status WriteStringAttribute(hid_t object, const std::string& name, const std::st
 }
 
 Result<std::optional<std::string>> ReadStringAttribute(hid_t object, const std::string& name) {
-  const std::string where = NameOf(object) + " attribute '" + name + "'";
+  const AttributeName where(object, name);
   const htri_t exists = H5Aexists(object, name.c_str());
   if (exists < 0) return Failure(where, "H5Aexists");
   if (exists == 0) return std::optional<std::string>();
@@ -351,7 +493,7 @@ Result<std::optional<std::string>> ReadStringAttribute(hid_t object, const std::
   Handle space(H5Aget_space(attribute.id()));
   if (!space.valid()) return Failure(where, "H5Aget_space");
   if (H5Tget_class(type.id()) != H5T_STRING || H5Sget_simple_extent_npoints(space.id()) != 1) {
-    return Status::InvalidInput(where + " is not one string");
+    return Status::InvalidInput(where() + " is not one string");
   }
   const htri_t variable = H5Tis_variable_str(type.id());
   if (variable < 0) return Failure(where, "H5Tis_variable_str");
@@ -359,6 +501,39 @@ Result<std::optional<std::string>> ReadStringAttribute(hid_t object, const std::
                                            : ReadFixedString(attribute.id(), type.id(), where);
   if (!value.ok()) return value.status();
   return std::optional<std::string>(std::move(value).value());
+}
+
+Status WriteIntAttribute(hid_t object, const std::string& name, std::int64_t value) {
+  const AttributeName where(object, name);
+  const htri_t exists = H5Aexists(object, name.c_str());
+  if (exists < 0) return Failure(where, "H5Aexists");
+  if (exists > 0 && H5Adelete(object, name.c_str()) < 0) return Failure(where, "H5Adelete");
+  Result<Handle> space = CreateDataspace({}, kDataspace);
+  if (!space.ok()) return space.status();
+  Handle attribute(
+      H5Acreate2(object, name.c_str(), H5T_STD_I64LE, space->id(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!attribute.valid()) return Failure(where, "H5Acreate2");
+  if (H5Awrite(attribute.id(), H5T_NATIVE_INT64, &value) < 0) return Failure(where, "H5Awrite");
+  return Status::Ok();
+}
+
+Result<std::optional<std::int64_t>> ReadIntAttribute(hid_t object, const std::string& name) {
+  const AttributeName where(object, name);
+  const htri_t exists = H5Aexists(object, name.c_str());
+  if (exists < 0) return Failure(where, "H5Aexists");
+  if (exists == 0) return std::optional<std::int64_t>();
+  Handle attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT));
+  if (!attribute.valid()) return Failure(where, "H5Aopen");
+  Handle type(H5Aget_type(attribute.id()));
+  if (!type.valid()) return Failure(where, "H5Aget_type");
+  Handle space(H5Aget_space(attribute.id()));
+  if (!space.valid()) return Failure(where, "H5Aget_space");
+  if (H5Tget_class(type.id()) != H5T_INTEGER || H5Sget_simple_extent_npoints(space.id()) != 1) {
+    return Status::InvalidInput(where() + " is not one integer");
+  }
+  std::int64_t value = 0;
+  if (H5Aread(attribute.id(), H5T_NATIVE_INT64, &value) < 0) return Failure(where, "H5Aread");
+  return std::optional<std::int64_t>(value);
 }
 
 Result<TypeInfo> DescribeType(hid_t type) {
@@ -474,5 +649,7 @@ Result<Handle> Float16Type() {
   if (H5Tset_ebias(type.id(), 15) < 0) return Failure(kDatatype, "H5Tset_ebias");
   return type;
 }
+
+Result<Handle> VariableStringType() { return StringType(H5T_VARIABLE, H5T_CSET_UTF8); }
 
 }  // namespace opverify::h5

@@ -55,11 +55,36 @@ std::string NameOf(hid_t object);
 enum class FileMode {
   kReadOnly,
   kReadWrite,
-  kTruncate,  // create, replacing any file already there
+  kTruncate,         // create, replacing any file already there
+  kCreateExclusive,  // create; an IoError when a file is already there (H5F_ACC_EXCL)
+};
+
+// How a file is opened, beyond its mode.
+struct FileOptions {
+  // false: no flock() on the file (H5Pset_file_locking, HDF5 1.10.7+), as
+  // HDF5_USE_FILE_LOCKING=FALSE does: for reading a file another process
+  // still holds, or one on a file system where flock fails.
+  bool file_locking = true;
 };
 
 // A missing file is NotFound; a file that is not HDF5 is InvalidInput.
 Result<Handle> OpenFile(const std::string& path, FileMode mode);
+Result<Handle> OpenFile(const std::string& path, FileMode mode, const FileOptions& options);
+
+// A new file held in memory only (the core driver, no backing store),
+// named `name` in messages. Built whole, then written out from FileImage by
+// the caller, so no HDF5 write can fail half way through on a full disk.
+Result<Handle> CreateInMemoryFile(const std::string& name);
+// The bytes of an open file, as they would be on disk: flushed, then
+// H5Fget_file_image.
+Result<std::vector<std::byte>> FileImage(hid_t file);
+
+// H5Fflush(H5F_SCOPE_LOCAL): every change made through `object`'s file is in
+// the operating system's hands (it survives the process, not the machine).
+Status FlushFile(hid_t object);
+// FlushFile, then fsync() of the file's descriptor (sec2 driver, the
+// default): the changes survive a crash of the machine too.
+Status SyncFile(hid_t object);
 
 // --- Links, groups, datasets ---------------------------------------------
 
@@ -74,9 +99,18 @@ Result<Handle> OpenGroup(hid_t parent, const std::string& path);
 // an error.
 Result<Handle> CreateGroup(hid_t parent, const std::string& path);
 
+// The address of an object's header in its file: fixed for the object's
+// life, so it reaches the object even when a group on its path is damaged.
+Result<haddr_t> ObjectAddress(hid_t object);
+// Opens the group, dataset or named datatype whose header is at `address`.
+Result<Handle> OpenObjectAt(hid_t file, haddr_t address);
+
 // Storage of a new dataset. Shuffle and deflate need chunks.
 struct DatasetOptions {
   std::vector<hsize_t> chunk;  // empty: contiguous
+  // Largest extent, one per dimension (H5S_UNLIMITED allowed: needs chunks);
+  // empty: the extent is fixed.
+  std::vector<hsize_t> max_dims;
   bool shuffle = false;
   int deflate_level = 0;  // 0: no deflate; 1-9: zlib level
 };
@@ -99,6 +133,19 @@ Result<Handle> DatasetType(hid_t dataset);
 Status ReadDataset(hid_t dataset, hid_t memory_type, void* data);
 Status WriteDataset(hid_t dataset, hid_t memory_type, const void* data);
 
+// Changes the extent of a chunked dataset (H5Dset_extent), within its max_dims.
+Status SetExtent(hid_t dataset, const std::vector<hsize_t>& dims);
+// Writes the block of `count` elements per dimension starting at `start`;
+// `data` holds the block in C order.
+Status WriteDatasetBlock(hid_t dataset, hid_t memory_type, const std::vector<hsize_t>& start,
+                         const std::vector<hsize_t>& count, const void* data);
+
+// An external link at `path` to `object` (absolute) in `file`. A relative
+// `file` is found relative to the directory of the file holding the link
+// (after HDF5_EXT_PREFIX), so a folder of linked files can be moved whole.
+Status CreateExternalLink(hid_t parent, const std::string& path, const std::string& file,
+                          const std::string& object);
+
 // --- Attributes -----------------------------------------------------------
 
 // Writes (or replaces) a scalar variable-length UTF-8 string attribute.
@@ -106,6 +153,11 @@ Status WriteStringAttribute(hid_t object, const std::string& name, const std::st
 // A scalar string attribute, fixed or variable length; nullopt when absent.
 // An attribute that is not one string is InvalidInput.
 Result<std::optional<std::string>> ReadStringAttribute(hid_t object, const std::string& name);
+// Writes (or replaces) a scalar 64-bit signed integer attribute.
+Status WriteIntAttribute(hid_t object, const std::string& name, std::int64_t value);
+// A scalar integer attribute (any integer type), converted to int64;
+// nullopt when absent. An attribute that is not one integer is InvalidInput.
+Result<std::optional<std::int64_t>> ReadIntAttribute(hid_t object, const std::string& name);
 
 // --- Datatypes ------------------------------------------------------------
 // Predefined types (H5T_NATIVE_FLOAT, ...) are used as plain ids; the types
@@ -145,5 +197,9 @@ Result<Handle> CreateEnumType(hid_t base, const std::vector<EnumMember>& members
 // IEEE 754 binary16 in the machine's byte order, as h5py writes float16
 // (HDF5 1.10 predefines no 16-bit float).
 Result<Handle> Float16Type();
+
+// A variable-length UTF-8 string (char* in memory), as h5py writes str: for
+// members of compound tables.
+Result<Handle> VariableStringType();
 
 }  // namespace opverify::h5

@@ -163,9 +163,15 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     }
     out.lint = lint.reply["lint"];
     if (!out.lint.value("valid", false)) {
-      const int type = out.lint.value("regression_type", 0);
-      spdlog::warn("{}: lint found regression type {}: {}", spec.name, type, out.lint.value("suggestion", ""));
-      fail_all(0, "LintError", "regression type " + std::to_string(type) + ": " + out.lint.dump(), type);
+      // An unreadable file or a syntax error has no type (null) but an "error".
+      const int type = out.lint.contains("regression_type") && out.lint["regression_type"].is_number_integer()
+                           ? out.lint["regression_type"].get<int>()
+                           : 0;
+      const std::string why = out.lint.contains("error") && out.lint["error"].is_string()
+                                  ? out.lint["error"].get<std::string>()
+                                  : "regression type " + std::to_string(type);
+      spdlog::warn("{}: lint: {}", spec.name, why);
+      fail_all(0, "LintError", why + ": " + out.lint.dump(), type);
       return out;
     }
   }
@@ -185,6 +191,9 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     }
     CaseOutcome c;
     c.index = i;
+    if (out.environment.is_object() && out.environment.contains("device") && out.environment["device"].is_object()) {
+      c.device_name = out.environment["device"].value("name", "");
+    }
     json request = {{"op", "run_case"}, {"index", i}, {"seed", spec.seed},
                     {"probe", spec.probe && i == 0}, {"check_determinism", spec.probe_determinism}};
     const auto started = std::chrono::steady_clock::now();

@@ -58,6 +58,7 @@ struct CaseOutcome {
   std::string error_msg;
   std::vector<Verdict> outputs;  // one per output, when the case ran to the end
   std::string golden_device;
+  std::string device_name;  // where ModelNew ran (the environment's device name)
   std::optional<std::string> fallback_reason;
   nlohmann::json timings = nlohmann::json::object();
   std::vector<std::string> warnings;

@@ -435,6 +435,120 @@ if __name__ == "__main__":
     assert_valid(r)
 
 
+def test_honest_idioms_are_not_flagged():
+    r = run('''
+        from typing import Optional
+
+        KERNELS = {"add": _add_kernel}
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self, dim: int = 4):
+                super().__init__()
+                self.register_buffer("scale", torch.ones(dim))
+
+            @torch.no_grad()
+            def forward(self, x: torch.Tensor, y: Optional[torch.Tensor] = None) -> torch.Tensor:
+                assert x.is_cuda and x.dtype in (torch.float16, torch.float32), "bad input"
+                if x.dim() == 1:
+                    x = x.unsqueeze(0)
+                n = x.numel()
+                block = max(16, min(1024, triton.next_power_of_2(n)))
+                out = x.new_empty(x.shape)
+                with torch.cuda.device(x.device):
+                    KERNELS["add"][(triton.cdiv(n, block),)](x, y, out, n, BLOCK=block)
+                torch.cuda.synchronize()
+                return out.reshape(x.shape).to(x.dtype)
+    ''')
+    assert_valid(r)
+
+
+@pytest.mark.parametrize("body,check", [
+    # forward is a torch function
+    ('''
+    class ModelNew(torch.nn.Module):
+        forward = torch.nn.functional.softmax
+    ''', "no_hidden_torch_compute"),
+    # __call__ overrides forward
+    ('''
+    class ModelNew(torch.nn.Module):
+        def __call__(self, x, y):
+            return torch.softmax(x, -1)
+
+        def forward(self, x, y):
+            out = torch.empty_like(x)
+            _add_kernel[(1,)](x, y, out, x.numel(), BLOCK=1024)
+            return out
+    ''', "no_forbidden_torch_ops"),
+    # a forward hook replaces the output
+    ('''
+    def _fix(module, inputs, output):
+        return torch.softmax(inputs[0], -1)
+
+    class ModelNew(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_forward_hook(_fix)
+
+        def forward(self, x, y):
+            out = torch.empty_like(x)
+            _add_kernel[(1,)](x, y, out, x.numel(), BLOCK=1024)
+            return out
+    ''', "no_forbidden_torch_ops"),
+    # a property computes
+    ('''
+    class ModelNew(torch.nn.Module):
+        @property
+        def w(self):
+            return torch.randn(4).exp()
+
+        def forward(self, x, y):
+            out = torch.empty_like(x)
+            _add_kernel[(1,)](x, self.w, out, x.numel(), BLOCK=1024)
+            return out
+    ''', "no_forbidden_torch_ops"),
+    # ModelNew rebound to another class after an honest one
+    ('''
+    class _Honest(torch.nn.Module):
+        def forward(self, x, y):
+            out = torch.empty_like(x)
+            _add_kernel[(1,)](x, y, out, x.numel(), BLOCK=1024)
+            return out
+
+    class _Cheat(_Honest):
+        def forward(self, x, y):
+            super().forward(x, y)
+            return torch.add(x, y)
+
+    ModelNew = _Honest
+    ModelNew = _Cheat
+    ''', "no_forbidden_torch_ops"),
+    # compute in a nested function of forward
+    ('''
+    class ModelNew(torch.nn.Module):
+        def forward(self, x, y):
+            def inner(t):
+                return t.mean()
+            out = torch.empty_like(x)
+            _add_kernel[(1,)](x, y, out, x.numel(), BLOCK=1024)
+            return out + inner(x)
+    ''', "no_forbidden_torch_ops"),
+    # an operator table reached through a dict
+    ('''
+    OPS = {"mm": torch.matmul}
+
+    class ModelNew(torch.nn.Module):
+        def forward(self, x, y):
+            out = torch.empty_like(x)
+            _add_kernel[(1,)](x, y, out, x.numel(), BLOCK=1024)
+            return OPS["mm"](out, y)
+    ''', "no_hidden_torch_compute"),
+])
+def test_more_evasions(body, check):
+    r = run(body)
+    assert not r["checks"][check]["passed"], json.dumps(r["checks"], indent=1)
+    assert 3 in r["regression_types"]  # (forward = F.softmax also launches nothing: type 2)
+
+
 # ---- type 3: our stricter checks --------------------------------------------------------------
 
 FORWARD_WITH = '''

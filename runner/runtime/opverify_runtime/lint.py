@@ -468,6 +468,8 @@ class _Analysis:
         self.star_imports = []   # (module, line)
         self.kernel_nodes = set()
         self.parents = {}
+        self._resolved = {}
+        self._steps = 0
         self.violations = {name: [] for name in VIOLATION_CHECKS}
         self._seen_violations = set()
         self.module = Scope("module", tree, None)
@@ -478,6 +480,7 @@ class _Analysis:
                 self.parents[child] = parent
         self.docstrings = self._docstrings()
         self._find_kernels()
+        self._resolved.clear()  # answers cached before every kernel was known
 
     # ---- building scopes -------------------------------------------------------------------
 
@@ -602,8 +605,19 @@ class _Analysis:
     # ---- resolution ------------------------------------------------------------------------
 
     def resolve(self, expr, scope, seen=frozenset(), depth=0):
-        """The Refs `expr` may denote (flow-insensitive; an over-approximation)."""
-        if depth > 16 or expr is None:
+        """The Refs `expr` may denote (flow-insensitive; an over-approximation). Top-level
+        answers are cached; a step budget bounds pathological alias chains."""
+        if depth == 0 and not seen:
+            key = (id(expr), id(scope))
+            if key not in self._resolved:
+                self._steps = 0
+                self._resolved[key] = self._resolve(expr, scope, seen, 1)
+            return self._resolved[key]
+        return self._resolve(expr, scope, seen, depth)
+
+    def _resolve(self, expr, scope, seen, depth):
+        self._steps += 1
+        if depth > 16 or expr is None or self._steps > 20000:
             return []
         if isinstance(expr, ast.Name):
             return self._resolve_name(expr.id, scope, seen, depth)
@@ -696,6 +710,10 @@ class _Analysis:
     def _class_member(self, info, attr, seen, depth, skip_self=False, instance=True):
         """Refs for info.attr (methods, class attributes, self attributes), or None if absent."""
         for c in self._mro(info)[1 if skip_self else 0:]:
+            key = ("member", id(c), attr)
+            if key in seen:
+                return []
+            seen = seen | {key}
             for b in c.scope.bindings.get(attr, []):
                 if b.kind == "def":
                     return [Ref("kernel" if b.value in self.kernel_nodes else "func", b.value)]
@@ -985,6 +1003,10 @@ class _Analysis:
             for r in found:
                 if r.kind == "func" and not (name == "__call__" and r.value in out):
                     out.append(r.value)
+                elif r.kind == "path" and _torch_compute_reason(r.value):  # forward = torch.softmax
+                    self.report("no_hidden_torch_compute", info.node.lineno, f"{info.name}.{name}",
+                                f"{name} is {r.value}: {_torch_compute_reason(r.value)}"
+                                + (f", through {r.via}" if r.via else ""))
         for node in ast.walk(self.tree):  # forward hooks run around forward
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr in HOOK_REGISTRARS and node.args):
@@ -1092,12 +1114,12 @@ class _Analysis:
 
     def _scan_call(self, call, fn, is_forward, scope, queue):
         func = call.func
+        refs = self.resolve(func, scope)
         if isinstance(func, ast.Subscript):
             for r in self.resolve(func.value, scope):
-                if r.kind == "kernel":
+                if r.kind in ("kernel", "kernel_launcher"):  # k[grid](...), table[name][grid](...)
                     self._record_launch(r.value, call.lineno)
-            return
-        refs = self.resolve(func, scope)
+            refs = [r for r in refs if r.kind not in ("kernel", "kernel_launcher")]  # table[name](...)
         func_text = _unparse(func)
         for r in refs:
             if r.kind == "path":
@@ -1432,7 +1454,20 @@ def lint_source(source, filename="<string>", non_compute=False):
         result["suggestion"] = f"Make {filename} a parseable Python source file."
         return result
     tree.body = [stmt for stmt in tree.body if not _is_main_guard(stmt)]  # never runs on import
+    try:
+        return _analyse(tree, result, filename, non_compute)
+    except (RecursionError, MemoryError) as e:  # absurdly deep or large sources
+        reason = f"too complex to analyse ({type(e).__name__})"
+    except Exception as e:  # noqa: BLE001 - a lint bug must fail the file, never pass it
+        reason = f"internal lint error: {type(e).__name__}: {e}"
+    result = _empty_result(filename, non_compute)
+    result["error"] = f"{filename}:0: {reason}"
+    result["error_line"] = 0
+    result["suggestion"] = "The lint could not analyse this file; simplify it or report the lint error."
+    return result
 
+
+def _analyse(tree, result, filename, non_compute):
     a = _Analysis(tree, filename, non_compute)
     a.check_module()
     kernels = sorted(a.kernel_nodes, key=lambda n: n.lineno)

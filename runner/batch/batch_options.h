@@ -1,0 +1,27 @@
+// What `opverify-batch` was asked to do.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "runner/store/shard.h"
+
+namespace opverify {
+
+struct BatchOptions {
+  std::string jobs_path;
+  std::string run_dir;           // default: runs/<manifest name>-<UTC timestamp>
+  bool resume = false;           // run only cases not journaled in run_dir
+  std::string backend = "auto";  // auto, cuda, npu, cpu
+  std::string filter;            // glob over operator names; empty: all
+  bool dry_run = false;
+  StorePolicy store = StorePolicy::kFailures;
+  std::optional<double> timeout_s;  // overrides every operator's per-case timeout
+  bool bench = true;
+  bool verbose = false;
+  bool ab = true;                // A/B re-run of accuracy failures
+  std::string previous_run;      // a run folder whose timings order the work (longest first)
+  int max_cases_per_item = 64;   // sweeps larger than this are split across ranks
+};
+
+}  // namespace opverify

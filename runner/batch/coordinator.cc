@@ -1,0 +1,81 @@
+#include "runner/batch/coordinator.h"
+
+#include <deque>
+#include <map>
+#include <thread>
+
+namespace opverify {
+
+nlohmann::json WorkItemToJson(const WorkItem& item) {
+  return {{"id", item.id}, {"op_index", item.op_index}, {"case_indices", item.case_indices},
+          {"expected_s", item.expected_s}};
+}
+
+WorkItem WorkItemFromJson(const nlohmann::json& j) {
+  WorkItem item;
+  item.id = j.at("id").get<int>();
+  item.op_index = j.at("op_index").get<int>();
+  item.case_indices = j.at("case_indices").get<std::vector<int>>();
+  item.expected_s = j.value("expected_s", 0.0);
+  return item;
+}
+
+bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items, Progress* progress) {
+  std::deque<WorkItem> queue(items.begin(), items.end());
+  std::map<std::pair<std::size_t, int>, bool> busy;  // (link, rank) -> has an item
+  int stopped = 0;
+  bool healthy = true;
+  while (stopped < workers) {
+    bool received = false;
+    for (std::size_t l = 0; l < links.size(); ++l) {
+      std::optional<Message> message = links[l]->Receive(0.0);
+      if (!message) continue;
+      received = true;
+      const auto key = std::make_pair(l, message->source);
+      switch (message->tag) {
+        case kTagCase:
+          progress->CaseDone(nlohmann::json::parse(message->payload));
+          break;
+        case kTagFailed:
+          healthy = false;
+          [[fallthrough]];
+        case kTagRequest:
+          if (busy[key]) progress->ItemDone();
+          busy[key] = false;
+          if (message->tag == kTagRequest && !queue.empty()) {
+            links[l]->Send(message->source, kTagAssign, WorkItemToJson(queue.front()).dump());
+            queue.pop_front();
+            busy[key] = true;
+          } else {
+            links[l]->Send(message->source, kTagStop, "");
+            ++stopped;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    if (!received) {
+      progress->Tick();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  progress->Finish();
+  return healthy;
+}
+
+void WorkerLoop(Comm* link, int coordinator_rank,
+                const std::function<bool(const WorkItem&, const std::function<void(const nlohmann::json&)>&)>& run) {
+  bool ok = true;
+  for (;;) {
+    link->Send(coordinator_rank, ok ? kTagRequest : kTagFailed, "");
+    std::optional<Message> message;
+    while (!(message = link->Receive(1.0))) {
+    }
+    if (message->tag != kTagAssign) return;
+    const WorkItem item = WorkItemFromJson(nlohmann::json::parse(message->payload));
+    ok = run(item, [&](const nlohmann::json& summary) { link->Send(coordinator_rank, kTagCase, summary.dump()); });
+  }
+}
+
+}  // namespace opverify

@@ -1,0 +1,39 @@
+// Rank 0's coordinator: hands out work items dynamically (each worker asks
+// for the next when it is free, longest expected first) and receives every
+// case verdict as it completes. Workers reach it through Comms: remote
+// ranks through MPI, rank 0's own worker through an in-process link.
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/batch/comm.h"
+#include "runner/batch/progress.h"
+#include "runner/batch/work_plan.h"
+
+namespace opverify {
+
+// Message tags between workers and the coordinator.
+enum BatchTag : int {
+  kTagRequest = 1,  // worker -> coordinator: ready for an item
+  kTagCase = 2,     // worker -> coordinator: one case's summary (JSON)
+  kTagAssign = 3,   // coordinator -> worker: a work item (JSON)
+  kTagStop = 4,     // coordinator -> worker: no more work
+  kTagFailed = 5,   // worker -> coordinator: this worker cannot go on (store failure)
+};
+
+nlohmann::json WorkItemToJson(const WorkItem& item);
+WorkItem WorkItemFromJson(const nlohmann::json& j);
+
+// Serves `links` (each a Comm whose peers other than its own rank are
+// workers) until every worker has been told to stop. Returns false if a
+// worker reported a failure it could not go on from.
+bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items, Progress* progress);
+
+// A worker's loop: ask, run, repeat, until told to stop. `run` returns false
+// when the worker cannot go on.
+void WorkerLoop(Comm* link, int coordinator_rank,
+                const std::function<bool(const WorkItem&, const std::function<void(const nlohmann::json&)>&)>& run);
+
+}  // namespace opverify

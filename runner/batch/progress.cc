@@ -1,0 +1,57 @@
+#include "runner/batch/progress.h"
+
+#include "runner/common/strings.h"
+
+namespace opverify {
+
+Progress::Progress(int total_items, bool terminal, double plain_interval_s, std::FILE* out)
+    : total_items_(total_items),
+      terminal_(terminal),
+      interval_s_(terminal ? 0.2 : plain_interval_s),
+      out_(out),
+      start_(std::chrono::steady_clock::now()),
+      last_draw_(start_) {}
+
+void Progress::CaseDone(const nlohmann::json& summary) {
+  (summary.value("passed", false) ? passed_ : failed_)++;
+  Tick();
+}
+
+void Progress::ItemDone() {
+  ++items_done_;
+  Tick();
+}
+
+std::string Progress::Line() const {
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const int done = passed_ + failed_;
+  const double rate = elapsed > 0 ? done / elapsed : 0;
+  std::string eta = "?";
+  if (items_done_ > 0 && items_done_ < total_items_) {
+    const double remaining = elapsed / items_done_ * (total_items_ - items_done_);
+    eta = Printf("%d:%02d", static_cast<int>(remaining) / 60, static_cast<int>(remaining) % 60);
+  } else if (items_done_ >= total_items_) {
+    eta = "0:00";
+  }
+  return Printf("[%d/%d work items] %d cases done, %d passed, %d failed, %.1f cases/s, ETA %s", items_done_,
+                total_items_, done, passed_, failed_, rate, eta.c_str());
+}
+
+void Progress::Tick() {
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(now - last_draw_).count() < interval_s_) return;
+  last_draw_ = now;
+  if (terminal_) {
+    std::fprintf(out_, "\r\033[K%s", Line().c_str());
+  } else {
+    std::fprintf(out_, "%s\n", Line().c_str());
+  }
+  std::fflush(out_);
+}
+
+void Progress::Finish() {
+  std::fprintf(out_, terminal_ ? "\r\033[K%s\n" : "%s\n", Line().c_str());
+  std::fflush(out_);
+}
+
+}  // namespace opverify

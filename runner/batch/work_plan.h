@@ -1,0 +1,32 @@
+// Cutting a job into work items and ordering them: pure functions.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace opverify {
+
+struct WorkItem {
+  int id = 0;
+  int op_index = 0;                // into the job's operators
+  std::vector<int> case_indices;   // empty: every case of the operator
+  double expected_s = 0;           // from the previous run, else an estimate
+};
+
+struct OperatorShape {
+  std::string name;
+  int known_cases = 0;  // sweep size; 0: the task's own cases, unknown until loaded
+};
+
+// One item per operator, except operators with more than max_cases_per_item
+// known cases, which are cut into consecutive chunks of at most that many.
+// Items are ordered longest expected first (previous_seconds: each
+// operator's wall time in an earlier run). An operator with no previous
+// time is expected to take the mean of those that have one (or, with no
+// timings at all, the job keeps manifest order). Ties keep manifest order.
+// Preconditions: max_cases_per_item >= 1.
+std::vector<WorkItem> PlanWork(const std::vector<OperatorShape>& ops,
+                               const std::map<std::string, double>& previous_seconds, int max_cases_per_item);
+
+}  // namespace opverify

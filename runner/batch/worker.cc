@@ -1,0 +1,139 @@
+#include "runner/batch/worker.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "runner/judge/verdict_json.h"
+#include "runner/verify/ab_rerun.h"
+#include "runner/verify/operator_run.h"
+#include "runner/verify/verify_result.h"
+
+namespace opverify {
+namespace {
+
+using nlohmann::json;
+
+OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
+  OperatorSpec spec;
+  spec.name = op.name;
+  spec.task_file = op.task_file;
+  spec.impl_file = op.impl_file;
+  spec.impl_name = op.impl_name;
+  spec.non_compute = op.non_compute;
+  spec.standard = op.standard;
+  spec.precision_mode = op.precision_mode;
+  spec.timeout_s = options.timeout_s.value_or(op.timeout_s);
+  spec.lint = op.lint;
+  spec.params = op.cases;
+  return spec;
+}
+
+bool KeepTensors(StorePolicy policy, bool passed) {
+  return policy == StorePolicy::kAll || (policy == StorePolicy::kFailures && !passed);
+}
+
+}  // namespace
+
+bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::function<void(const json&)>& report) {
+  const OperatorJob& op = setup.job->operators.at(static_cast<std::size_t>(item.op_index));
+  const BatchOptions& options = *setup.options;
+  OperatorSpec spec = SpecFor(op, options);
+  auto case_id = [&](int index) {
+    return CaseId(op.name, op.cases.empty() ? json(nullptr) : op.cases[static_cast<std::size_t>(index)], index);
+  };
+  std::set<int> mine(item.case_indices.begin(), item.case_indices.end());
+  spec.skip_case = [&](int index) {
+    return (!mine.empty() && mine.count(index) == 0) || setup.done.count(case_id(index)) > 0;
+  };
+
+  RunOptions run;
+  run.backend = options.backend;
+  run.env = setup.executor_env;
+  run.log_path = setup.executor_log;
+
+  bool store_ok = true;
+  bool environment_stored = false;
+  json environment;
+  // RunOperator reports the environment at its end; the first stored case
+  // of the item carries it, taken from the case's own executor reply below.
+  OperatorOutcome outcome = RunOperator(spec, run, [&](const CaseOutcome& c) {
+    if (!store_ok) return;
+    CaseRecord record;
+    record.case_id = case_id(c.index);
+    record.op_name = op.name;
+    record.case_index = c.index;
+    record.params = op.cases.empty() ? json::object() : op.cases[static_cast<std::size_t>(c.index)];
+    record.input_desc = c.input_desc;
+    record.passed = c.passed;
+    record.error_type = c.error_type;
+    record.error_msg = CutMiddle(c.error_msg);
+    for (const Verdict& v : c.outputs) {
+      record.outputs.push_back(VerdictToJson(v));
+      if (record.route.empty() || (!v.passed && c.outputs.front().passed)) record.route = std::string(RouteName(v.route));
+    }
+    record.timings = c.timings;
+    record.timings["wall_ms"] = c.wall_ms;
+    record.timings["judge_ms"] = c.judge_ms;
+    record.rank = setup.rank;
+    record.extra["warnings"] = c.warnings;
+    record.extra["golden_device"] = c.golden_device;
+    record.extra["details"] = json::parse(CaseDetails(c).dump());
+    if (!c.passed) record.extra["failure"] = json::parse(FailureEntry(c).dump());
+    record.extra["impl_name"] = op.impl_name;
+    record.extra["actual_sha256"] = c.actual_sha256;
+    if (options.ab && c.error_type == "AccuracyError") {
+      AbRequest ab;
+      ab.spec = &spec;
+      ab.options = run;
+      ab.original_cache_dir = setup.cache_dir;
+      ab.fresh_cache_parent = setup.cache_dir + "/../ab";
+      ab.original_environment = environment;
+      OperatorSpec alone = spec;
+      alone.skip_case = nullptr;
+      ab.spec = &alone;
+      record.ab = RunAb(ab, c);
+    }
+    if (KeepTensors(options.store, c.passed)) record.tensors = c.tensors;
+    const auto started = std::chrono::steady_clock::now();
+    Status stored = setup.shard->Append(record);
+    const double store_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    if (!stored.ok()) {
+      spdlog::critical("rank {}: storing {} failed: {}", setup.rank, record.case_id, stored.ToString());
+      store_ok = false;
+      return;
+    }
+    report({{"case_id", record.case_id}, {"op", op.name}, {"index", c.index}, {"passed", c.passed},
+            {"error_type", c.error_type}, {"wall_ms", c.wall_ms}, {"store_ms", store_ms},
+            {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr)) : json(nullptr)}});
+  });
+  (void)environment_stored;
+  // Operator-level facts (environment, lint, non_compute) go in a small side
+  // record so reports can rebuild verify_result.json from the store alone.
+  if (store_ok && !outcome.cases.empty()) {
+    CaseRecord meta;
+    meta.case_id = op.name + "/@operator/" + std::to_string(item.id);
+    meta.op_name = op.name;
+    meta.case_index = -1;
+    meta.passed = true;
+    meta.rank = setup.rank;
+    meta.device = outcome.environment.is_object() && outcome.environment.contains("device") &&
+                          outcome.environment["device"].is_object()
+                      ? outcome.environment["device"].value("name", "")
+                      : "";
+    meta.extra = {{"kind", "operator"},
+                  {"environment", outcome.environment},
+                  {"lint", outcome.lint},
+                  {"non_compute", outcome.non_compute},
+                  {"case_count", outcome.case_count},
+                  {"impl_name", op.impl_name}};
+    Status stored = setup.shard->Append(meta);
+    if (!stored.ok()) {
+      spdlog::critical("rank {}: storing {} failed: {}", setup.rank, meta.case_id, stored.ToString());
+      store_ok = false;
+    }
+  }
+  return store_ok;
+}
+
+}  // namespace opverify

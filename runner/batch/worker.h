@@ -1,0 +1,38 @@
+// A rank's worker: runs the work items it is given, operator by operator, in
+// executor processes, stores every case in the rank's HDF5 shard and reports
+// each verdict to the coordinator as it completes.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/batch/batch_options.h"
+#include "runner/batch/work_plan.h"
+#include "runner/manifest/manifest.h"
+#include "runner/store/shard.h"
+
+namespace opverify {
+
+struct WorkerSetup {
+  const JobManifest* job = nullptr;
+  const BatchOptions* options = nullptr;
+  int rank = 0;
+  std::vector<std::pair<std::string, std::string>> executor_env;  // device binding, this rank's cache
+  std::string cache_dir;       // this rank's TRITON_CACHE_DIR (never shared between ranks)
+  std::string executor_log;    // the rank's executors' output
+  std::set<std::string> done;  // case ids already stored (resume)
+  ShardWriter* shard = nullptr;
+};
+
+// Runs one item; `report` gets a short JSON summary of each case once it is
+// stored: {case_id, op, index, passed, error_type, wall_ms, ab}.
+// Returns false if the store failed (the rank cannot go on).
+bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
+                 const std::function<void(const nlohmann::json&)>& report);
+
+}  // namespace opverify

@@ -1,0 +1,77 @@
+// Job manifests (jobs/*.json, schemas/jobs.schema.json): which operators a
+// batch runs, how each is judged and benchmarked, and the sweep of
+// parameters that makes its cases.
+//
+// A manifest is validated against the JSON Schema before anything else;
+// every error names the file and the JSON path (or line and column for a
+// syntax error). Paths inside a manifest are relative to its own folder.
+// The format, field by field: docs/MANIFEST.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/common/status.h"
+#include "runner/judge/standards.h"
+
+namespace opverify {
+
+struct BenchSettings {
+  int warmup = 5;
+  int repeats = 50;
+  bool enabled = true;
+  bool adaptive = false;  // repeat until the relative standard error < target
+  double target_rse = 0.01;
+  int max_repeats = 1000;
+};
+
+// One operator of a job, with every default applied.
+struct OperatorJob {
+  std::string name;       // the file prefix, e.g. "softmax"; unique in a job
+  std::string task_file;  // absolute: <dir>/<name>_torch.py
+  std::string impl_file;  // absolute: <dir>/<name>_<impl_name>.py
+  std::string impl_name = "triton_ascend_impl";
+  std::optional<bool> non_compute;  // unset: the task file's NON_COMPUTE
+  Standard standard = Standard::kEco;
+  PrecisionMode precision_mode = PrecisionMode::kNone;
+  double timeout_s = 900;  // per case
+  bool lint = true;
+  BenchSettings bench;
+  std::vector<std::string> tags;
+  std::optional<std::string> task_sha256;  // anchor: a changed task file is refused
+  // The sweep's cartesian product, one JSON object of get_inputs keyword
+  // arguments per case, in a stable order. Empty: the task's own cases
+  // (get_input_groups(), else get_inputs()).
+  std::vector<nlohmann::json> cases;
+  std::string source;  // "<manifest file>:/operators/3" for messages
+};
+
+struct JobManifest {
+  std::string path;  // the top manifest, absolute
+  std::string name;
+  std::string description;
+  std::vector<OperatorJob> operators;  // includes resolved, in order, duplicates refused
+};
+
+// Errors: InvalidInput naming the file and the JSON path (or line:column),
+// NotFound for a missing manifest, include or operator file (naming the
+// entry and the path). Messages name files as `path` names them: relative
+// paths stay relative to the working directory.
+Result<JobManifest> LoadManifest(const std::string& path);
+
+// The cases of a sweep ({"param": [values...], ...}, validated): the
+// cartesian product, one JSON object per case. Parameters in key order, the
+// last one varying fastest; values in the order given.
+std::vector<nlohmann::json> ExpandSweep(const nlohmann::json& sweep);
+
+// A case's stable id: "<op>/<canonical params JSON>" for sweeps (params an
+// object: nlohmann's compact dump, keys sorted), "<op>/#<index>" for the
+// task's own cases (params null; index 0-based, as get_input_groups()
+// returns them). The same operator and parameters give the same id in every
+// run.
+std::string CaseId(const std::string& op_name, const nlohmann::json& params, int index);
+
+}  // namespace opverify

@@ -1,0 +1,173 @@
+"""opverify-batch for real: mpirun with 1, 2 and 3 ranks on the cpu backend
+(oversubscribed on this machine's cores), SIGKILL and --resume, the A/B
+re-run of accuracy failures, and bad manifests. Results are read back from
+the run folder: summary.json, verify_result.json and the HDF5 store."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import h5py
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CPU_OPS = os.path.join(ROOT, "tests", "fixtures", "cpu_ops")
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+
+
+@pytest.fixture(scope="session")
+def batch_bin():
+    build = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
+    path = os.path.join(build, "runner", "opverify-batch")
+    assert os.access(path, os.X_OK), path
+    return path
+
+
+def run_batch(batch_bin, manifest, run_dir, *flags, ranks=None, timeout=600):
+    command = [batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), *flags]
+    if ranks:
+        command = ["mpirun", "-np", str(ranks), "--oversubscribe", *command]
+    env = dict(os.environ, **MPI_ENV)
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def verdicts(run_dir):
+    """case_id -> (passed, error_type), from the HDF5 store via results.h5."""
+    out = {}
+    with h5py.File(os.path.join(run_dir, "results.h5"), "r") as f:
+        for row in f["cases"][:]:
+            case_id = row["case_id"].decode() if isinstance(row["case_id"], bytes) else row["case_id"]
+            if "/@operator/" in case_id:
+                continue
+            error = row["error_type"].decode() if isinstance(row["error_type"], bytes) else row["error_type"]
+            out[case_id] = (bool(row["passed"]), error)
+    return out
+
+
+def write_manifest(path, operators, **defaults):
+    defaults.setdefault("impl_name", "cpu_impl")
+    defaults.setdefault("lint", False)
+    path.write_text(json.dumps({"name": path.stem, "defaults": defaults,
+                                "operators": [{"name": op, "dir": CPU_OPS} for op in operators]}))
+    return path
+
+
+MIXED = ["relu_ok", "quant_ok", "transpose_ok", "scale_accuracy", "nan_bad", "crash_second_case", "runtime_bad"]
+
+
+@pytest.fixture(scope="module")
+def single_rank_run(batch_bin, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("single")
+    manifest = write_manifest(folder / "mixed.json", MIXED)
+    proc = run_batch(batch_bin, manifest, folder / "run", "--no-ab")
+    return folder / "run", proc
+
+
+def test_single_rank_without_mpirun(single_rank_run):
+    run_dir, proc = single_rank_run
+    assert proc.returncode == 1, proc.stderr[-3000:]  # some fixtures fail by design
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["ranks"] == 1 and summary["launcher"] == "none"
+    assert summary["totals"]["operators"] == len(MIXED)
+    v = verdicts(run_dir)
+    assert v["relu_ok/#0"] == (True, "")
+    assert v["crash_second_case/#1"] == (False, "Crash")
+    assert v["crash_second_case/#2"] == (True, "")
+    assert v["scale_accuracy/#0"] == (False, "AccuracyError")
+    seed = json.loads((run_dir / "ops" / "nan_bad" / "verify_result.json").read_text())
+    assert list(seed)[:6] == ["op_name", "total_cases", "passed_cases", "failed_cases", "failures", "environment"]
+    assert seed["failures"][0]["error_type"] == "NaNMismatch"
+    assert (run_dir / "logs" / "rank-0000.log").exists()
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3])
+def test_mpirun_ranks_give_the_same_verdicts(batch_bin, tmp_path, single_rank_run, ranks):
+    manifest = write_manifest(tmp_path / "mixed.json", MIXED)
+    proc = run_batch(batch_bin, manifest, tmp_path / "run", "--no-ab", ranks=ranks)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert verdicts(tmp_path / "run") == verdicts(single_rank_run[0])
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["ranks"] == ranks and summary["launcher"] == "mpirun"
+    with h5py.File(tmp_path / "run" / "results.h5", "r") as f:
+        used = {int(r) for r in f["cases"]["rank"][:]}
+    if ranks > 1:
+        assert len(used) > 1, "work was not spread over the ranks"
+    for r in range(ranks):
+        assert (tmp_path / "run" / "logs" / f"rank-{r:04d}.log").exists()
+
+
+def test_sigkill_then_resume_finishes_with_the_same_results(batch_bin, tmp_path, single_rank_run):
+    manifest = write_manifest(tmp_path / "mixed.json", MIXED)
+    run_dir = tmp_path / "run"
+    env = dict(os.environ, **MPI_ENV)
+    proc = subprocess.Popen([batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), "--no-ab"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    journal = run_dir / "shards" / "rank-0000.journal"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if journal.exists() and journal.read_text().count("\n") >= 3:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    stored = journal.read_text().count("\n")
+    assert stored >= 3
+    resumed = run_batch(batch_bin, manifest, run_dir, "--no-ab", "--resume")
+    assert resumed.returncode == 1, resumed.stderr[-3000:]
+    assert verdicts(run_dir) == verdicts(single_rank_run[0])
+    assert len(list((run_dir / "shards").glob("rank-0000*.h5"))) == 2  # resume wrote a new shard
+
+
+def test_existing_run_folder_needs_resume(batch_bin, tmp_path):
+    manifest = write_manifest(tmp_path / "one.json", ["relu_ok"])
+    assert run_batch(batch_bin, manifest, tmp_path / "run").returncode == 0
+    again = run_batch(batch_bin, manifest, tmp_path / "run")
+    assert again.returncode == 2 and "--resume" in again.stderr
+
+
+def test_ab_classifies_each_accuracy_failure(batch_bin, tmp_path):
+    manifest = write_manifest(tmp_path / "ab.json", ["scale_accuracy", "ab_cache_suspect", "ab_nondeterministic"])
+    run_dir = tmp_path / "run"
+    # A stale "compiled kernel" sits in rank 0's cache before the run.
+    cache = run_dir / "cache" / "rank-0000" / "triton"
+    cache.mkdir(parents=True)
+    (cache / "fixture_kernel.json").write_text(json.dumps({"scale": 2.5}))
+    proc = run_batch(batch_bin, manifest, run_dir)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    ab = {f["op"]: f["ab"] for f in summary["failures"]}
+    assert ab == {"scale_accuracy": "real_defect", "ab_cache_suspect": "compiler_suspect",
+                  "ab_nondeterministic": "nondeterministic"}
+    with h5py.File(run_dir / "results.h5", "r") as f:
+        shard_name = [k for k in f["shards"]][0]
+    records = {}
+    with h5py.File(run_dir / "shards" / "rank-0000.h5", "r") as f:
+        for name in f["cases"]:
+            attrs = f["cases"][name].attrs
+            if attrs["case_index"] >= 0:  # rows of operator-level facts have -1
+                records[attrs["op_name"]] = json.loads(attrs["ab"])
+    suspect = records["ab_cache_suspect"]
+    assert suspect["bitwise_equal"] == {"fresh": False, "same_cache": True}
+    assert os.path.isdir(suspect["kept_cache_dir"])
+    assert "original" in suspect["environments"] and "fresh" in suspect["environments"]
+    assert records["scale_accuracy"]["kept_cache_dir"] is None
+    assert shard_name.startswith("rank-0000")
+
+
+@pytest.mark.parametrize("content,words", [
+    ("{ not json", ["bad.json:1:"]),
+    (json.dumps({"name": "x", "operators": [{"name": "relu_ok", "dir": CPU_OPS, "tiemout_s": 3}]}), ["tiemout_s"]),
+    (json.dumps({"name": "x", "operators": [{"name": "no_such_op", "dir": CPU_OPS}]}), ["no_such_op_torch.py"]),
+    (json.dumps({"name": "x", "defaults": {"impl_name": "cpu_impl"},
+                 "operators": [{"name": "relu_ok", "dir": CPU_OPS}, {"name": "relu_ok", "dir": CPU_OPS}]}), ["relu_ok"]),
+])
+def test_bad_manifests_exit_2_naming_the_problem(batch_bin, tmp_path, content, words):
+    manifest = tmp_path / "bad.json"
+    manifest.write_text(content)
+    proc = run_batch(batch_bin, manifest, tmp_path / "run")
+    assert proc.returncode == 2
+    assert "bad.json" in proc.stderr
+    for word in words:
+        assert word in proc.stderr, proc.stderr
+    assert not (tmp_path / "run").exists()

@@ -1,0 +1,474 @@
+// Job manifests: the shipped jobs/*.json load with the operators they are
+// meant to hold; sweeps, defaults, includes and discovery resolve as
+// docs/MANIFEST.md says; bad manifests (tests/fixtures/manifests/bad) are
+// refused with a message naming the file and the place.
+#include "runner/manifest/manifest.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace opverify {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+const std::string kSource = OPVERIFY_SOURCE_DIR;
+const std::string kFixtures = kSource + "/tests/fixtures/manifests";
+
+JobManifest MustLoad(const std::string& path) {
+  Result<JobManifest> manifest = LoadManifest(path);
+  EXPECT_TRUE(manifest.ok()) << manifest.status().ToString();
+  return manifest.ok() ? std::move(manifest).value() : JobManifest{};
+}
+
+std::vector<std::string> Names(const JobManifest& manifest) {
+  std::vector<std::string> names;
+  for (const OperatorJob& op : manifest.operators) names.push_back(op.name);
+  return names;
+}
+
+const OperatorJob& Find(const JobManifest& manifest, const std::string& name) {
+  const auto it = std::find_if(manifest.operators.begin(), manifest.operators.end(),
+                               [&](const OperatorJob& op) { return op.name == name; });
+  if (it == manifest.operators.end()) {
+    ADD_FAILURE() << name << " not in " << manifest.path;
+    static const OperatorJob kNone;
+    return kNone;
+  }
+  return *it;
+}
+
+// Operator names of the task files in a folder, sorted.
+std::vector<std::string> TasksIn(const std::string& dir) {
+  std::vector<std::string> names;
+  const std::string suffix = "_torch.py";
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (file.size() > suffix.size() &&
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      names.push_back(file.substr(0, file.size() - suffix.size()));
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The message a bad fixture is refused with (and that it is refused).
+Status Refusal(const std::string& fixture) {
+  Result<JobManifest> manifest = LoadManifest(kFixtures + "/bad/" + fixture);
+  EXPECT_FALSE(manifest.ok()) << fixture << " was accepted";
+  return manifest.status();
+}
+
+// Runs with the working directory set to `dir`, as a user who names a
+// manifest by a relative path.
+class InDirectory {
+ public:
+  explicit InDirectory(const std::string& dir) : previous_(fs::current_path()) {
+    fs::current_path(dir);
+  }
+  ~InDirectory() { fs::current_path(previous_); }
+  InDirectory(const InDirectory&) = delete;
+  InDirectory& operator=(const InDirectory&) = delete;
+
+ private:
+  fs::path previous_;
+};
+
+// ---- The shipped manifests --------------------------------------------
+
+TEST(ShippedManifests, EveryJobsFileLoads) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(kSource + "/jobs")) {
+    if (entry.path().extension() != ".json") continue;
+    ++count;
+    Result<JobManifest> manifest = LoadManifest(entry.path().string());
+    EXPECT_TRUE(manifest.ok()) << manifest.status().ToString();
+  }
+  EXPECT_GE(count, 5);
+}
+
+TEST(ShippedManifests, AllCoversEveryOperatorInOps) {
+  const JobManifest all = MustLoad(kSource + "/jobs/all.json");
+  EXPECT_EQ(all.name, "all");
+  EXPECT_EQ(Names(all), TasksIn(kSource + "/jobs/ops"));
+  EXPECT_EQ(all.operators.size(), 13u);
+  for (const OperatorJob& op : all.operators) {
+    EXPECT_EQ(op.impl_name, "triton_impl");
+    EXPECT_EQ(op.impl_file, kSource + "/jobs/ops/" + op.name + "_triton_impl.py");
+    EXPECT_EQ(op.task_file, kSource + "/jobs/ops/" + op.name + "_torch.py");
+    EXPECT_TRUE(op.cases.empty()) << op.name << ": the task's own CASES";
+    EXPECT_FALSE(op.non_compute.has_value()) << op.name << ": the task file decides";
+    EXPECT_TRUE(op.lint);
+    EXPECT_EQ(op.source, kSource + "/jobs/all.json:/operators/0");
+  }
+}
+
+TEST(ShippedManifests, SmokeIsAQuickSubsetOfAll) {
+  const JobManifest smoke = MustLoad(kSource + "/jobs/smoke.json");
+  EXPECT_THAT(Names(smoke), ElementsAre("softmax", "transpose2d", "quant_int8", "argmax"));
+  const std::vector<std::string> all = TasksIn(kSource + "/jobs/ops");
+  for (const OperatorJob& op : smoke.operators) {
+    EXPECT_TRUE(std::count(all.begin(), all.end(), op.name)) << op.name;
+    EXPECT_LE(op.bench.repeats, 10);
+  }
+  EXPECT_EQ(Find(smoke, "softmax").cases.size(), 4u);
+}
+
+TEST(ShippedManifests, DefectsCoverEveryDefectWithAShortHang) {
+  const JobManifest defects = MustLoad(kSource + "/jobs/defects.json");
+  std::vector<std::string> names = Names(defects);
+  EXPECT_EQ(names.back(), "hang_kernel");  // the explicit entry after the glob
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, TasksIn(kSource + "/jobs/defects"));
+  EXPECT_EQ(Find(defects, "hang_kernel").timeout_s, 20);
+  EXPECT_GT(Find(defects, "gelu_mask_bug").timeout_s, 20);
+  for (const OperatorJob& op : defects.operators) EXPECT_FALSE(op.bench.enabled) << op.name;
+}
+
+TEST(ShippedManifests, CpuSmokeHoldsThePassingCpuFixtures) {
+  const JobManifest smoke = MustLoad(kSource + "/jobs/cpu_smoke.json");
+  EXPECT_THAT(Names(smoke), ElementsAre("relu_ok", "quant_ok", "transpose_ok", "golden_fallback",
+                                        "hidden_state_ok"));
+  for (const OperatorJob& op : smoke.operators) {
+    EXPECT_EQ(op.impl_file, kSource + "/tests/fixtures/cpu_ops/" + op.name + "_cpu_impl.py");
+    EXPECT_FALSE(op.lint);
+  }
+}
+
+TEST(ShippedManifests, CpuMixedAddsFailuresAndASweep) {
+  const JobManifest mixed = MustLoad(kSource + "/jobs/cpu_mixed.json");
+  EXPECT_THAT(Names(mixed), ElementsAre("relu_ok", "quant_ok", "transpose_ok", "golden_fallback",
+                                        "hidden_state_ok", "scale_accuracy", "nan_bad",
+                                        "crash_second_case", "runtime_bad", "add_sweep"));
+  const OperatorJob& sweep = Find(mixed, "add_sweep");
+  ASSERT_EQ(sweep.cases.size(), 6u);
+  // dtype before n (key order), each in the order the manifest gives.
+  EXPECT_EQ(sweep.cases.front(), json::parse(R"({"dtype": "float32", "n": 1})"));
+  EXPECT_EQ(sweep.cases[3], json::parse(R"({"dtype": "bfloat16", "n": 1})"));
+  EXPECT_EQ(sweep.cases.back(), json::parse(R"({"dtype": "bfloat16", "n": 1023})"));
+  EXPECT_EQ(Find(mixed, "relu_ok").source, kSource + "/jobs/cpu_smoke.json:/operators/0");
+}
+
+// ---- Sweeps and case ids ------------------------------------------------
+
+TEST(Sweep, IsTheCartesianProductInKeyOrderLastKeyFastest) {
+  const JobManifest manifest = MustLoad(kFixtures + "/sweep.json");
+  const OperatorJob& alpha = Find(manifest, "alpha");
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < alpha.cases.size(); ++i) {
+    ids.push_back(CaseId(alpha.name, alpha.cases[i], static_cast<int>(i)));
+  }
+  EXPECT_THAT(ids, ElementsAre(R"(alpha/{"dtype":"float16","rows":1,"scale":0.5})",
+                               R"(alpha/{"dtype":"float16","rows":2,"scale":0.5})",
+                               R"(alpha/{"dtype":"float32","rows":1,"scale":0.5})",
+                               R"(alpha/{"dtype":"float32","rows":2,"scale":0.5})",
+                               R"(alpha/{"dtype":"bfloat16","rows":1,"scale":0.5})",
+                               R"(alpha/{"dtype":"bfloat16","rows":2,"scale":0.5})"));
+  EXPECT_TRUE(Find(manifest, "beta").cases.empty());
+}
+
+TEST(Sweep, ProductSizeIsTheProductOfTheListLengths) {
+  const json sweep =
+      json::parse(R"({"a": [1, 2, 3], "b": ["x", "y"], "c": [true, false, null, 0.25]})");
+  const std::vector<json> cases = ExpandSweep(sweep);
+  EXPECT_EQ(cases.size(), 24u);
+  EXPECT_EQ(cases[0], json::parse(R"({"a": 1, "b": "x", "c": true})"));
+  EXPECT_EQ(cases[23], json::parse(R"({"a": 3, "b": "y", "c": 0.25})"));
+  EXPECT_EQ(ExpandSweep(json::parse(R"({"n": [7]})")),
+            std::vector<json>{json::parse(R"({"n": 7})")});
+}
+
+TEST(CaseId, IsStableAndCanonical) {
+  // Key order in the source text does not matter: nlohmann sorts keys.
+  const json a = json::parse(R"({"rows": 128, "dtype": "float16", "cols": 1000})");
+  const json b = json::parse(R"({"cols": 1000, "rows": 128, "dtype": "float16"})");
+  EXPECT_EQ(CaseId("softmax", a, 0), R"(softmax/{"cols":1000,"dtype":"float16","rows":128})");
+  EXPECT_EQ(CaseId("softmax", a, 0), CaseId("softmax", b, 5));
+  EXPECT_EQ(CaseId("softmax", nullptr, 3), "softmax/#3");
+  // An int and a float are different arguments to get_inputs, so different cases.
+  EXPECT_NE(CaseId("op", json::parse(R"({"n": 1})"), 0),
+            CaseId("op", json::parse(R"({"n": 1.0})"), 0));
+  const JobManifest first = MustLoad(kSource + "/jobs/cpu_mixed.json");
+  const JobManifest second = MustLoad(kSource + "/jobs/cpu_mixed.json");
+  EXPECT_EQ(CaseId("add_sweep", Find(first, "add_sweep").cases[4], 4),
+            CaseId("add_sweep", Find(second, "add_sweep").cases[4], 4));
+  EXPECT_EQ(CaseId("add_sweep", Find(first, "add_sweep").cases[4], 4),
+            R"(add_sweep/{"dtype":"bfloat16","n":1000})");
+}
+
+// ---- Defaults and overrides -------------------------------------------
+
+TEST(Defaults, ApplyToEveryOperatorOfTheFileUnlessOverridden) {
+  const JobManifest manifest = MustLoad(kFixtures + "/defaults.json");
+  EXPECT_THAT(Names(manifest), ElementsAre("alpha", "beta", "gamma"));
+
+  const OperatorJob& alpha = Find(manifest, "alpha");
+  EXPECT_EQ(alpha.impl_name, "cpu_impl");
+  EXPECT_EQ(alpha.standard, Standard::kStrict);
+  EXPECT_EQ(alpha.precision_mode, PrecisionMode::kNone);
+  EXPECT_EQ(alpha.timeout_s, 30);
+  EXPECT_FALSE(alpha.lint);
+  EXPECT_FALSE(alpha.non_compute.has_value());
+  EXPECT_EQ(alpha.bench.warmup, 3);
+  EXPECT_EQ(alpha.bench.repeats, 7);
+  EXPECT_TRUE(alpha.bench.enabled);
+  EXPECT_EQ(alpha.bench.max_repeats, BenchSettings().max_repeats);
+  EXPECT_THAT(alpha.tags, ElementsAre("base"));
+  EXPECT_FALSE(alpha.task_sha256.has_value());
+
+  const OperatorJob& beta = Find(manifest, "beta");
+  EXPECT_EQ(beta.standard, Standard::kEco);
+  EXPECT_EQ(beta.precision_mode, PrecisionMode::kTF32);
+  EXPECT_EQ(beta.non_compute, std::optional<bool>(true));
+  EXPECT_EQ(beta.timeout_s, 5);
+  EXPECT_TRUE(beta.lint);
+  EXPECT_EQ(beta.bench.warmup, 3);  // bench merges key by key
+  EXPECT_EQ(beta.bench.repeats, 9);
+  EXPECT_TRUE(beta.bench.adaptive);
+  EXPECT_DOUBLE_EQ(beta.bench.target_rse, 0.02);
+  EXPECT_THAT(beta.tags, ElementsAre("own"));  // lists replace
+  EXPECT_EQ(beta.task_sha256,
+            std::optional<std::string>(
+                "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"));
+
+  const OperatorJob& gamma = Find(manifest, "gamma");  // a discovery entry's overrides
+  EXPECT_EQ(gamma.timeout_s, 12);
+  EXPECT_EQ(gamma.standard, Standard::kStrict);
+  EXPECT_EQ(gamma.precision_mode, PrecisionMode::kNone);
+  EXPECT_EQ(gamma.source, kFixtures + "/defaults.json:/operators/2");
+}
+
+TEST(Defaults, WithoutAnyTheBuiltInOnesHold) {
+  const JobManifest manifest = MustLoad(kFixtures + "/nested/include_leaf.json");
+  const OperatorJob& beta = Find(manifest, "beta");
+  const OperatorJob built_in;
+  EXPECT_EQ(beta.standard, built_in.standard);
+  EXPECT_EQ(beta.timeout_s, built_in.timeout_s);
+  EXPECT_EQ(beta.lint, built_in.lint);
+  EXPECT_EQ(beta.bench.repeats, built_in.bench.repeats);
+  EXPECT_TRUE(beta.tags.empty());
+}
+
+// ---- Includes -----------------------------------------------------------
+
+TEST(Include, IncludedOperatorsComeFirstAndPathsAreRelativeToTheIncluder) {
+  const JobManifest manifest = MustLoad(kFixtures + "/include_top.json");
+  EXPECT_EQ(manifest.name, "include_top");
+  EXPECT_EQ(manifest.path, kFixtures + "/include_top.json");
+  EXPECT_THAT(Names(manifest), ElementsAre("beta", "alpha", "gamma"));
+  for (const OperatorJob& op : manifest.operators) {
+    EXPECT_EQ(op.task_file, kFixtures + "/ops/" + op.name + "_torch.py");
+  }
+  EXPECT_EQ(Find(manifest, "beta").source, kFixtures + "/nested/include_leaf.json:/operators/0");
+  // Each file's defaults stay in that file.
+  EXPECT_EQ(Find(manifest, "beta").timeout_s, 900);
+  EXPECT_EQ(Find(manifest, "alpha").timeout_s, 22);
+  EXPECT_EQ(Find(manifest, "gamma").timeout_s, 11);
+}
+
+TEST(Include, ACycleIsRefusedNamingTheChain) {
+  const Status status = Refusal("cycle_a.json");
+  EXPECT_EQ(status.code(), Status::Code::kInvalidInput);
+  const std::string a = kFixtures + "/bad/cycle_a.json";
+  const std::string b = kFixtures + "/bad/cycle_b.json";
+  EXPECT_EQ(status.message(), b + ": /include/0: include cycle: " + a + " -> " + b + " -> " + a);
+}
+
+TEST(Include, AMissingIncludeIsNotFound) {
+  const Status status = Refusal("missing_include.json");
+  EXPECT_EQ(status.code(), Status::Code::kNotFound);
+  EXPECT_EQ(status.message(), kFixtures +
+                                  "/bad/missing_include.json: /include/1: included manifest " +
+                                  kFixtures + "/bad/nowhere.json not found");
+}
+
+// ---- Discovery ------------------------------------------------------------
+
+TEST(Discovery, FindsTaskFilesByGlobSortedLessExcluded) {
+  const JobManifest manifest = MustLoad(kFixtures + "/discovery.json");
+  EXPECT_THAT(Names(manifest), ElementsAre("alpha", "gamma"));
+  EXPECT_EQ(Find(manifest, "gamma").impl_file, kFixtures + "/ops/gamma_cpu_impl.py");
+}
+
+TEST(Discovery, AMissingImplementationIsNotFoundNamingIt) {
+  const Status status = Refusal("missing_impl_discovered.json");
+  EXPECT_EQ(status.code(), Status::Code::kNotFound);
+  EXPECT_EQ(status.message(), kFixtures +
+                                  "/bad/missing_impl_discovered.json: /operators/0: "
+                                  "implementation file " +
+                                  kFixtures + "/ops_lonely/lonely_cpu_impl.py not found");
+}
+
+TEST(Discovery, AGlobThatFindsNothingIsRefused) {
+  const Status status = Refusal("glob_no_match.json");
+  EXPECT_EQ(status.code(), Status::Code::kNotFound);
+  EXPECT_THAT(status.message(),
+              HasSubstr("glob_no_match.json: /operators/0: glob '../ops/z*_torch.py' "
+                        "finds no task file"));
+}
+
+// ---- Bad manifests ------------------------------------------------------
+
+TEST(BadManifest, SyntaxErrorNamesFileLineAndColumn) {
+  const Status status = Refusal("syntax_error.json");
+  EXPECT_EQ(status.code(), Status::Code::kInvalidInput);
+  // Line 4 is `    {"name": "alpha" "dir": "../ops"}`: the second string is unexpected.
+  EXPECT_THAT(status.message(), StartsWith(kFixtures + "/bad/syntax_error.json:4:"));
+  EXPECT_THAT(status.message(), HasSubstr("syntax error while parsing object"));
+  EXPECT_THAT(status.message(), ::testing::Not(HasSubstr("json.exception")));
+}
+
+TEST(BadManifest, SyntaxErrorPositionIsNlohmannsOwn) {
+  // Our line:column, computed from the byte offset, agree with the position
+  // nlohmann prints itself.
+  const std::string text = "{\n  \"a\": [1,\n   2,,]\n}";
+  try {
+    const json parsed = json::parse(text);
+    FAIL() << "parsed " << parsed.dump();
+  } catch (const json::parse_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("line 3, column 6"));
+  }
+  const fs::path file =
+      fs::temp_directory_path() / ("manifest_test_" + std::to_string(getpid()) + ".json");
+  {
+    FILE* out = std::fopen(file.c_str(), "w");
+    ASSERT_NE(out, nullptr);
+    std::fputs(text.c_str(), out);
+    std::fclose(out);
+  }
+  const Result<JobManifest> manifest = LoadManifest(file.string());
+  fs::remove(file);
+  ASSERT_FALSE(manifest.ok());
+  EXPECT_THAT(manifest.status().message(), StartsWith(file.string() + ":3:6: "));
+}
+
+TEST(BadManifest, UnknownKeyNamesItsJsonPath) {
+  const Status status = Refusal("unknown_key.json");
+  EXPECT_EQ(status.code(), Status::Code::kInvalidInput);
+  EXPECT_EQ(status.message(), kFixtures +
+                                  "/bad/unknown_key.json: /operators/1/timout_s: unknown field "
+                                  "'timout_s' (not allowed here by schemas/jobs.schema.json)");
+}
+
+TEST(BadManifest, WrongTypeNamesThePathAndTheValue) {
+  const Status status = Refusal("wrong_type.json");
+  EXPECT_EQ(status.code(), Status::Code::kInvalidInput);
+  EXPECT_THAT(status.message(),
+              StartsWith(kFixtures + "/bad/wrong_type.json: /operators/0/timeout_s: "));
+  EXPECT_THAT(status.message(), HasSubstr("type"));
+  EXPECT_THAT(status.message(), HasSubstr("(value: \"fast\"; expected: \"number\")"));
+  EXPECT_EQ(status.message().find('\n'), std::string::npos) << "one failure, one line";
+}
+
+TEST(BadManifest, BadEnumValueNamesThePathAndTheValue) {
+  const Status status = Refusal("bad_enum.json");
+  EXPECT_THAT(status.message(),
+              StartsWith(kFixtures + "/bad/bad_enum.json: /operators/0/standard: "));
+  EXPECT_THAT(status.message(), HasSubstr("enum"));
+  EXPECT_THAT(
+      status.message(),
+      HasSubstr(
+          "(value: \"exact\"; allowed: \"eco\", \"npu_benchmark\", \"mere_mare\", \"strict\")"));
+}
+
+TEST(BadManifest, MissingRequiredFieldNamesIt) {
+  EXPECT_THAT(Refusal("missing_name.json").message(),
+              StartsWith(kFixtures + "/bad/missing_name.json: (root): "));
+  EXPECT_THAT(Refusal("missing_name.json").message(), HasSubstr("'name'"));
+}
+
+TEST(BadManifest, ADiscoveryEntryCannotNameAnOperator) {
+  EXPECT_THAT(Refusal("discovery_with_name.json").message(),
+              HasSubstr("discovery_with_name.json: /operators/0/name: unknown field 'name'"));
+}
+
+TEST(BadManifest, SweepValuesAreNonEmptyListsOfScalars) {
+  EXPECT_THAT(Refusal("empty_sweep_values.json").message(),
+              StartsWith(kFixtures + "/bad/empty_sweep_values.json: /operators/0/sweep/rows: "));
+  EXPECT_THAT(Refusal("sweep_object_value.json").message(),
+              StartsWith(kFixtures + "/bad/sweep_object_value.json: /operators/0/sweep/rows/1: "));
+}
+
+TEST(BadManifest, MissingTaskFileIsNotFoundNamingEntryAndPath) {
+  const Status status = Refusal("missing_task.json");
+  EXPECT_EQ(status.code(), Status::Code::kNotFound);
+  EXPECT_EQ(status.message(), kFixtures + "/bad/missing_task.json: /operators/1: task file " +
+                                  kFixtures + "/ops/nosuch_torch.py not found");
+}
+
+TEST(BadManifest, MissingImplementationFileIsNotFoundNamingIt) {
+  const Status status = Refusal("missing_impl.json");
+  EXPECT_EQ(status.code(), Status::Code::kNotFound);
+  EXPECT_THAT(status.message(), HasSubstr("/operators/0: implementation file "));
+  EXPECT_THAT(status.message(), HasSubstr("/ops/alpha_triton_impl.py not found"));
+}
+
+TEST(BadManifest, MessagesNameFilesAsTheUserDid) {
+  const InDirectory here(kFixtures);
+  const Result<JobManifest> manifest = LoadManifest("bad/missing_task.json");
+  ASSERT_FALSE(manifest.ok());
+  EXPECT_EQ(manifest.status().message(),
+            "bad/missing_task.json: /operators/1: task file ops/nosuch_torch.py not found");
+  // The paths an operator carries are absolute all the same.
+  const JobManifest discovered = MustLoad("discovery.json");
+  EXPECT_EQ(discovered.path, kFixtures + "/discovery.json");
+  EXPECT_EQ(Find(discovered, "alpha").task_file, kFixtures + "/ops/alpha_torch.py");
+  EXPECT_EQ(Find(discovered, "alpha").source, "discovery.json:/operators/0");
+}
+
+TEST(BadManifest, DuplicateOperatorNamesBothSources) {
+  const Status status = Refusal("duplicate.json");
+  EXPECT_EQ(status.code(), Status::Code::kInvalidInput);
+  const std::string file = kFixtures + "/bad/duplicate.json";
+  EXPECT_EQ(status.message(), file +
+                                  ": /operators/2: duplicate operator 'alpha': already listed at " +
+                                  file + ":/operators/0");
+}
+
+TEST(BadManifest, DuplicateAcrossAnIncludeNamesBothSourcesAndTheChain) {
+  const Status status = Refusal("duplicate_include.json");
+  EXPECT_EQ(status.message(), kFixtures +
+                                  "/bad/duplicate_include.json: /operators/0: duplicate operator "
+                                  "'gamma': already listed at " +
+                                  kFixtures + "/discovery.json:/operators/0 (included via " +
+                                  kFixtures + "/bad/duplicate_include.json -> " + kFixtures +
+                                  "/discovery.json)");
+}
+
+TEST(BadManifest, AJobWithoutOperatorsIsRefused) {
+  EXPECT_THAT(Refusal("no_operators.json").message(), HasSubstr("names no operator"));
+}
+
+TEST(BadManifest, AdaptiveBenchNeedsRoomForItsRepeats) {
+  EXPECT_THAT(Refusal("adaptive_bounds.json").message(),
+              HasSubstr("adaptive_bounds.json: /operators/0: bench.max_repeats (10) is below "
+                        "bench.repeats (50)"));
+}
+
+TEST(BadManifest, AMissingManifestIsNotFound) {
+  const Result<JobManifest> manifest = LoadManifest(kFixtures + "/nowhere.json");
+  ASSERT_FALSE(manifest.ok());
+  EXPECT_EQ(manifest.status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(manifest.status().message(), kFixtures + "/nowhere.json: no such manifest");
+}
+
+TEST(BadManifest, EveryBadFixtureIsRefused) {
+  for (const auto& entry : fs::directory_iterator(kFixtures + "/bad")) {
+    EXPECT_FALSE(LoadManifest(entry.path().string()).ok()) << entry.path();
+  }
+}
+
+}  // namespace
+}  // namespace opverify

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Build and test on a GPU machine (the H200 image: Ubuntu 24.04, torch and
+# triton in a venv), with valijson's headers carried in .carry/include.
+# Writes at most 7 files to $OUT (or ./gpu-check-out); run folders go to
+# $RUNS (default /tmp/opverify-gpu-runs).
+# Usage: tools/gpu_check.sh build|tests|batch
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/gpu-check-out}
+mkdir -p "$out"
+build=$root/build-gpu
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+case "${1:-}" in
+  build)
+    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPVERIFY_WERROR=ON \
+      -DPython3_EXECUTABLE="$(command -v python3)" -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)" \
+      -DVALIJSON_INCLUDE_DIR="$root/.carry/include" > "$out/build.txt" 2>&1 || { tail -30 "$out/build.txt"; exit 1; }
+    cmake --build "$build" -j "$(nproc)" >> "$out/build.txt" 2>&1 || { grep -E "error|FAILED" "$out/build.txt" | head -30; exit 1; }
+    echo "build ok"
+    ;;
+  tests)
+    (cd "$build" && ctest -j 12 -E "python.gpu_ops" --output-on-failure > "$out/ctest.txt" 2>&1); echo "ctest rc=$?"
+    tail -6 "$out/ctest.txt"
+    OPVERIFY_BUILD_DIR=$build OPVERIFY_GPU_REPORT=$out/gpu_ops.jsonl python3 -m pytest -n 8 -q -p no:cacheprovider \
+      "$root/tests/python/test_gpu_ops.py" > "$out/gpu_ops.txt" 2>&1; echo "gpu_ops rc=$?"
+    tail -15 "$out/gpu_ops.txt"
+    ;;
+  batch)
+    n=$(nvidia-smi -L | wc -l)
+    runs=${RUNS:-/tmp/opverify-gpu-runs}
+    rm -rf "$runs"
+    for job in all defects; do
+      echo "=== $job: $n ranks" >> "$out/batch.txt"
+      mpirun -np "$n" --bind-to none "$build/runner/opverify-batch" "$root/jobs/$job.json" --run-dir "$runs/$job" \
+        --no-bench >> "$out/batch.txt" 2>&1; echo "batch $job ($n ranks) rc=$?"
+      tail -2 "$out/batch.txt"
+      cp "$runs/$job/summary.json" "$out/summary-$job.json" 2>/dev/null
+    done
+    ;;
+  *) echo "usage: tools/gpu_check.sh build|tests|batch" >&2; exit 2 ;;
+esac

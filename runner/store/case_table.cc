@@ -72,21 +72,30 @@ Result<h5::Handle> RowType() {
   const hid_t i32 = H5T_NATIVE_INT32;
   const hid_t i8 = H5T_NATIVE_INT8;
   const hid_t f64 = H5T_NATIVE_DOUBLE;
-#define OPVERIFY_COLUMN(name, type) {#name, offsetof(PackedRow, name), type}
+#define OPVERIFY_COLUMN(name, type) \
+  { #name, offsetof(PackedRow, name), type }
   // HDF5 copies member types into the compound, so `text` may go after this.
-  return h5::CreateCompoundType(
-      sizeof(PackedRow),
-      {OPVERIFY_COLUMN(case_id, str),      OPVERIFY_COLUMN(op_name, str),
-       OPVERIFY_COLUMN(case_index, i64),   OPVERIFY_COLUMN(passed, i8),
-       OPVERIFY_COLUMN(route, str),        OPVERIFY_COLUMN(error_type, str),
-       OPVERIFY_COLUMN(max_abs_diff, f64), OPVERIFY_COLUMN(max_rel_diff, f64),
-       OPVERIFY_COLUMN(rank, i32),         OPVERIFY_COLUMN(shard, i32),
-       OPVERIFY_COLUMN(n, i64),            OPVERIFY_COLUMN(group, str),
-       OPVERIFY_COLUMN(device, str),       OPVERIFY_COLUMN(tensors, i8),
-       OPVERIFY_COLUMN(ab_classification, str), OPVERIFY_COLUMN(wall_ms, f64),
-       OPVERIFY_COLUMN(compile_ms, f64),   OPVERIFY_COLUMN(construct_ms, f64),
-       OPVERIFY_COLUMN(golden_ms, f64),    OPVERIFY_COLUMN(impl_ms, f64),
-       OPVERIFY_COLUMN(judge_ms, f64)});
+  return h5::CreateCompoundType(sizeof(PackedRow), {OPVERIFY_COLUMN(case_id, str),
+                                                    OPVERIFY_COLUMN(op_name, str),
+                                                    OPVERIFY_COLUMN(case_index, i64),
+                                                    OPVERIFY_COLUMN(passed, i8),
+                                                    OPVERIFY_COLUMN(route, str),
+                                                    OPVERIFY_COLUMN(error_type, str),
+                                                    OPVERIFY_COLUMN(max_abs_diff, f64),
+                                                    OPVERIFY_COLUMN(max_rel_diff, f64),
+                                                    OPVERIFY_COLUMN(rank, i32),
+                                                    OPVERIFY_COLUMN(shard, i32),
+                                                    OPVERIFY_COLUMN(n, i64),
+                                                    OPVERIFY_COLUMN(group, str),
+                                                    OPVERIFY_COLUMN(device, str),
+                                                    OPVERIFY_COLUMN(tensors, i8),
+                                                    OPVERIFY_COLUMN(ab_classification, str),
+                                                    OPVERIFY_COLUMN(wall_ms, f64),
+                                                    OPVERIFY_COLUMN(compile_ms, f64),
+                                                    OPVERIFY_COLUMN(construct_ms, f64),
+                                                    OPVERIFY_COLUMN(golden_ms, f64),
+                                                    OPVERIFY_COLUMN(impl_ms, f64),
+                                                    OPVERIFY_COLUMN(judge_ms, f64)});
 #undef OPVERIFY_COLUMN
 }
 

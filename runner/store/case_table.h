@@ -31,7 +31,7 @@ struct CaseRow {
   std::int64_t n = 0;      // the case group's number in its shard
   std::string group;       // the case group's path in the file holding the table
   std::string device;
-  bool tensors = false;    // whether outputs/<i>/{golden,actual} were stored
+  bool tensors = false;           // whether outputs/<i>/{golden,actual} were stored
   std::string ab_classification;  // the A/B record's "classification"; empty without one
   // From the record's timings (same keys); NaN when absent.
   double wall_ms = 0;

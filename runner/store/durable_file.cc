@@ -46,8 +46,8 @@ Status SyncDirectory(const std::string& directory) {
 }
 
 Status WriteNewFile(const std::string& path, const void* data, std::size_t size, bool exclusive) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC),
-                      0644);
+  const int fd =
+      open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), 0644);
   if (fd < 0) return Failed(path, "create", errno);
   Status status;
   {
@@ -72,7 +72,8 @@ Status ReserveSpace(const std::string& path, std::uint64_t bytes) {
   if (fstat(fd, &info) != 0) return Failed(path, "fstat", errno);
   const std::uint64_t end = static_cast<std::uint64_t>(info.st_size) + bytes;
   rlimit limit{};
-  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && end > limit.rlim_cur) {
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      end > limit.rlim_cur) {
     return Failed(path, "allocating space (beyond the file-size limit, ulimit -f)", EFBIG);
   }
   if (fallocate(fd, FALLOC_FL_KEEP_SIZE, info.st_size, static_cast<off_t>(bytes)) == 0) {

@@ -151,7 +151,8 @@ Status Failure(const AttributeName& where, const char* call) {
   return FailureMessage(where(), call, reason);
 }
 
-Result<std::string> ReadVariableString(hid_t attribute, hid_t file_type, const AttributeName& where) {
+Result<std::string> ReadVariableString(hid_t attribute, hid_t file_type,
+                                       const AttributeName& where) {
   const H5T_cset_t charset = H5Tget_cset(file_type);
   if (charset == H5T_CSET_ERROR) return Failure(where, "H5Tget_cset");
   Result<Handle> memory_type = StringType(H5T_VARIABLE, charset);
@@ -358,7 +359,8 @@ Result<Handle> CreateDataset(hid_t parent, const std::string& path, hid_t type,
                              const std::vector<hsize_t>& dims, const DatasetOptions& options) {
   const std::string where = NameUnder(parent, path);
   if (!options.max_dims.empty() && options.max_dims.size() != dims.size()) {
-    return Status::InvalidInput(where + ": max_dims has " + std::to_string(options.max_dims.size()) +
+    return Status::InvalidInput(where + ": max_dims has " +
+                                std::to_string(options.max_dims.size()) +
                                 " dimensions, the extent " + std::to_string(dims.size()));
   }
   Result<Handle> space = CreateDataspace(dims, where, options.max_dims);
@@ -464,11 +466,51 @@ Status CreateExternalLink(hid_t parent, const std::string& path, const std::stri
   return Status::Ok();
 }
 
-Status WriteStringAttribute(hid_t object, const std::string& name, const std::string& value) {
-  const AttributeName where(object, name);
+namespace {
+
+// Removes the attribute if it is there, so that it can be created anew.
+Status RemoveAttribute(hid_t object, const std::string& name, const AttributeName& where) {
   const htri_t exists = H5Aexists(object, name.c_str());
   if (exists < 0) return Failure(where, "H5Aexists");
   if (exists > 0 && H5Adelete(object, name.c_str()) < 0) return Failure(where, "H5Adelete");
+  return Status::Ok();
+}
+
+// An attribute holding one value, and its stored type.
+struct ScalarAttribute {
+  Handle attribute;
+  Handle type;
+};
+
+// Opens the attribute, checked to hold one value of `type_class` (else
+// InvalidInput "<where> is not one <what>"); nullopt when absent.
+Result<std::optional<ScalarAttribute>> OpenScalarAttribute(hid_t object, const std::string& name,
+                                                           const AttributeName& where,
+                                                           H5T_class_t type_class,
+                                                           const char* what) {
+  const htri_t exists = H5Aexists(object, name.c_str());
+  if (exists < 0) return Failure(where, "H5Aexists");
+  if (exists == 0) return std::optional<ScalarAttribute>();
+  ScalarAttribute scalar;
+  scalar.attribute = Handle(H5Aopen(object, name.c_str(), H5P_DEFAULT));
+  if (!scalar.attribute.valid()) return Failure(where, "H5Aopen");
+  scalar.type = Handle(H5Aget_type(scalar.attribute.id()));
+  if (!scalar.type.valid()) return Failure(where, "H5Aget_type");
+  Handle space(H5Aget_space(scalar.attribute.id()));
+  if (!space.valid()) return Failure(where, "H5Aget_space");
+  if (H5Tget_class(scalar.type.id()) != type_class ||
+      H5Sget_simple_extent_npoints(space.id()) != 1) {
+    return Status::InvalidInput(where() + " is not one " + what);
+  }
+  return std::optional<ScalarAttribute>(std::move(scalar));
+}
+
+}  // namespace
+
+Status WriteStringAttribute(hid_t object, const std::string& name, const std::string& value) {
+  const AttributeName where(object, name);
+  Status removed = RemoveAttribute(object, name, where);
+  if (!removed.ok()) return removed;
   Result<Handle> type = StringType(H5T_VARIABLE, H5T_CSET_UTF8);
   if (!type.ok()) return type.status();
   Result<Handle> space = CreateDataspace({}, kDataspace);
@@ -483,31 +525,24 @@ Status WriteStringAttribute(hid_t object, const std::string& name, const std::st
 
 Result<std::optional<std::string>> ReadStringAttribute(hid_t object, const std::string& name) {
   const AttributeName where(object, name);
-  const htri_t exists = H5Aexists(object, name.c_str());
-  if (exists < 0) return Failure(where, "H5Aexists");
-  if (exists == 0) return std::optional<std::string>();
-  Handle attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT));
-  if (!attribute.valid()) return Failure(where, "H5Aopen");
-  Handle type(H5Aget_type(attribute.id()));
-  if (!type.valid()) return Failure(where, "H5Aget_type");
-  Handle space(H5Aget_space(attribute.id()));
-  if (!space.valid()) return Failure(where, "H5Aget_space");
-  if (H5Tget_class(type.id()) != H5T_STRING || H5Sget_simple_extent_npoints(space.id()) != 1) {
-    return Status::InvalidInput(where() + " is not one string");
-  }
-  const htri_t variable = H5Tis_variable_str(type.id());
+  Result<std::optional<ScalarAttribute>> scalar =
+      OpenScalarAttribute(object, name, where, H5T_STRING, "string");
+  if (!scalar.ok()) return scalar.status();
+  if (!scalar.value()) return std::optional<std::string>();
+  const hid_t attribute = scalar.value()->attribute.id();
+  const hid_t type = scalar.value()->type.id();
+  const htri_t variable = H5Tis_variable_str(type);
   if (variable < 0) return Failure(where, "H5Tis_variable_str");
-  Result<std::string> value = variable > 0 ? ReadVariableString(attribute.id(), type.id(), where)
-                                           : ReadFixedString(attribute.id(), type.id(), where);
+  Result<std::string> value = variable > 0 ? ReadVariableString(attribute, type, where)
+                                           : ReadFixedString(attribute, type, where);
   if (!value.ok()) return value.status();
   return std::optional<std::string>(std::move(value).value());
 }
 
 Status WriteIntAttribute(hid_t object, const std::string& name, std::int64_t value) {
   const AttributeName where(object, name);
-  const htri_t exists = H5Aexists(object, name.c_str());
-  if (exists < 0) return Failure(where, "H5Aexists");
-  if (exists > 0 && H5Adelete(object, name.c_str()) < 0) return Failure(where, "H5Adelete");
+  Status removed = RemoveAttribute(object, name, where);
+  if (!removed.ok()) return removed;
   Result<Handle> space = CreateDataspace({}, kDataspace);
   if (!space.ok()) return space.status();
   Handle attribute(
@@ -519,20 +554,14 @@ Status WriteIntAttribute(hid_t object, const std::string& name, std::int64_t val
 
 Result<std::optional<std::int64_t>> ReadIntAttribute(hid_t object, const std::string& name) {
   const AttributeName where(object, name);
-  const htri_t exists = H5Aexists(object, name.c_str());
-  if (exists < 0) return Failure(where, "H5Aexists");
-  if (exists == 0) return std::optional<std::int64_t>();
-  Handle attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT));
-  if (!attribute.valid()) return Failure(where, "H5Aopen");
-  Handle type(H5Aget_type(attribute.id()));
-  if (!type.valid()) return Failure(where, "H5Aget_type");
-  Handle space(H5Aget_space(attribute.id()));
-  if (!space.valid()) return Failure(where, "H5Aget_space");
-  if (H5Tget_class(type.id()) != H5T_INTEGER || H5Sget_simple_extent_npoints(space.id()) != 1) {
-    return Status::InvalidInput(where() + " is not one integer");
-  }
+  Result<std::optional<ScalarAttribute>> scalar =
+      OpenScalarAttribute(object, name, where, H5T_INTEGER, "integer");
+  if (!scalar.ok()) return scalar.status();
+  if (!scalar.value()) return std::optional<std::int64_t>();
   std::int64_t value = 0;
-  if (H5Aread(attribute.id(), H5T_NATIVE_INT64, &value) < 0) return Failure(where, "H5Aread");
+  if (H5Aread(scalar.value()->attribute.id(), H5T_NATIVE_INT64, &value) < 0) {
+    return Failure(where, "H5Aread");
+  }
   return std::optional<std::int64_t>(value);
 }
 

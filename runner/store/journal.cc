@@ -29,7 +29,8 @@ Status CutTornLine(int fd, const std::string& path) {
   off_t end = info.st_size;
   char block[4096];
   while (end > 0) {
-    const off_t begin = end > static_cast<off_t>(sizeof block) ? end - static_cast<off_t>(sizeof block) : 0;
+    const off_t begin =
+        end > static_cast<off_t>(sizeof block) ? end - static_cast<off_t>(sizeof block) : 0;
     const ssize_t got = pread(fd, block, static_cast<std::size_t>(end - begin), begin);
     if (got != end - begin) return Errno(path, "read failed");
     const void* newline = memrchr(block, '\n', static_cast<std::size_t>(got));
@@ -80,9 +81,9 @@ Journal::~Journal() {
 
 Status Journal::Append(const JournalEntry& entry, bool sync) {
   const std::string line = nlohmann::json{{"case_id", entry.case_id},
-                                           {"shard", entry.shard},
-                                           {"n", entry.n},
-                                           {"address", entry.address}}
+                                          {"shard", entry.shard},
+                                          {"n", entry.n},
+                                          {"address", entry.address}}
                                .dump() +
                            "\n";
   struct stat info {};
@@ -122,9 +123,9 @@ Result<std::vector<JournalEntry>> ReadJournal(const std::string& path) {
     ++line_number;
     if (end == begin) continue;
     const std::string where = path + ":" + std::to_string(line_number);
-    const nlohmann::json line = nlohmann::json::parse(text.begin() + static_cast<std::ptrdiff_t>(begin),
-                                                      text.begin() + static_cast<std::ptrdiff_t>(end),
-                                                      nullptr, /*allow_exceptions=*/false);
+    const nlohmann::json line = nlohmann::json::parse(
+        text.begin() + static_cast<std::ptrdiff_t>(begin),
+        text.begin() + static_cast<std::ptrdiff_t>(end), nullptr, /*allow_exceptions=*/false);
     if (!line.is_object() || !line.contains("case_id") || !line["case_id"].is_string() ||
         !line.contains("shard") || !line["shard"].is_string() || !line.contains("n") ||
         !line["n"].is_number_integer()) {

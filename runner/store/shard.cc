@@ -38,7 +38,7 @@ constexpr hsize_t kResultsTableChunkRows = 1024;
 struct ShardName {
   int rank = 0;
   int k = 0;
-  std::string file;  // the file name in shards/
+  std::string file;                                                     // the file name in shards/
   std::string Link() const { return file.substr(0, file.size() - 3); }  // without ".h5"
   auto Order() const { return std::make_tuple(rank, k); }
 };
@@ -66,7 +66,8 @@ std::optional<int> ParseNumber(std::string_view text) {
 }
 
 // The rank of "rank-NNNN<suffix>", where NNNN has at least four digits.
-std::optional<int> ParseRank(std::string_view name, std::string_view suffix, std::string_view* rest) {
+std::optional<int> ParseRank(std::string_view name, std::string_view suffix,
+                             std::string_view* rest) {
   constexpr std::string_view kPrefix = "rank-";
   if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
   name.remove_prefix(kPrefix.size());
@@ -103,7 +104,8 @@ std::string NowUtc() {
   const auto now = std::chrono::system_clock::now();
   const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
   const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
+      1000000;
   std::tm utc{};
   gmtime_r(&seconds, &utc);
   char text[32];
@@ -120,10 +122,6 @@ std::string ValidUtf8(const std::string& text) {
 
 std::string JsonText(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-bool KeepsTensors(StorePolicy policy, bool passed) {
-  return policy == StorePolicy::kAll || (policy == StorePolicy::kFailures && !passed);
 }
 
 Status WriteStrings(hid_t object, const std::vector<std::pair<const char*, std::string>>& values) {
@@ -158,9 +156,14 @@ Result<h5::Handle> OpenShardForReading(const std::string& path) {
   unlocked.file_locking = false;
   Result<h5::Handle> retry = h5::OpenFile(path, h5::FileMode::kReadOnly, unlocked);
   if (retry.ok()) return retry;
-  return Status::IoError(file.status().message() + "; without file locking: " +
-                         retry.status().message() +
-                         " (if HDF5 says the file is open for write, `h5clear -s` clears that flag)");
+  std::string hint;
+  if (retry.status().message().find("truncated file") != std::string::npos) {
+    hint = " (shorter than its superblock says: `truncate -s <stored_eof>` restores it)";
+  } else if (retry.status().message().find("already open for write") != std::string::npos) {
+    hint = " (`h5clear -s` clears that flag)";
+  }
+  return Status::IoError(file.status().message() +
+                         "; without file locking: " + retry.status().message() + hint);
 }
 
 Result<std::string> RequiredString(hid_t object, const char* name) {
@@ -232,16 +235,18 @@ Result<StoredCase> ReadCase(hid_t file, const ShardName& shard, const JournalEnt
   if (!verdict.ok()) return verdict.status();
   record.passed = verdict.value() == "passed";
   const std::pair<const char*, std::string*> strings[] = {
-      {"case_id", &record.case_id}, {"op_name", &record.op_name},     {"route", &record.route},
-      {"error_type", &record.error_type}, {"error_msg", &record.error_msg}, {"device", &record.device}};
+      {"case_id", &record.case_id},     {"op_name", &record.op_name},
+      {"route", &record.route},         {"error_type", &record.error_type},
+      {"error_msg", &record.error_msg}, {"device", &record.device}};
   for (const auto& [name, out] : strings) {
     Result<std::string> value = RequiredString(id, name);
     if (!value.ok()) return value.status();
     *out = std::move(value).value();
   }
   const std::pair<const char*, json*> jsons[] = {
-      {"params", &record.params}, {"input_desc", &record.input_desc}, {"outputs", &record.outputs},
-      {"timings", &record.timings}, {"ab", &record.ab}, {"extra", &record.extra}};
+      {"params", &record.params},   {"input_desc", &record.input_desc},
+      {"outputs", &record.outputs}, {"timings", &record.timings},
+      {"ab", &record.ab},           {"extra", &record.extra}};
   for (const auto& [name, out] : jsons) {
     Result<json> value = RequiredJson(id, name);
     if (!value.ok()) return value.status();
@@ -300,7 +305,8 @@ struct RunContents {
   std::vector<StoredCase> cases;
 };
 
-Result<RunContents> ReadRunContents(const std::string& run_dir, std::vector<std::string>* problems) {
+Result<RunContents> ReadRunContents(const std::string& run_dir,
+                                    std::vector<std::string>* problems) {
   const fs::path shards_dir = fs::path(run_dir) / kShardsFolder;
   RunContents contents;
   std::error_code error;
@@ -319,10 +325,10 @@ Result<RunContents> ReadRunContents(const std::string& run_dir, std::vector<std:
   for (const JournalEntry& entry : entries.value()) journaled[entry.shard][entry.n] = entry;
   for (const auto& [file, numbers] : journaled) {
     if (!ParseShardFileName(file) || !fs::exists(shards_dir / file, error)) {
-      Status reported = Report(Status::NotFound((shards_dir / file).string() + ": " +
-                                                std::to_string(numbers.size()) +
-                                                " journaled cases, but no such shard"),
-                               problems);
+      Status reported = Report(
+          Status::NotFound((shards_dir / file).string() + ": " + std::to_string(numbers.size()) +
+                           " journaled cases, but no such shard"),
+          problems);
       if (!reported.ok()) return reported;
     }
   }
@@ -333,10 +339,10 @@ Result<RunContents> ReadRunContents(const std::string& run_dir, std::vector<std:
     const std::string path = (shards_dir / shard.file).string();
     Result<h5::Handle> file = OpenShardForReading(path);
     if (!file.ok()) {
-      Status reported = Report(Status::IoError(file.status().message() + " (" +
-                                               std::to_string(numbers->second.size()) +
-                                               " journaled cases unreadable)"),
-                               problems);
+      Status reported = Report(
+          Status::IoError(file.status().message() + " (" + std::to_string(numbers->second.size()) +
+                          " journaled cases unreadable)"),
+          problems);
       if (!reported.ok()) return reported;
       continue;
     }
@@ -432,6 +438,10 @@ std::string_view StorePolicyName(StorePolicy policy) {
   return "unknown";
 }
 
+bool KeepsTensors(StorePolicy policy, bool passed) {
+  return policy == StorePolicy::kAll || (policy == StorePolicy::kFailures && !passed);
+}
+
 std::optional<StorePolicy> ParseStorePolicy(std::string_view name) {
   for (StorePolicy policy : {StorePolicy::kAll, StorePolicy::kFailures, StorePolicy::kNone}) {
     if (StorePolicyName(policy) == name) return policy;
@@ -497,7 +507,8 @@ ShardWriter::~ShardWriter() = default;
 const std::string& ShardWriter::path() const { return impl_->path; }
 
 Result<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& run_dir, int rank,
-                                                         StorePolicy policy, Durability durability) {
+                                                         StorePolicy policy,
+                                                         Durability durability) {
   if (rank < 0) return Status::InvalidInput("shard writer: rank " + std::to_string(rank) + " < 0");
   const fs::path shards = fs::path(run_dir) / kShardsFolder;
   std::error_code error;
@@ -554,7 +565,8 @@ Status ShardWriter::Append(const CaseRecord& record) {
     }
   }
   const std::int64_t n = impl_->next_n;
-  Status status = ReserveSpace(impl_->path, 2 * payload + (256 << 10) + 32 * static_cast<std::uint64_t>(n));
+  Status status =
+      ReserveSpace(impl_->path, 2 * payload + (256 << 10) + 32 * static_cast<std::uint64_t>(n));
   if (!status.ok()) return status;
 
   ++impl_->next_n;  // never reused, even after a failure left a partial group
@@ -588,16 +600,17 @@ Result<std::vector<CaseRecord>> ReadRunRecords(const std::string& run_dir,
 namespace {
 
 // results.h5, built in memory.
-Result<std::vector<std::byte>> ResultsFileImage(const std::string& path, const RunContents& contents,
+Result<std::vector<std::byte>> ResultsFileImage(const std::string& path,
+                                                const RunContents& contents,
                                                 const std::vector<std::string>& problems) {
   Result<h5::Handle> file = h5::CreateInMemoryFile(path);
   if (!file.ok()) return file.status();
   const hid_t root = file->id();
   std::int64_t passed = 0;
   for (const StoredCase& stored : contents.cases) passed += stored.record.passed ? 1 : 0;
-  Status status = WriteStrings(root, {{"format", "opverify-results"},
-                                      {"created", NowUtc()},
-                                      {"problems", JsonText(problems)}});
+  Status status = WriteStrings(
+      root,
+      {{"format", "opverify-results"}, {"created", NowUtc()}, {"problems", JsonText(problems)}});
   if (!status.ok()) return status;
   const std::int64_t total = static_cast<std::int64_t>(contents.cases.size());
   for (const auto& [attribute, value] :
@@ -638,7 +651,8 @@ Status WriteResultsIndex(const std::string& run_dir, std::vector<std::string>* p
   // Built in memory and written out whole under a temporary name, then
   // renamed: readers see the old index or the new one, never half of one.
   const fs::path final_path = fs::path(run_dir) / kResultsFile;
-  Result<std::vector<std::byte>> image = ResultsFileImage(final_path.string(), contents.value(), found);
+  Result<std::vector<std::byte>> image =
+      ResultsFileImage(final_path.string(), contents.value(), found);
   if (!image.ok()) return image.status();
   const std::string temporary = final_path.string() + Printf(".tmp.%d", static_cast<int>(getpid()));
   Status status = WriteNewFile(temporary, image->data(), image->size(), /*exclusive=*/false);
@@ -647,8 +661,8 @@ Status WriteResultsIndex(const std::string& run_dir, std::vector<std::string>* p
   fs::rename(temporary, final_path, error);
   if (error) {
     fs::remove(temporary, error);
-    return Status::IoError(final_path.string() + ": renaming " + temporary + " to it failed: " +
-                           error.message());
+    return Status::IoError(final_path.string() + ": renaming " + temporary +
+                           " to it failed: " + error.message());
   }
   return SyncDirectory(run_dir);
 }

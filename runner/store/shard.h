@@ -41,6 +41,8 @@ enum class Durability {
 // "all", "failures", "none" (the --store values).
 std::string_view StorePolicyName(StorePolicy policy);
 std::optional<StorePolicy> ParseStorePolicy(std::string_view name);
+// Whether `policy` keeps the golden/actual tensors of a case.
+bool KeepsTensors(StorePolicy policy, bool passed);
 
 // Everything the store keeps about one case.
 struct CaseRecord {
@@ -53,14 +55,18 @@ struct CaseRecord {
   std::string route;       // of the first failing output, else of output 0
   std::string error_type;  // empty when passed
   std::string error_msg;
-  nlohmann::json outputs = nlohmann::json::array();  // per output: the judge's JSON (route, metrics, worst)
-  nlohmann::json timings = nlohmann::json::object(); // ms; wall_ms, compile_ms, construct_ms, golden_ms,
-                                                     // impl_ms, judge_ms are the table's columns
+  // Per output: the judge's JSON (route, metrics, worst).
+  nlohmann::json outputs = nlohmann::json::array();
+  // Milliseconds; wall_ms, compile_ms, construct_ms, golden_ms, impl_ms and
+  // judge_ms are also columns of the case table.
+  nlohmann::json timings = nlohmann::json::object();
   int rank = 0;
   std::string device;
-  nlohmann::json ab = nlohmann::json(nullptr);       // the A/B record of an accuracy failure; its
-                                                     // "classification" is the table's ab_classification
-  nlohmann::json extra = nlohmann::json::object();   // anything else (warnings, probe, golden device)
+  // The A/B record of an accuracy failure; its "classification" is also a
+  // column of the case table.
+  nlohmann::json ab = nlohmann::json(nullptr);
+  // Anything else (warnings, probe, golden device).
+  nlohmann::json extra = nlohmann::json::object();
   // Per output: golden and actual, kept by the policy (views valid during Append).
   std::vector<std::pair<TensorView, TensorView>> tensors;
   // Set by ReadRunRecords (ignored by Append): where the case is, as a
@@ -96,17 +102,21 @@ class ShardWriter {
 };
 
 // Ids of every case journaled by any rank in this run folder (torn last
-// lines ignored); empty when the folder has no journals yet.
+// lines ignored); empty when the folder has no journals yet. What a resume
+// may skip is rather the ids ReadRunRecords returns: journaled and readable
+// (they differ only when a shard no longer opens at all).
 Result<std::set<std::string>> JournaledCases(const std::string& run_dir);
 
 // Every journaled case record of the run folder (tensors not loaded), in
 // (rank, shard k, n) order. A case id journaled more than once (re-run
 // after a resume) keeps the record of the most recently created shard.
 // Shards are opened read-only, retrying without file locking when HDF5
-// refuses the lock (a writer still alive, NFS). A journaled case that
-// cannot be read (a torn or missing shard): with `problems` null, an error;
-// otherwise a line in *problems and the case is left out. A folder without
-// shards/ has no records.
+// refuses the lock (a writer still alive, NFS). Each case is opened at the
+// address its journal line gives, so a case stays readable when a later
+// append, killed in the middle of H5Fflush, tore the shard's /cases index.
+// A journaled case that cannot be read (a missing or unopenable shard):
+// with `problems` null, an error; otherwise a line in *problems and the
+// case is left out. A folder without shards/ has no records.
 Result<std::vector<CaseRecord>> ReadRunRecords(const std::string& run_dir,
                                                std::vector<std::string>* problems = nullptr);
 

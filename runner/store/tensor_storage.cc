@@ -8,8 +8,8 @@ namespace opverify {
 h5::DatasetOptions TensorStorage(const TensorView& view) {
   const std::size_t element_bytes = DTypeSize(view.dtype);
   h5::DatasetOptions options;
-  if (view.shape.empty() || static_cast<std::size_t>(view.NumElements()) * element_bytes <
-                                kContiguousTensorBytes) {
+  if (view.shape.empty() ||
+      static_cast<std::size_t>(view.NumElements()) * element_bytes < kContiguousTensorBytes) {
     return options;
   }
   // From the last dimension back: whole dimensions while they fit in a
@@ -18,7 +18,8 @@ h5::DatasetOptions TensorStorage(const TensorView& view) {
   std::size_t chunk_elements = 1;
   for (std::size_t i = view.shape.size(); i-- > 0;) {
     const std::size_t extent = static_cast<std::size_t>(std::max<std::int64_t>(view.shape[i], 1));
-    const std::size_t fit = std::max<std::size_t>(kTensorChunkBytes / (element_bytes * chunk_elements), 1);
+    const std::size_t fit =
+        std::max<std::size_t>(kTensorChunkBytes / (element_bytes * chunk_elements), 1);
     options.chunk[i] = std::min(extent, fit);
     chunk_elements *= options.chunk[i];
     if (options.chunk[i] < extent) break;

@@ -180,8 +180,18 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     out.environment = environment.reply["environment"];
   }
 
+  bool probed = false;
+  std::string hidden_state_failure;  // once the probe fails, no case can be judged
   for (int i = 0; i < case_count; ++i) {
     if (skipped(i)) continue;
+    if (!hidden_state_failure.empty()) {
+      CaseOutcome c;
+      c.index = i;
+      c.error_type = "HiddenStateMismatch";
+      c.error_msg = hidden_state_failure;
+      finish(std::move(c));
+      continue;
+    }
     if (session.executor() == nullptr || !session.executor()->alive()) {
       CallResult reopened = session.Open();
       if (reopened.failure != CallFailure::kNone || !reopened.reply.value("ok", false)) {
@@ -194,8 +204,10 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     if (out.environment.is_object() && out.environment.contains("device") && out.environment["device"].is_object()) {
       c.device_name = out.environment["device"].value("name", "");
     }
+    // The probe runs before the first case this call runs (seed §3).
     json request = {{"op", "run_case"}, {"index", i}, {"seed", spec.seed},
-                    {"probe", spec.probe && i == 0}, {"check_determinism", spec.probe_determinism}};
+                    {"probe", spec.probe && !probed}, {"check_determinism", spec.probe_determinism}};
+    probed = true;
     const auto started = std::chrono::steady_clock::now();
     CallResult call = session.executor()->Call(request, spec.timeout_s);
     if (call.failure == CallFailure::kNone) {
@@ -211,6 +223,11 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       c.error_type = FailureKind(call);
       c.error_msg = CutMiddle(FailureMessage(call));
       spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, c.error_type, c.error_msg.substr(0, 200));
+      if (c.error_type == "HiddenStateMismatch") {
+        hidden_state_failure = "the hidden-state probe failed before case " + std::to_string(i + 1) +
+                               " (Model's state differs from ModelNew's, so no output can be judged): " +
+                               c.error_msg.substr(0, 1000);
+      }
       // A device error poisons the process; a dead or stopped one is gone.
       if (call.failure != CallFailure::kNone || call.reply.value("device_poisoned", false)) {
         if (session.executor() != nullptr) session.executor()->Stop();

@@ -33,21 +33,26 @@ inline SampleCase MakeSampleCase(int i, int rank, std::int64_t float_elements = 
   r.op_name = Printf("op%d", i % 3);
   r.case_index = i;
   r.params = {{"n", i}, {"mode", "fast"}, {"scale", 0.5}};
-  r.input_desc = nlohmann::json::array(
-      {{{"name", "x"}, {"dtype", "bfloat16"}, {"shape", {4, 8}}}});
+  r.input_desc = nlohmann::json::array({{{"name", "x"}, {"dtype", "bfloat16"}, {"shape", {4, 8}}}});
   r.passed = passed;
   r.route = "eco";
   r.error_type = passed ? "" : "AccuracyError";
   // Long, multi-line, not ASCII: what an operator's error can look like.
-  r.error_msg = passed ? "" : "output 0: 1 of 32 elements over tolerance \xe2\x80\x94 \xc3\xa9\n" +
-                                  std::string(5000, 'x');
+  r.error_msg = passed ? ""
+                       : "output 0: 1 of 32 elements over tolerance \xe2\x80\x94 \xc3\xa9\n" +
+                             std::string(5000, 'x');
   r.outputs = nlohmann::json::array(
       {{{"passed", passed},
         {"route", "eco"},
         {"metrics", {{"max_abs_diff", passed ? 0.0 : 0.125}, {"max_rel_diff", "NaN"}}},
         {"worst", nlohmann::json::array({{{"index", 5}, {"golden", 0.625}, {"actual", 0.75}}})}},
-       {{"passed", true}, {"route", "eco"}, {"metrics", {{"max_abs_diff", 0.5}, {"max_rel_diff", 1.0}}}}});
-  r.timings = {{"wall_ms", 5.0}, {"compile_ms", 1.5}, {"golden_ms", 2.0}, {"impl_ms", 0.25 * i},
+       {{"passed", true},
+        {"route", "eco"},
+        {"metrics", {{"max_abs_diff", 0.5}, {"max_rel_diff", 1.0}}}}});
+  r.timings = {{"wall_ms", 5.0},
+               {"compile_ms", 1.5},
+               {"golden_ms", 2.0},
+               {"impl_ms", 0.25 * i},
                {"judge_ms", 0.125}};
   r.rank = rank;
   r.device = "cpu";
@@ -55,7 +60,8 @@ inline SampleCase MakeSampleCase(int i, int rank, std::int64_t float_elements = 
                 : nlohmann::json{{"classification", "real_defect"}, {"bitwise_equal", true}};
   r.extra = {{"warnings", nlohmann::json::array()}};
 
-  std::vector<double> small(32), golden(static_cast<std::size_t>(float_elements)), actual(golden.size());
+  std::vector<double> small(32), golden(static_cast<std::size_t>(float_elements)),
+      actual(golden.size());
   for (std::size_t k = 0; k < small.size(); ++k) small[k] = static_cast<double>(k) / 8;
   for (std::size_t k = 0; k < golden.size(); ++k) {
     golden[k] = static_cast<double>(k);

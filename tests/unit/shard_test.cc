@@ -142,13 +142,15 @@ TEST_F(ShardTest, CasesReadBackWithEveryField) {
   EXPECT_EQ(records[3].ab["classification"], "real_defect");
 
   // The tensors, as the judge's tensor reader sees them: bfloat16 by its dtype attribute.
-  Result<LoadedTensor> golden = ReadTensorFile(dir_ + "/" + records[3].stored_at + "/outputs/0/golden");
+  Result<LoadedTensor> golden =
+      ReadTensorFile(dir_ + "/" + records[3].stored_at + "/outputs/0/golden");
   ASSERT_TRUE(golden.ok()) << golden.status().ToString();
   EXPECT_EQ(golden->view.dtype, DType::kBFloat16);
   EXPECT_THAT(golden->view.shape, ElementsAre(4, 8));
   const SampleCase sample = MakeSampleCase(3, 2);
   EXPECT_EQ(std::memcmp(golden->view.data, sample.tensors[0].view().data, 64), 0);
-  Result<LoadedTensor> actual = ReadTensorFile(dir_ + "/" + records[3].stored_at + "/outputs/1/actual");
+  Result<LoadedTensor> actual =
+      ReadTensorFile(dir_ + "/" + records[3].stored_at + "/outputs/1/actual");
   ASSERT_TRUE(actual.ok()) << actual.status().ToString();
   EXPECT_EQ(actual->view.dtype, DType::kFloat32);
   EXPECT_EQ(std::memcmp(actual->view.data, sample.tensors[3].view().data, 16 * 4), 0);
@@ -191,8 +193,8 @@ TEST_F(ShardTest, ANewWriterNeverAppendsToAnExistingShard) {
     ASSERT_NE(writer, nullptr);
     AppendSamples(writer.get(), 1, session * 10, 2);
   }
-  EXPECT_THAT(ShardFiles(dir_), ElementsAre("rank-0001.1.h5", "rank-0001.2.h5", "rank-0001.h5",
-                                            "rank-0001.journal"));
+  EXPECT_THAT(ShardFiles(dir_),
+              ElementsAre("rank-0001.1.h5", "rank-0001.2.h5", "rank-0001.h5", "rank-0001.journal"));
   EXPECT_EQ(TableRows(Shard("rank-0001.h5"), "/table"), 2);
   EXPECT_EQ(TableRows(Shard("rank-0001.2.h5"), "/table"), 2);
   EXPECT_THAT(Ids(Records()), ElementsAre("op0/case-0000", "op1/case-0001", "op1/case-0010",
@@ -213,7 +215,8 @@ TEST_F(ShardTest, OnlyJournaledCasesAreRead) {
 
   // The third line torn by a crash: its case is in the shard, not journaled.
   const std::size_t second_end = text.find('\n', text.find('\n') + 1);
-  std::ofstream(journal, std::ios::trunc) << text.substr(0, second_end + 1) << R"({"case_id":"op2/ca)";
+  std::ofstream(journal, std::ios::trunc)
+      << text.substr(0, second_end + 1) << R"({"case_id":"op2/ca)";
   EXPECT_THAT(JournaledCases(dir_).value(), ElementsAre("op0/case-0000", "op1/case-0001"));
   EXPECT_THAT(Ids(Records()), ElementsAre("op0/case-0000", "op1/case-0001"));
 
@@ -238,8 +241,9 @@ TEST_F(ShardTest, ACaseIsReadByItsAddressWhenItsNameIsLost) {
     // As when a crash in the middle of a later flush tore /cases: the name is gone.
     Result<h5::Handle> file = h5::OpenFile(writer->path(), h5::FileMode::kReadWrite);
     ASSERT_TRUE(file.ok());
-    ASSERT_GE(H5Lmove(file->id(), "/cases/000001", file->id(), "/elsewhere", H5P_DEFAULT,
-                      H5P_DEFAULT), 0);
+    ASSERT_GE(
+        H5Lmove(file->id(), "/cases/000001", file->id(), "/elsewhere", H5P_DEFAULT, H5P_DEFAULT),
+        0);
   }
   const std::vector<CaseRecord> records = Records();
   ASSERT_THAT(Ids(records), ElementsAre("op0/case-0000", "op1/case-0001", "op2/case-0002"));
@@ -389,7 +393,8 @@ TEST(TensorStorageTest, SmallTensorsStayContiguousLargeOnesAreChunkedAndCompress
   EXPECT_EQ(matrix.deflate_level, 1);
   EXPECT_THAT(storage(DType::kFloat64, {1 << 20}).chunk, ElementsAre(1 << 17));
   EXPECT_THAT(storage(DType::kFloat32, {2, 1 << 20}).chunk, ElementsAre(1, 1 << 18));
-  EXPECT_THAT(storage(DType::kFloat32, {3, 0, 1 << 16}).chunk, ::testing::IsEmpty());  // no elements
+  EXPECT_THAT(storage(DType::kFloat32, {3, 0, 1 << 16}).chunk,
+              ::testing::IsEmpty());  // no elements
   const h5::DatasetOptions flags = storage(DType::kBool, {100000});
   EXPECT_THAT(flags.chunk, ElementsAre(100000));
   EXPECT_FALSE(flags.shuffle);  // nothing to shuffle in one-byte elements
@@ -436,7 +441,8 @@ class ChildWriter {
 
   // The next line, without '\n'; "" at the end or after timeout_s.
   std::string NextLine(double timeout_s = 30) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     while (buffer_.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
       pollfd ready{out_fd_, POLLIN, 0};
       if (poll(&ready, 1, 50) <= 0) continue;
@@ -492,7 +498,8 @@ TEST_F(ShardTest, SigkillLeavesEveryJournaledCaseReadable) {
     const std::vector<std::string> ids = Ids(records);
     EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()), journaled);
     for (const CaseRecord& record : records) {
-      Result<LoadedTensor> tensor = ReadTensorFile(dir_ + "/" + record.stored_at + "/outputs/1/golden");
+      Result<LoadedTensor> tensor =
+          ReadTensorFile(dir_ + "/" + record.stored_at + "/outputs/1/golden");
       ASSERT_TRUE(tensor.ok()) << tensor.status().ToString();
       EXPECT_EQ(tensor->view.NumElements(), 20000);
     }
@@ -505,7 +512,8 @@ TEST_F(ShardTest, SigkillLeavesEveryJournaledCaseReadable) {
   AppendSamples(writer.get(), 0, 9000, 2);
   EXPECT_EQ(Records().size(), printed.size() + 2);
   ASSERT_TRUE(WriteResultsIndex(dir_).ok());
-  EXPECT_EQ(TableRows(dir_ + "/results.h5", "/cases"), static_cast<std::int64_t>(printed.size() + 2));
+  EXPECT_EQ(TableRows(dir_ + "/results.h5", "/cases"),
+            static_cast<std::int64_t>(printed.size() + 2));
 }
 
 // Writes failing as on a full disk (EFBIG past RLIMIT_FSIZE), without root.
@@ -538,7 +546,8 @@ TEST_F(ShardTest, AFullDiskFailsAnAppendAndKeepsEarlierCases) {
     ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
   } unmount{mount_point};
 
-  Result<std::unique_ptr<ShardWriter>> writer = ShardWriter::Create(mount_point, 0, StorePolicy::kAll);
+  Result<std::unique_ptr<ShardWriter>> writer =
+      ShardWriter::Create(mount_point, 0, StorePolicy::kAll);
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   std::set<std::string> appended;
   Status failure;

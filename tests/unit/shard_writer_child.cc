@@ -65,8 +65,10 @@ int main(int argc, char** argv) {
       elements = std::atoll(value);
     } else if (flag == "--policy" && ParseStorePolicy(value)) {
       policy = *ParseStorePolicy(value);
-    } else if (flag == "--durability" && (std::string(value) == "process" || std::string(value) == "machine")) {
-      durability = std::string(value) == "process" ? Durability::kProcessCrash : Durability::kMachineCrash;
+    } else if (flag == "--durability" &&
+               (std::string(value) == "process" || std::string(value) == "machine")) {
+      durability =
+          std::string(value) == "process" ? Durability::kProcessCrash : Durability::kMachineCrash;
     } else if (flag == "--max-file-bytes") {
       const rlim_t bytes = std::strtoull(value, nullptr, 10);
       const rlimit limit{bytes, bytes};
@@ -78,7 +80,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  Result<std::unique_ptr<ShardWriter>> writer = ShardWriter::Create(run_dir, rank, policy, durability);
+  Result<std::unique_ptr<ShardWriter>> writer =
+      ShardWriter::Create(run_dir, rank, policy, durability);
   if (!writer.ok()) return Fail(writer.status());
   for (long i = first; count == 0 || i < first + count; ++i) {
     const testing::SampleCase sample = testing::MakeSampleCase(static_cast<int>(i), rank, elements);

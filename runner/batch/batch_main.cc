@@ -92,6 +92,7 @@ int Run(int argc, char** argv) {
   app.add_option("--previous", options.previous_run, "An earlier run folder: its timings order the work");
   app.add_option("--max-cases-per-item", options.max_cases_per_item, "Split sweeps larger than this")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--fsync", options.fsync, "fsync every stored case (survives a machine crash, not only a killed rank)");
   app.add_flag("-v,--verbose", options.verbose, "Log every case");
   try {
     app.parse(argc, argv);
@@ -204,25 +205,35 @@ int Run(int argc, char** argv) {
                  device ? *device : (inherited ? inherited : "(all)"));
   }
   if (options.resume) {
-    Result<std::set<std::string>> done = JournaledCases(options.run_dir);
-    if (!done.ok()) {
-      spdlog::error("--resume: {}", done.status().ToString());
+    // Cases that are stored and readable; a journaled case whose data a
+    // machine crash lost is run again.
+    std::vector<std::string> problems;
+    Result<std::vector<CaseRecord>> stored = ReadRunRecords(options.run_dir, &problems);
+    if (!stored.ok()) {
+      spdlog::error("--resume: {}", stored.status().ToString());
       return 2;
     }
-    setup.done = std::move(done).value();
+    for (const CaseRecord& r : stored.value()) {
+      if (r.case_index >= 0) setup.done.insert(r.case_id);
+    }
+    for (const auto& problem : problems) spdlog::warn("--resume: will run again: {}", problem);
     spdlog::info("resuming: {} cases already stored", setup.done.size());
   }
-  Result<std::unique_ptr<ShardWriter>> shard = ShardWriter::Create(options.run_dir, rank, options.store);
+  Result<std::unique_ptr<ShardWriter>> shard = ShardWriter::Create(
+      options.run_dir, rank, options.store, options.fsync ? Durability::kMachineCrash : Durability::kProcessCrash);
   if (!shard.ok()) {
     spdlog::critical("{}", shard.status().ToString());
     return 2;
   }
   setup.shard = shard.value().get();
+  ExecutorPool pool;
+  setup.pool = &pool;
   auto run_item = [&](const WorkItem& item, const std::function<void(const json&)>& report) {
     return RunWorkItem(item, setup, report);
   };
 
   bool healthy = true;
+  json timing = json::object();
   if (rank == 0) {
     // Rank 0 works too: its worker thread talks to the coordinator in-process.
     std::vector<std::unique_ptr<Comm>> local = MakeLocalComms(2);
@@ -232,6 +243,8 @@ int Run(int argc, char** argv) {
     Progress progress(static_cast<int>(items.size()), isatty(STDERR_FILENO) != 0);
     healthy = Coordinate(links, size, items, &progress);
     worker.join();
+    timing = {{"run_wall_s", progress.elapsed_s()}, {"case_s", progress.case_s()},
+              {"store_s", progress.store_s()}, {"ab_s", progress.ab_s()}, {"item_s", progress.item_s()}};
   } else {
     WorkerLoop(mpi.get(), 0, run_item);
   }
@@ -245,7 +258,7 @@ int Run(int argc, char** argv) {
   }
   json run_info = {{"manifest", fs::absolute(options.jobs_path).string()}, {"ranks", size},
                    {"launcher", launch.launcher}, {"backend", options.backend},
-                   {"store", store}, {"resumed", options.resume}};
+                   {"store", store}, {"resumed", options.resume}, {"timing", timing}};
   Result<RunTotals> totals = WriteRunReports(options.run_dir, run_info);
   if (!totals.ok()) {
     spdlog::error("reports: {}", totals.status().ToString());

@@ -13,8 +13,19 @@ Progress::Progress(int total_items, bool terminal, double plain_interval_s, std:
       last_draw_(start_) {}
 
 void Progress::CaseDone(const nlohmann::json& summary) {
+  if (summary.value("kind", "") == "item") {
+    item_ms_ += summary.value("item_ms", 0.0);
+    return;
+  }
   (summary.value("passed", false) ? passed_ : failed_)++;
+  case_ms_ += summary.value("wall_ms", 0.0);
+  store_ms_ += summary.value("store_ms", 0.0);
+  ab_ms_ += summary.value("ab_ms", 0.0);
   Tick();
+}
+
+double Progress::elapsed_s() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
 void Progress::ItemDone() {

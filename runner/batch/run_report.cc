@@ -54,6 +54,7 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
   ordered_json failures = ordered_json::array();
   std::map<std::string, int> by_error;
   std::map<std::string, int> by_ab;
+  std::map<std::string, double> spent_ms;  // summed per-case timings
   for (auto& [name, op] : ops) {
     std::sort(op.cases.begin(), op.cases.end(),
               [](const CaseRecord* a, const CaseRecord* b) { return a->case_index < b->case_index; });
@@ -66,6 +67,9 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
       parts.passed_cases += c->passed ? 1 : 0;
       if (c->extra.contains("details")) parts.details.push_back(ordered_json::parse(c->extra["details"].dump()));
       wall_ms += c->timings.value("wall_ms", 0.0);
+      for (const char* key : {"construct_ms", "golden_ms", "impl_ms", "judge_ms", "wall_ms"}) {
+        spent_ms[key] += c->timings.value(key, 0.0);
+      }
       if (c->passed) continue;
       if (c->extra.contains("failure")) parts.failures.push_back(ordered_json::parse(c->extra["failure"].dump()));
       op_errors[c->error_type]++;
@@ -100,6 +104,34 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
   for (auto& [key, value] : run_info.items()) summary[key] = value;
   summary["totals"] = {{"operators", totals.operators}, {"cases", totals.cases}, {"passed", totals.passed},
                        {"failed", totals.failed}};
+  // Where the ranks' time went. impl includes Triton's compilation (the
+  // first call of each kernel specialisation); "executor" is the rest of a
+  // case's wall time (requests, tensor hand-over, restarts after a failure);
+  // "startup" is per work item: starting an executor, importing torch and
+  // the operator, the lint; idle is what remains of ranks x run wall time
+  // (waiting for work, the last ranks finishing).
+  if (run_info.contains("timing") && run_info["timing"].contains("run_wall_s")) {
+    const json& t = run_info["timing"];
+    const double ranks = run_info.value("ranks", 1);
+    const double capacity = ranks * t["run_wall_s"].get<double>();
+    const double cases_s = spent_ms["wall_ms"] / 1e3;
+    const double judged_s = (spent_ms["construct_ms"] + spent_ms["golden_ms"] + spent_ms["impl_ms"] +
+                             spent_ms["judge_ms"]) / 1e3;
+    const double store_s = t.value("store_s", 0.0), ab_s = t.value("ab_s", 0.0);
+    const double items_s = t.value("item_s", cases_s + store_s + ab_s);
+    const double idle_s = std::max(0.0, capacity - items_s);
+    summary["time_split"] = {{"rank_seconds", capacity},
+                             {"construct_s", spent_ms["construct_ms"] / 1e3},
+                             {"golden_s", spent_ms["golden_ms"] / 1e3},
+                             {"impl_s", spent_ms["impl_ms"] / 1e3},
+                             {"judge_s", spent_ms["judge_ms"] / 1e3},
+                             {"executor_s", std::max(0.0, cases_s - judged_s)},
+                             {"store_s", store_s},
+                             {"ab_s", ab_s},
+                             {"startup_s", std::max(0.0, items_s - cases_s - store_s - ab_s)},
+                             {"idle_s", idle_s},
+                             {"idle_fraction", capacity > 0 ? idle_s / capacity : 0.0}};
+  }
   summary["error_types"] = by_error;
   summary["ab"] = by_ab;
   summary["operators"] = std::move(operators);

@@ -29,10 +29,6 @@ OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
   return spec;
 }
 
-bool KeepTensors(StorePolicy policy, bool passed) {
-  return policy == StorePolicy::kAll || (policy == StorePolicy::kFailures && !passed);
-}
-
 }  // namespace
 
 bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::function<void(const json&)>& report) {
@@ -51,12 +47,11 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   run.backend = options.backend;
   run.env = setup.executor_env;
   run.log_path = setup.executor_log;
+  run.pool = setup.pool;
 
+  const auto item_started = std::chrono::steady_clock::now();
   bool store_ok = true;
-  bool environment_stored = false;
   json environment;
-  // RunOperator reports the environment at its end; the first stored case
-  // of the item carries it, taken from the case's own executor reply below.
   OperatorOutcome outcome = RunOperator(spec, run, [&](const CaseOutcome& c) {
     if (!store_ok) return;
     CaseRecord record;
@@ -82,10 +77,13 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     if (!c.passed) record.extra["failure"] = json::parse(FailureEntry(c).dump());
     record.extra["impl_name"] = op.impl_name;
     record.extra["actual_sha256"] = c.actual_sha256;
+    double ab_ms = 0;
     if (options.ab && c.error_type == "AccuracyError") {
+      const auto ab_started = std::chrono::steady_clock::now();
       AbRequest ab;
       ab.spec = &spec;
       ab.options = run;
+      ab.options.pool = nullptr;  // each A/B run needs a new process of its own
       ab.original_cache_dir = setup.cache_dir;
       ab.fresh_cache_parent = setup.cache_dir + "/../ab";
       ab.original_environment = environment;
@@ -93,8 +91,10 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       alone.skip_case = nullptr;
       ab.spec = &alone;
       record.ab = RunAb(ab, c);
+      ab_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started).count();
+      record.timings["ab_ms"] = ab_ms;
     }
-    if (KeepTensors(options.store, c.passed)) record.tensors = c.tensors;
+    if (KeepsTensors(options.store, c.passed)) record.tensors = c.tensors;
     const auto started = std::chrono::steady_clock::now();
     Status stored = setup.shard->Append(record);
     const double store_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
@@ -104,10 +104,9 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       return;
     }
     report({{"case_id", record.case_id}, {"op", op.name}, {"index", c.index}, {"passed", c.passed},
-            {"error_type", c.error_type}, {"wall_ms", c.wall_ms}, {"store_ms", store_ms},
+            {"error_type", c.error_type}, {"wall_ms", c.wall_ms}, {"store_ms", store_ms}, {"ab_ms", ab_ms},
             {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr)) : json(nullptr)}});
   });
-  (void)environment_stored;
   // Operator-level facts (environment, lint, non_compute) go in a small side
   // record so reports can rebuild verify_result.json from the store alone.
   if (store_ok && !outcome.cases.empty()) {
@@ -133,6 +132,9 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       store_ok = false;
     }
   }
+  // The whole item's time: cases plus executor start-up, lint and loading.
+  report({{"kind", "item"}, {"item_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                                                   item_started).count()}});
   return store_ok;
 }
 

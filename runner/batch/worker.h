@@ -13,6 +13,7 @@
 
 #include "runner/batch/batch_options.h"
 #include "runner/batch/work_plan.h"
+#include "runner/executor/executor_client.h"
 #include "runner/manifest/manifest.h"
 #include "runner/store/shard.h"
 
@@ -27,10 +28,12 @@ struct WorkerSetup {
   std::string executor_log;    // the rank's executors' output
   std::set<std::string> done;  // case ids already stored (resume)
   ShardWriter* shard = nullptr;
+  ExecutorPool* pool = nullptr;  // the rank's warm executor, kept between items
 };
 
 // Runs one item; `report` gets a short JSON summary of each case once it is
-// stored: {case_id, op, index, passed, error_type, wall_ms, ab}.
+// stored: {case_id, op, index, passed, error_type, wall_ms, store_ms, ab_ms,
+// ab}, and at the end {kind: "item", item_ms}.
 // Returns false if the store failed (the rank cannot go on).
 bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
                  const std::function<void(const nlohmann::json&)>& report);

@@ -68,4 +68,20 @@ class Executor {
   bool alive_ = true;
 };
 
+// One warm executor kept between operators (a rank's worker), so torch is
+// imported once per rank instead of once per operator. An executor goes back
+// into the pool only alive and after a clean operator; before reuse, the
+// executor checks that no earlier operator changed torch itself (see
+// opverify_runtime.executor: "tainted"), else a fresh one is started.
+class ExecutorPool {
+ public:
+  std::unique_ptr<Executor> Take() { return std::move(warm_); }
+  void Return(std::unique_ptr<Executor> executor) {
+    if (executor && executor->alive()) warm_ = std::move(executor);
+  }
+
+ private:
+  std::unique_ptr<Executor> warm_;
+};
+
 }  // namespace opverify

@@ -88,4 +88,18 @@ Status ReserveSpace(const std::string& path, std::uint64_t bytes) {
   return Status::Ok();
 }
 
+Status ReleaseReservedSpace(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return Failed(path, "open", errno);
+  const FdCloser closer{fd};
+  struct stat info {};
+  if (fstat(fd, &info) != 0) return Failed(path, "fstat", errno);
+  const off_t allocated = static_cast<off_t>(info.st_blocks) * 512;
+  if (allocated <= info.st_size) return Status::Ok();
+  // Truncating to its own size frees the blocks past the end (ext4, xfs,
+  // tmpfs); punching a hole there is a no-op on ext4.
+  if (ftruncate(fd, info.st_size) != 0) return Failed(path, "releasing reserved space", errno);
+  return Status::Ok();
+}
+
 }  // namespace opverify

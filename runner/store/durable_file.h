@@ -30,5 +30,8 @@ Status WriteNewFile(const std::string& path, const void* data, std::size_t size,
 // checked instead. Also checks the file-size limit (ulimit -f). An IoError
 // naming `path` (ENOSPC, EFBIG) leaves the file as it was.
 Status ReserveSpace(const std::string& path, std::uint64_t bytes);
+// Gives back the space ReserveSpace allocated past the end of the file
+// (ftruncate to its own size). Errors name `path`.
+Status ReleaseReservedSpace(const std::string& path);
 
 }  // namespace opverify

@@ -1,5 +1,7 @@
 #include "runner/store/shard.h"
 
+#include "runner/store/tensor_storage.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,8 +40,9 @@ constexpr hsize_t kResultsTableChunkRows = 1024;
 struct ShardName {
   int rank = 0;
   int k = 0;
-  std::string file;                                                     // the file name in shards/
-  std::string Link() const { return file.substr(0, file.size() - 3); }  // without ".h5"
+  std::string file;  // the file name in shards/
+  // Its link name in results.h5: the file name without ".h5".
+  std::string Link() const { return file.substr(0, file.size() - 3); }
   auto Order() const { return std::make_tuple(rank, k); }
 };
 
@@ -166,31 +169,29 @@ Result<h5::Handle> OpenShardForReading(const std::string& path) {
                          "; without file locking: " + retry.status().message() + hint);
 }
 
-Result<std::string> RequiredString(hid_t object, const char* name) {
+// The attributes every case group has. `where` names the group in
+// messages: a group opened by address has no path HDF5 could name cheaply.
+Result<std::string> RequiredString(hid_t object, const char* name, const std::string& where) {
   Result<std::optional<std::string>> value = h5::ReadStringAttribute(object, name);
   if (!value.ok()) return value.status();
-  if (!value.value()) {
-    return Status::InvalidInput(h5::NameOf(object) + ": no attribute '" + name + "'");
-  }
+  if (!value.value()) return Status::InvalidInput(where + ": no attribute '" + name + "'");
   return *std::move(value).value();
 }
 
-Result<json> RequiredJson(hid_t object, const char* name) {
-  Result<std::string> text = RequiredString(object, name);
+Result<json> RequiredJson(hid_t object, const char* name, const std::string& where) {
+  Result<std::string> text = RequiredString(object, name, where);
   if (!text.ok()) return text.status();
   json value = json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) {
-    return Status::InvalidInput(h5::NameOf(object) + ": attribute '" + name + "' is not JSON");
+    return Status::InvalidInput(where + ": attribute '" + name + "' is not JSON");
   }
   return value;
 }
 
-Result<std::int64_t> RequiredInt(hid_t object, const char* name) {
+Result<std::int64_t> RequiredInt(hid_t object, const char* name, const std::string& where) {
   Result<std::optional<std::int64_t>> value = h5::ReadIntAttribute(object, name);
   if (!value.ok()) return value.status();
-  if (!value.value()) {
-    return Status::InvalidInput(h5::NameOf(object) + ": no attribute '" + name + "'");
-  }
+  if (!value.value()) return Status::InvalidInput(where + ": no attribute '" + name + "'");
   return *value.value();
 }
 
@@ -231,7 +232,8 @@ Result<StoredCase> ReadCase(hid_t file, const ShardName& shard, const JournalEnt
   CaseRecord& record = stored.record;
   record.stored_at = std::string(kShardsFolder) + "/" + shard.file + ":" + CaseGroup(n);
 
-  Result<std::string> verdict = RequiredString(id, "verdict");
+  const std::string& where = record.stored_at;
+  Result<std::string> verdict = RequiredString(id, "verdict", where);
   if (!verdict.ok()) return verdict.status();
   record.passed = verdict.value() == "passed";
   const std::pair<const char*, std::string*> strings[] = {
@@ -239,7 +241,7 @@ Result<StoredCase> ReadCase(hid_t file, const ShardName& shard, const JournalEnt
       {"route", &record.route},         {"error_type", &record.error_type},
       {"error_msg", &record.error_msg}, {"device", &record.device}};
   for (const auto& [name, out] : strings) {
-    Result<std::string> value = RequiredString(id, name);
+    Result<std::string> value = RequiredString(id, name, where);
     if (!value.ok()) return value.status();
     *out = std::move(value).value();
   }
@@ -248,14 +250,14 @@ Result<StoredCase> ReadCase(hid_t file, const ShardName& shard, const JournalEnt
       {"outputs", &record.outputs}, {"timings", &record.timings},
       {"ab", &record.ab},           {"extra", &record.extra}};
   for (const auto& [name, out] : jsons) {
-    Result<json> value = RequiredJson(id, name);
+    Result<json> value = RequiredJson(id, name, where);
     if (!value.ok()) return value.status();
     *out = std::move(value).value();
   }
-  Result<std::int64_t> case_index = RequiredInt(id, "case_index");
+  Result<std::int64_t> case_index = RequiredInt(id, "case_index", where);
   if (!case_index.ok()) return case_index.status();
   record.case_index = static_cast<int>(case_index.value());
-  Result<std::int64_t> rank = RequiredInt(id, "rank");
+  Result<std::int64_t> rank = RequiredInt(id, "rank", where);
   if (!rank.ok()) return rank.status();
   record.rank = static_cast<int>(rank.value());
   Result<bool> tensors = h5::Exists(id, "outputs");
@@ -347,7 +349,11 @@ Result<RunContents> ReadRunContents(const std::string& run_dir,
       continue;
     }
     Result<std::optional<std::string>> created = h5::ReadStringAttribute(file->id(), "created");
-    if (!created.ok()) return created.status();
+    if (!created.ok()) {
+      Status reported = Report(created.status(), problems);
+      if (!reported.ok()) return reported;
+      continue;
+    }
     for (const auto& [n, entry] : numbers->second) {
       Result<StoredCase> stored = ReadCase(file->id(), shard, entry);
       if (!stored.ok()) {
@@ -486,9 +492,11 @@ Result<haddr_t> ShardWriter::Impl::WriteCase(
   if (!status.ok()) return status;
   for (std::size_t i = 0; tensors && i < record.tensors.size(); ++i) {
     const std::string output = "outputs/" + std::to_string(i) + "/";
-    status = WriteH5Dataset(group.value(), output + "golden", record.tensors[i].first);
+    status = WriteH5Dataset(group.value(), output + "golden", record.tensors[i].first,
+                            TensorStorage(record.tensors[i].first));
     if (!status.ok()) return status;
-    status = WriteH5Dataset(group.value(), output + "actual", record.tensors[i].second);
+    status = WriteH5Dataset(group.value(), output + "actual", record.tensors[i].second,
+                            TensorStorage(record.tensors[i].second));
     if (!status.ok()) return status;
   }
   Result<h5::Handle> table = h5::OpenDataset(file->id(), kShardTable);
@@ -502,7 +510,10 @@ Result<haddr_t> ShardWriter::Impl::WriteCase(
 }
 
 ShardWriter::ShardWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-ShardWriter::~ShardWriter() = default;
+// The space reserved past the shard's end for a next case is given back.
+// Best effort: a destructor has no one to tell, and the space left is at
+// most one case's reservation.
+ShardWriter::~ShardWriter() { ReleaseReservedSpace(impl_->path); }
 
 const std::string& ShardWriter::path() const { return impl_->path; }
 

@@ -179,8 +179,8 @@ Result<LoadedTensor> ReadH5Dataset(const std::string& file, const std::string& d
   return tensor;
 }
 
-Status WriteH5Dataset(const h5::Handle& parent, const std::string& dataset,
-                      const TensorView& view) {
+Status WriteH5Dataset(const h5::Handle& parent, const std::string& dataset, const TensorView& view,
+                      const h5::DatasetOptions& options) {
   Result<h5::Handle> type = MemoryType(view.dtype);
   if (!type.ok()) return type.status();
   Result<bool> exists = h5::Exists(parent.id(), dataset);
@@ -190,7 +190,7 @@ Status WriteH5Dataset(const h5::Handle& parent, const std::string& dataset,
     if (!status.ok()) return status;
   }
   const std::vector<hsize_t> dims(view.shape.begin(), view.shape.end());
-  Result<h5::Handle> h5_dataset = h5::CreateDataset(parent.id(), dataset, type->id(), dims);
+  Result<h5::Handle> h5_dataset = h5::CreateDataset(parent.id(), dataset, type->id(), dims, options);
   if (!h5_dataset.ok()) return h5_dataset.status();
   if (view.NumElements() > 0) {
     std::vector<std::byte> scratch;

@@ -8,12 +8,10 @@
 #include <string>
 
 #include "runner/common/status.h"
+#include "runner/store/h5.h"
 #include "runner/tensor_io/tensor_file.h"
 
 namespace opverify {
-namespace h5 {
-class Handle;
-}  // namespace h5
 
 // Errors name the file and dataset: missing file, not an HDF5 file, missing
 // dataset, a type with no tensor dtype, a `dtype` attribute that disagrees
@@ -22,7 +20,9 @@ Result<LoadedTensor> ReadH5Dataset(const std::string& file, const std::string& d
                                    std::optional<DType> logical_dtype);
 
 // Creates (or replaces) `dataset` under `parent`, an open file or group;
-// missing groups on the way are created.
-Status WriteH5Dataset(const h5::Handle& parent, const std::string& dataset, const TensorView& view);
+// missing groups on the way are created. `options`: chunking and filters
+// (the store's choice per tensor: runner/store/tensor_storage.h).
+Status WriteH5Dataset(const h5::Handle& parent, const std::string& dataset, const TensorView& view,
+                      const h5::DatasetOptions& options = {});
 
 }  // namespace opverify

@@ -49,9 +49,26 @@ class Session {
  public:
   Session(const OperatorSpec& spec, const RunOptions& options) : spec_(spec), options_(options) {}
 
+  ~Session() {
+    // A warm, healthy executor serves the rank's next operator.
+    if (options_.pool != nullptr && executor_ && executor_->alive() && reusable_) options_.pool->Return(std::move(executor_));
+  }
+
   // The load reply, or the call that failed.
   CallResult Open() {
     executor_.reset();
+    if (options_.pool != nullptr) {
+      executor_ = options_.pool->Take();
+      if (executor_) {
+        CallResult loaded = Load();
+        // An earlier operator changed torch itself in that process: start afresh.
+        if (loaded.failure != CallFailure::kNone || loaded.reply.value("error_type", "") != "ExecutorTainted") {
+          return loaded;
+        }
+        spdlog::warn("{}: the warm executor was tainted by an earlier operator; starting a new one", spec_.name);
+        executor_->Stop();
+      }
+    }
     ExecutorOptions executor_options;
     executor_options.program = options_.executor_program;
     executor_options.env = options_.env;
@@ -64,18 +81,25 @@ class Session {
       return failed;
     }
     executor_ = std::move(started).value();
+    return Load();
+  }
+
+  Executor* executor() { return executor_.get(); }
+  // Something went wrong in this operator: do not hand its executor on.
+  void Spoil() { reusable_ = false; }
+
+ private:
+  const OperatorSpec& spec_;
+  const RunOptions& options_;
+  CallResult Load() {
     json load = {{"op", "load"},         {"task_file", spec_.task_file}, {"impl_file", spec_.impl_file},
                  {"backend", options_.backend}, {"seed", spec_.seed}};
     if (!spec_.params.empty()) load["params"] = spec_.params;
     return executor_->Call(load, spec_.timeout_s);
   }
 
-  Executor* executor() { return executor_.get(); }
-
- private:
-  const OperatorSpec& spec_;
-  const RunOptions& options_;
   std::unique_ptr<Executor> executor_;
+  bool reusable_ = true;
 };
 
 void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& call, CaseOutcome* outcome) {
@@ -150,6 +174,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     }
   };
   if (!load_ok) {
+    session.Spoil();
     spdlog::error("{}: load failed: {}", spec.name, FailureMessage(loaded));
     fail_all(0, FailureKind(loaded), FailureMessage(loaded));
     return out;
@@ -163,6 +188,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     }
     out.lint = lint.reply["lint"];
     if (!out.lint.value("valid", false)) {
+      session.Spoil();
       // An unreadable file or a syntax error has no type (null) but an "error".
       const int type = out.lint.contains("regression_type") && out.lint["regression_type"].is_number_integer()
                            ? out.lint["regression_type"].get<int>()
@@ -220,6 +246,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       for (const auto& w : r.value("warnings", json::array())) c.warnings.push_back(w.get<std::string>());
     }
     if (call.failure != CallFailure::kNone || !call.reply.value("ok", false)) {
+      session.Spoil();
       c.error_type = FailureKind(call);
       c.error_msg = CutMiddle(FailureMessage(call));
       spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, c.error_type, c.error_msg.substr(0, 200));

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/executor/executor_client.h"
 #include "runner/judge/judge.h"
 #include "runner/judge/tensor_view.h"
 
@@ -43,6 +44,7 @@ struct RunOptions {
   std::string executor_program;     // empty: beside the running program
   std::vector<std::pair<std::string, std::string>> env;  // for every executor (cache dirs, devices)
   std::string log_path;             // executors' output
+  ExecutorPool* pool = nullptr;     // reuse a warm executor across operators (batch ranks)
 };
 
 // One judged output of a case.

@@ -12,6 +12,7 @@
 #include <stdlib.h>  // mkdtemp (POSIX)
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -81,6 +82,7 @@ class ShardTest : public ::testing::Test {
 
 std::vector<std::string> Ids(const std::vector<CaseRecord>& records) {
   std::vector<std::string> ids;
+  ids.reserve(records.size());
   for (const CaseRecord& record : records) ids.push_back(record.case_id);
   return ids;
 }
@@ -153,7 +155,7 @@ TEST_F(ShardTest, CasesReadBackWithEveryField) {
       ReadTensorFile(dir_ + "/" + records[3].stored_at + "/outputs/1/actual");
   ASSERT_TRUE(actual.ok()) << actual.status().ToString();
   EXPECT_EQ(actual->view.dtype, DType::kFloat32);
-  EXPECT_EQ(std::memcmp(actual->view.data, sample.tensors[3].view().data, 16 * 4), 0);
+  EXPECT_EQ(std::memcmp(actual->view.data, sample.tensors[3].view().data, 16 * sizeof(float)), 0);
 
   EXPECT_EQ(TableRows(Shard("rank-0002.h5"), "/table"), 4);
   Result<h5::Handle> file = h5::OpenFile(Shard("rank-0002.h5"), h5::FileMode::kReadOnly);
@@ -366,6 +368,20 @@ TEST_F(ShardTest, AfterAFailureInsideTheShardTheWriterStops) {
   EXPECT_EQ(problems.size(), 1u);  // case 0's shard is no longer HDF5
 }
 
+TEST_F(ShardTest, SpaceReservedForTheNextCaseIsGivenBack) {
+  std::unique_ptr<ShardWriter> writer = Writer(0);
+  ASSERT_NE(writer, nullptr);
+  AppendSamples(writer.get(), 0, 0, 2);
+  const std::string path = writer->path();
+  struct stat info {};
+  ASSERT_EQ(stat(path.c_str(), &info), 0);
+  EXPECT_GT(info.st_blocks * 512, info.st_size + (128 << 10));  // reserved for the next case
+  writer.reset();
+  ASSERT_EQ(stat(path.c_str(), &info), 0);
+  EXPECT_LT(info.st_blocks * 512, info.st_size + 8192);
+  EXPECT_EQ(Records().size(), 2u);
+}
+
 TEST_F(ShardTest, AShardAnotherProcessHoldsLockedIsStillRead) {
   std::unique_ptr<ShardWriter> writer = Writer(0);
   ASSERT_NE(writer, nullptr);
@@ -401,7 +417,7 @@ TEST(TensorStorageTest, SmallTensorsStayContiguousLargeOnesAreChunkedAndCompress
 }
 
 TEST_F(ShardTest, ChunkedCompressedTensorsReadBack) {
-  std::vector<float> values(300 * 500);
+  std::vector<float> values(std::size_t{300} * 500);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 977) * 0.25f;
   const TensorView view = TensorView::Contiguous(DType::kFloat32, {300, 500}, values.data());
   const std::string path = dir_ + "/chunked.h5";

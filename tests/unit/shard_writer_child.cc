@@ -16,83 +16,99 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "runner/store/shard.h"
 #include "tests/unit/shard_sample_case.h"
 
+namespace opverify {
 namespace {
 
-int Fail(const opverify::Status& status) {
-  std::printf("error: %s\n", status.ToString().c_str());
-  std::fflush(stdout);
-  return 3;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  using namespace opverify;
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s RUN_DIR COUNT [options]\n", argv[0]);
-    return 2;
-  }
-  const std::string run_dir = argv[1];
-  const long count = std::atol(argv[2]);
+struct ChildOptions {
+  std::string run_dir;
+  long count = 0;
   int rank = 0;
   int first = 0;
   long long elements = 16;
   bool index = false;
   StorePolicy policy = StorePolicy::kAll;
   Durability durability = Durability::kMachineCrash;
+};
+
+// nullopt (after saying why on stderr) on bad arguments.
+std::optional<ChildOptions> ParseArguments(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s RUN_DIR COUNT [options]\n", argv[0]);
+    return std::nullopt;
+  }
+  ChildOptions options;
+  options.run_dir = argv[1];
+  options.count = std::atol(argv[2]);
   for (int i = 3; i < argc; ++i) {
     const std::string flag = argv[i];
-    const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
     if (flag == "--index") {
-      index = true;
+      options.index = true;
       continue;
     }
-    if (value == nullptr) {
+    if (i + 1 == argc) {
       std::fprintf(stderr, "%s needs a value\n", flag.c_str());
-      return 2;
+      return std::nullopt;
     }
-    ++i;
+    const std::string value = argv[++i];
     if (flag == "--rank") {
-      rank = std::atoi(value);
+      options.rank = std::atoi(value.c_str());
     } else if (flag == "--first") {
-      first = std::atoi(value);
+      options.first = std::atoi(value.c_str());
     } else if (flag == "--elements") {
-      elements = std::atoll(value);
+      options.elements = std::atoll(value.c_str());
     } else if (flag == "--policy" && ParseStorePolicy(value)) {
-      policy = *ParseStorePolicy(value);
-    } else if (flag == "--durability" &&
-               (std::string(value) == "process" || std::string(value) == "machine")) {
-      durability =
-          std::string(value) == "process" ? Durability::kProcessCrash : Durability::kMachineCrash;
+      options.policy = *ParseStorePolicy(value);
+    } else if (flag == "--durability" && (value == "process" || value == "machine")) {
+      options.durability =
+          value == "process" ? Durability::kProcessCrash : Durability::kMachineCrash;
     } else if (flag == "--max-file-bytes") {
-      const rlim_t bytes = std::strtoull(value, nullptr, 10);
+      const rlim_t bytes = std::strtoull(value.c_str(), nullptr, 10);
       const rlimit limit{bytes, bytes};
       signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG
-      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) return 2;
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) return std::nullopt;
     } else {
-      std::fprintf(stderr, "bad option %s %s\n", flag.c_str(), value);
-      return 2;
+      std::fprintf(stderr, "bad option %s %s\n", flag.c_str(), value.c_str());
+      return std::nullopt;
     }
   }
+  return options;
+}
 
+int Fail(const Status& status) {
+  std::printf("error: %s\n", status.ToString().c_str());
+  std::fflush(stdout);
+  return 3;
+}
+
+int Run(const ChildOptions& options) {
   Result<std::unique_ptr<ShardWriter>> writer =
-      ShardWriter::Create(run_dir, rank, policy, durability);
+      ShardWriter::Create(options.run_dir, options.rank, options.policy, options.durability);
   if (!writer.ok()) return Fail(writer.status());
-  for (long i = first; count == 0 || i < first + count; ++i) {
-    const testing::SampleCase sample = testing::MakeSampleCase(static_cast<int>(i), rank, elements);
+  for (long i = options.first; options.count == 0 || i < options.first + options.count; ++i) {
+    const testing::SampleCase sample =
+        testing::MakeSampleCase(static_cast<int>(i), options.rank, options.elements);
     Status appended = writer.value()->Append(sample.record);
     if (!appended.ok()) return Fail(appended);
     std::printf("journaled %s\n", sample.record.case_id.c_str());
     std::fflush(stdout);
   }
-  if (index) {
-    Status indexed = WriteResultsIndex(run_dir);
+  if (options.index) {
+    Status indexed = WriteResultsIndex(options.run_dir);
     if (!indexed.ok()) return Fail(indexed);
   }
   return 0;
+}
+
+}  // namespace
+}  // namespace opverify
+
+int main(int argc, char** argv) {
+  const std::optional<opverify::ChildOptions> options = opverify::ParseArguments(argc, argv);
+  return options ? opverify::Run(*options) : 2;
 }

@@ -152,9 +152,25 @@ class Session:
         return json.dumps(reply), [t.contiguous() for t in tensors]
 
     # -- requests ---------------------------------------------------------
+    def _torch_fingerprint(self):
+        """Identities of what a cheating operator might replace: torch's
+        functions, F.*, Tensor methods, the timers. Taken before the first
+        operator loads; a later difference means this process is tainted."""
+        import time as time_module
+        torch = self.torch
+        seen = []
+        for namespace in (torch, torch.nn.functional, torch.Tensor, torch.cuda, time_module):
+            for name in sorted(vars(namespace)):
+                seen.append((name, id(vars(namespace)[name])))
+        return hash(tuple(seen))
+
     def op_load(self, request):
         import torch
         self.torch = torch
+        if getattr(self, "_fingerprint", None) is None:
+            self._fingerprint = self._torch_fingerprint()
+        elif self._torch_fingerprint() != self._fingerprint:
+            raise CaseError("ExecutorTainted", "an earlier operator changed torch in this process")
         try:
             self.backend = backend_module.select(torch, request.get("backend", "auto"))
         except RuntimeError as error:

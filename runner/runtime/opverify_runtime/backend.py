@@ -29,8 +29,16 @@ class Backend:
         pass
 
     def device_name(self):
+        """The CPU's model name (platform.processor() would spawn `uname -p`)."""
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name"):
+                        return line.split(":", 1)[1].strip()
+        except OSError:
+            pass
         import platform
-        return platform.processor() or platform.machine()
+        return platform.machine()
 
     def healthy(self):
         """False once the device context is poisoned (e.g. after an illegal memory access)."""

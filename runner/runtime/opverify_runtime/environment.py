@@ -76,8 +76,12 @@ def _cann():
     return out
 
 
+def timestamp():
+    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
 def collect(torch, backend):
-    env = {"timestamp": datetime.datetime.now().astimezone().isoformat(timespec="seconds")}
+    env = {"timestamp": timestamp()}
     env["triton"] = _section(_triton)
     env["cache"] = _section(_cache)
     if backend is not None and backend.name == "cuda":

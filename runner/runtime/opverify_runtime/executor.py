@@ -292,7 +292,13 @@ class Session:
         return reply, shipped
 
     def op_environment(self, request):
-        return {"environment": environment.collect(self.torch, self.backend)}, []
+        # The process's environment does not change between the operators it
+        # runs: collect it once, stamp it each time.
+        if getattr(self, "_environment", None) is None or self._environment[0] is not self.backend:
+            self._environment = (self.backend, environment.collect(self.torch, self.backend))
+        collected = dict(self._environment[1])
+        collected["timestamp"] = environment.timestamp()
+        return {"environment": collected}, []
 
     def op_lint(self, request):
         from . import lint

@@ -155,6 +155,17 @@ def test_ab_classifies_each_accuracy_failure(batch_bin, tmp_path):
     assert shard_name.startswith("rank-0000")
 
 
+def test_an_operator_that_replaces_torch_functions_gets_no_successor_in_its_process(batch_bin, tmp_path):
+    # golden_fallback's reference and implementation use torch.exp, which
+    # taint_torch replaced in its executor; the warm executor must be retired.
+    manifest = write_manifest(tmp_path / "taint.json", ["taint_torch", "golden_fallback"])
+    proc = run_batch(batch_bin, manifest, tmp_path / "run", "--no-ab", "-v")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert verdicts(tmp_path / "run")["golden_fallback/#0"] == (True, "")
+    log = (tmp_path / "run" / "logs" / "rank-0000.log").read_text()
+    assert "tainted" in log
+
+
 @pytest.mark.parametrize("content,words", [
     ("{ not json", ["bad.json:1:"]),
     (json.dumps({"name": "x", "operators": [{"name": "relu_ok", "dir": CPU_OPS, "tiemout_s": 3}]}), ["tiemout_s"]),

@@ -152,25 +152,35 @@ class Session:
         return json.dumps(reply), [t.contiguous() for t in tensors]
 
     # -- requests ---------------------------------------------------------
-    def _torch_fingerprint(self):
-        """Identities of what a cheating operator might replace: torch's
-        functions, F.*, Tensor methods, the timers. Taken before the first
-        operator loads; a later difference means this process is tainted."""
+    def _torch_identities(self):
+        """What a cheating operator might replace: torch's functions, F.*,
+        Tensor methods, torch.cuda's, the timers; name -> object identity."""
         import time as time_module
         torch = self.torch
-        seen = []
-        for namespace in (torch, torch.nn.functional, torch.Tensor, torch.cuda, time_module):
-            for name in sorted(vars(namespace)):
-                seen.append((name, id(vars(namespace)[name])))
-        return hash(tuple(seen))
+        identities = {}
+        for label, namespace in (("torch", torch), ("F", torch.nn.functional), ("Tensor", torch.Tensor),
+                                 ("cuda", torch.cuda), ("time", time_module)):
+            for name, value in list(vars(namespace).items()):
+                if callable(value) and not isinstance(value, type(torch)):
+                    identities[f"{label}.{name}"] = id(value)
+        return identities
+
+    def _tainted(self):
+        """Names whose object changed since the first operator loaded. New
+        names (submodules imported lazily, CUDA's late initialisation) are
+        not a change."""
+        now = self._torch_identities()
+        return sorted(name for name, identity in self._identities.items() if now.get(name) != identity)
 
     def op_load(self, request):
         import torch
         self.torch = torch
-        if getattr(self, "_fingerprint", None) is None:
-            self._fingerprint = self._torch_fingerprint()
-        elif self._torch_fingerprint() != self._fingerprint:
-            raise CaseError("ExecutorTainted", "an earlier operator changed torch in this process")
+        if getattr(self, "_identities", None) is None:
+            self._identities = self._torch_identities()
+        else:
+            changed = self._tainted()
+            if changed:
+                raise CaseError("ExecutorTainted", "an earlier operator replaced " + ", ".join(changed[:10]))
         try:
             self.backend = backend_module.select(torch, request.get("backend", "auto"))
         except RuntimeError as error:

@@ -43,6 +43,12 @@ def test_passing_operator_writes_the_seed_format(verify):
     assert "route eco" in err  # the log names the route taken
 
 
+def test_operator_names_need_not_be_module_names(verify):
+    code, r, err = verify("4_abs")
+    assert code == 0, err
+    assert r["op_name"] == "4_abs" and r["passed_cases"] == 1
+
+
 def test_accuracy_failure_carries_flat_metrics(verify):
     code, r, _ = verify("scale_accuracy")
     assert code == 1

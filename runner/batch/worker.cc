@@ -51,7 +51,6 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
 
   const auto item_started = std::chrono::steady_clock::now();
   bool store_ok = true;
-  json environment;
   OperatorOutcome outcome = RunOperator(spec, run, [&](const CaseOutcome& c) {
     if (!store_ok) return;
     CaseRecord record;
@@ -71,6 +70,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     record.timings["wall_ms"] = c.wall_ms;
     record.timings["judge_ms"] = c.judge_ms;
     record.rank = setup.rank;
+    record.device = c.device_name;
     record.extra["warnings"] = c.warnings;
     record.extra["golden_device"] = c.golden_device;
     record.extra["details"] = json::parse(CaseDetails(c).dump());
@@ -86,7 +86,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       ab.options.pool = nullptr;  // each A/B run needs a new process of its own
       ab.original_cache_dir = setup.cache_dir;
       ab.fresh_cache_parent = setup.cache_dir + "/../ab";
-      ab.original_environment = environment;
+      if (c.environment != nullptr) ab.original_environment = *c.environment;
       OperatorSpec alone = spec;
       alone.skip_case = nullptr;
       ab.spec = &alone;

@@ -158,8 +158,10 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   out.non_compute = spec.non_compute.value_or(loaded.reply.is_object() && loaded.reply.value("non_compute", false));
 
   auto finish = [&](CaseOutcome c) {
+    c.environment = &out.environment;
     if (on_case) on_case(c);
     c.tensors.clear();  // they point into the executor's memory, valid until its next call
+    c.environment = nullptr;
     out.cases.push_back(std::move(c));
   };
   auto fail_all = [&](int from, const std::string& type, const std::string& message, int regression = 0) {

@@ -71,6 +71,8 @@ struct CaseOutcome {
   double judge_ms = 0;
   // Per output: golden and actual. Valid only during the on_case callback.
   std::vector<std::pair<TensorView, TensorView>> tensors;
+  // The executor's environment fingerprint. Valid only during the callback.
+  const nlohmann::json* environment = nullptr;
 };
 
 struct OperatorOutcome {

@@ -22,6 +22,7 @@ import traceback
 
 from . import backend as backend_module
 from . import environment, probe
+from .compile_clock import CompileClock
 
 
 class CaseError(Exception):
@@ -41,7 +42,22 @@ def seed_everything(seed, torch=None):
     except ImportError:
         pass
     if torch is not None:
-        torch.manual_seed(seed)  # also seeds every CUDA/NPU device
+        seed_torch(torch, seed)
+
+
+def seed_torch(torch, seed):
+    """torch.manual_seed, without its cost where there is no CUDA: there it
+    queues a lazy CUDA seeding with a formatted stack trace each call (0.4 ms,
+    and the queue only grows), for a device this process can never use."""
+    if torch.cuda.is_available():
+        torch.manual_seed(seed)  # the CPU generator and every CUDA device
+        return
+    torch.random.default_generator.manual_seed(seed)
+    for name in ("npu", "xpu", "mps"):
+        device_module = getattr(torch, name, None)
+        if device_module is not None and getattr(device_module, "is_available", lambda: False)():
+            seed_all = getattr(device_module, "manual_seed_all", None) or device_module.manual_seed
+            seed_all(seed)
 
 
 def import_file(path, role):
@@ -129,6 +145,7 @@ class Session:
         self.groups = None     # get_input_groups() result, when used
         self.init_inputs = []
         self.load_seed = 0
+        self.compile_clock = CompileClock()
 
     # -- protocol ---------------------------------------------------------
     def handle_json(self, text):
@@ -188,6 +205,8 @@ class Session:
         self.load_seed = int(request.get("seed", 0))
         self.task = import_file(request["task_file"], "task")
         self.impl = import_file(request["impl_file"], "impl")
+        if self.compile_clock.install():
+            self.compile_clock.take()  # what importing compiled is not a case's
         for module, cls in ((self.task, "Model"), (self.impl, "ModelNew")):
             if not hasattr(module, cls):
                 raise CaseError("ImportError", f"{module.__file__}: defines no class {cls}")
@@ -241,6 +260,8 @@ class Session:
         inputs = self.inputs_for(index, seed)
         reply = {"input_desc": describe_inputs(inputs, torch), "input_dtypes": input_dtypes(inputs, torch),
                  "warnings": [], "golden_device": "cpu", "fallback_reason": None}
+        self.compile_clock.install()  # where an implementation imports triton late
+        self.compile_clock.take()  # drops what an earlier, failed case left
         started = time.perf_counter()
         try:
             seed_everything(seed, torch)
@@ -253,12 +274,27 @@ class Session:
             model_new = model_new.to(device) if isinstance(model_new, torch.nn.Module) else model_new
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, "ModelNew(*get_init_inputs())") from error
-        timings["construct_ms"] = (time.perf_counter() - started) * 1e3
+        compile_ms, kernels = 0.0, 0
+
+        def phase(name, since):
+            """Records a phase's wall time less Triton's compilation inside it."""
+            nonlocal compile_ms, kernels
+            ms, count = self.compile_clock.take()
+            wall = (time.perf_counter() - since) * 1e3
+            if ms is None:
+                timings[name] = wall
+                return
+            compile_ms, kernels = compile_ms + ms, kernels + count
+            timings[name] = max(0.0, wall - ms)
+
+        phase("construct_ms", started)
 
         if request.get("probe"):
+            started = time.perf_counter()
             result = probe.run(torch, self.task.Model, model, model_new,
                                inputs_fn=lambda: clone_to(inputs, "cpu", torch),
                                check_determinism=bool(request.get("check_determinism")))
+            phase("probe_ms", started)
             reply["probe"] = result
             reply["warnings"].extend(result["warnings"])
             if not result["passed"]:
@@ -291,7 +327,10 @@ class Session:
                 actual = [t.cpu() for t in flatten_outputs(actual, torch)]
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, "ModelNew.forward") from error
-        timings["impl_ms"] = (time.perf_counter() - started) * 1e3
+        phase("impl_ms", started)
+        if self.compile_clock.installed is not None:
+            timings["compile_ms"] = compile_ms
+            timings["kernels_compiled"] = kernels
         if len(golden) != len(actual):
             raise CaseError("ShapeMismatch", f"Model returned {len(golden)} outputs, ModelNew {len(actual)}")
         reply["outputs"] = len(golden)

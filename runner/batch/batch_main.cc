@@ -88,6 +88,9 @@ int Run(int argc, char** argv) {
       ->check(CLI::IsMember({"all", "failures", "none"}));
   app.add_option("--timeout", timeout, "Per-case timeout in seconds for every operator")->check(CLI::PositiveNumber);
   app.add_flag("--no-bench", [&](std::int64_t) { options.bench = false; }, "Skip the benchmark phase");
+  app.add_option("--freq-check-interval", options.freq_check_interval_s,
+                 "Seconds between device clock samples while benchmarking (0: none)")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--no-ab", [&](std::int64_t) { options.ab = false; }, "Do not re-run accuracy failures (A/B)");
   app.add_option("--previous", options.previous_run, "An earlier run folder: its timings order the work");
   app.add_option("--max-cases-per-item", options.max_cases_per_item, "Split sweeps larger than this")
@@ -214,7 +217,8 @@ int Run(int argc, char** argv) {
       return 2;
     }
     for (const CaseRecord& r : stored.value()) {
-      if (r.case_index >= 0) setup.done.insert(r.case_id);
+      if (r.case_index >= 0) setup.done[r.case_id] = r.passed;
+      if (r.extra.value("kind", "") == "bench_shape") setup.benched.insert(r.extra.value("case_id", ""));
     }
     for (const auto& problem : problems) spdlog::warn("--resume: will run again: {}", problem);
     spdlog::info("resuming: {} cases already stored", setup.done.size());
@@ -244,7 +248,8 @@ int Run(int argc, char** argv) {
     healthy = Coordinate(links, size, items, &progress);
     worker.join();
     timing = {{"run_wall_s", progress.elapsed_s()}, {"case_s", progress.case_s()},
-              {"store_s", progress.store_s()}, {"ab_s", progress.ab_s()}, {"item_s", progress.item_s()}};
+              {"store_s", progress.store_s()}, {"ab_s", progress.ab_s()}, {"item_s", progress.item_s()},
+              {"bench_s", progress.bench_s()}, {"shapes_benched", progress.shapes_benched()}};
   } else {
     WorkerLoop(mpi.get(), 0, run_item);
   }

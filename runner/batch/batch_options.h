@@ -18,6 +18,7 @@ struct BatchOptions {
   StorePolicy store = StorePolicy::kFailures;
   std::optional<double> timeout_s;  // overrides every operator's per-case timeout
   bool bench = true;
+  double freq_check_interval_s = 1.0;  // device clock samples during the benchmark (0: none)
   bool verbose = false;
   bool ab = true;                // A/B re-run of accuracy failures
   std::string previous_run;      // a run folder whose timings order the work (longest first)

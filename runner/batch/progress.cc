@@ -17,6 +17,11 @@ void Progress::CaseDone(const nlohmann::json& summary) {
     item_ms_ += summary.value("item_ms", 0.0);
     return;
   }
+  if (summary.value("kind", "") == "bench") {
+    bench_ms_ += summary.value("bench_ms", 0.0);
+    shapes_benched_ += summary.value("shapes", 0);
+    return;
+  }
   (summary.value("passed", false) ? passed_ : failed_)++;
   case_ms_ += summary.value("wall_ms", 0.0);
   store_ms_ += summary.value("store_ms", 0.0);

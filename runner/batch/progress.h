@@ -23,6 +23,8 @@ class Progress {
   double case_s() const { return case_ms_ / 1e3; }
   double store_s() const { return store_ms_ / 1e3; }
   double ab_s() const { return ab_ms_ / 1e3; }
+  double bench_s() const { return bench_ms_ / 1e3; }  // the performance phase, within item_s
+  int shapes_benched() const { return shapes_benched_; }
   double item_s() const { return item_ms_ / 1e3; }
   double elapsed_s() const;
   int failed() const { return failed_; }
@@ -32,7 +34,8 @@ class Progress {
   int items_done_ = 0;
   int passed_ = 0;
   int failed_ = 0;
-  double case_ms_ = 0, store_ms_ = 0, ab_ms_ = 0, item_ms_ = 0;
+  double case_ms_ = 0, store_ms_ = 0, ab_ms_ = 0, item_ms_ = 0, bench_ms_ = 0;
+  int shapes_benched_ = 0;
   bool terminal_;
   double interval_s_;
   std::FILE* out_;

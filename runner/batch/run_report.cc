@@ -1,9 +1,12 @@
 #include "runner/batch/run_report.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
+#include "runner/bench/operator_bench.h"
+#include "runner/bench/perf_result.h"
 #include "runner/store/shard.h"
 #include "runner/verify/verify_result.h"
 
@@ -14,11 +17,6 @@ namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
-
-struct OperatorCases {
-  std::vector<const CaseRecord*> cases;  // sorted by case index
-  json facts = json::object();           // environment, lint, non_compute, impl_name
-};
 
 Status WriteJson(const fs::path& path, const ordered_json& value) {
   std::error_code ec;
@@ -34,6 +32,106 @@ Status WriteJson(const fs::path& path, const ordered_json& value) {
   return Status::Ok();
 }
 
+struct OperatorCases {
+  std::vector<const CaseRecord*> cases;  // sorted by case index
+  json facts = json::object();           // environment, lint, non_compute, impl_name
+  std::vector<const CaseRecord*> bench_shapes;  // the performance phase's measured shapes
+  std::vector<const CaseRecord*> bench_items;   // its settings, clock and environment, per item
+};
+
+// The performance phase's part of summary.json: per operator, per dtype and
+// overall geometric means, fast_p, and what to review.
+struct PerformanceTotals {
+  ordered_json operators = ordered_json::array();
+  std::map<std::string, std::vector<double>> by_dtype;  // valid shape speedups
+  std::vector<double> operator_speedups;
+  std::vector<std::string> review;
+  int correct_operators = 0;
+  int all_operators = 0;
+};
+
+// Writes ops/<op>/perf_result.json from the stored shapes of an operator
+// whose every case passed; adds it to the totals.
+Status WritePerfResult(const fs::path& run_dir, const std::string& name, const OperatorCases& op, bool all_passed,
+                       PerformanceTotals* totals) {
+  totals->all_operators += 1;
+  totals->correct_operators += all_passed ? 1 : 0;
+  if (!all_passed || op.bench_shapes.empty()) return Status::Ok();
+  OperatorBenchResult result;
+  result.op_name = name;
+  std::map<int, ShapeResult> shapes;  // by case index: one per shape, the latest stored
+  for (const CaseRecord* r : op.bench_shapes) {
+    ShapeResult shape = ShapeResultFromJson(r->extra.value("shape", json::object()));
+    shapes[shape.case_idx] = std::move(shape);
+  }
+  for (auto& [index, shape] : shapes) result.shapes.push_back(std::move(shape));
+  BenchSettings settings;
+  json clocks = json::array();
+  for (const CaseRecord* item : op.bench_items) {
+    settings = BenchSettings::FromJson(item->extra.value("settings", json::object()));
+    if (result.environment.is_null()) result.environment = item->extra.value("environment", json());
+    clocks.push_back(item->extra.value("clock", json()));
+    result.wall_s += item->extra.value("wall_s", 0.0);
+  }
+  // One clock record per work item that benchmarked a part of the operator.
+  result.clock = clocks.size() == 1 ? clocks[0] : clocks;
+  const int expected = static_cast<int>(op.cases.size());
+  if (static_cast<int>(result.shapes.size()) < expected) {
+    result.warnings.push_back(std::to_string(expected - static_cast<int>(result.shapes.size())) + " of " +
+                              std::to_string(expected) +
+                              " shapes have no stored benchmark (a rank stopped between verifying and benchmarking them)");
+  }
+  ordered_json perf = PerfResultJson(result, settings);
+  Status written = WriteJson(run_dir / "ops" / name / "perf_result.json", perf);
+  if (!written.ok()) return written;
+
+  ordered_json entry = {{"name", name}, {"shapes", result.shapes.size()},
+                        {"speedup", perf["speedup_vs_torch"]},
+                        {"framework_ms", perf["framework"]["avg_latency_ms"]},
+                        {"implementation_ms", perf["implementation"]["avg_latency_ms"]}};
+  const json& speedup = perf["speedup_vs_torch"];
+  if (speedup.is_number()) {
+    totals->operator_speedups.push_back(speedup.get<double>());
+    if (speedup.get<double>() > settings.review_speedup) {
+      totals->review.push_back(name + ": " + std::to_string(speedup.get<double>()) + "x");
+    }
+  }
+  for (const ShapeResult& shape : result.shapes) {
+    if (!shape.passed || !shape.speedup || !std::isfinite(*shape.speedup) || *shape.speedup <= 0) continue;
+    const std::string dtype = shape.input_dtypes.empty() ? "none" : shape.input_dtypes.front();
+    totals->by_dtype[dtype].push_back(*shape.speedup);
+  }
+  totals->operators.push_back(std::move(entry));
+  return Status::Ok();
+}
+
+ordered_json PerformanceSummary(PerformanceTotals& totals) {
+  ordered_json out;
+  const std::optional<double> overall = GeometricMean(totals.operator_speedups);
+  out["operators_benchmarked"] = totals.operators.size();
+  out["geomean_speedup"] = overall ? ordered_json(*overall) : ordered_json(nullptr);
+  ordered_json by_dtype = ordered_json::object();
+  for (const auto& [dtype, speedups] : totals.by_dtype) {
+    const std::optional<double> mean = GeometricMean(speedups);
+    by_dtype[dtype] = {{"shapes", speedups.size()}, {"geomean_speedup", mean ? ordered_json(*mean) : ordered_json(nullptr)}};
+  }
+  out["by_dtype"] = std::move(by_dtype);
+  // fast_p: the share of all operators that are correct and faster than p x the framework.
+  ordered_json fast = ordered_json::object();
+  for (const auto& [label, p] : {std::pair<const char*, double>{"1.0", 1.0}, {"1.5", 1.5}, {"2.0", 2.0}}) {
+    int count = 0;
+    for (double s : totals.operator_speedups) count += s > p ? 1 : 0;
+    fast[label] = totals.all_operators > 0 ? static_cast<double>(count) / totals.all_operators : 0.0;
+  }
+  out["fast_p"] = std::move(fast);
+  out["operators_total"] = totals.all_operators;
+  out["operators_correct"] = totals.correct_operators;
+  out["review"] = totals.review;
+  out["operators"] = std::move(totals.operators);
+  return out;
+}
+
+
 }  // namespace
 
 Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_info) {
@@ -43,8 +141,13 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
   std::map<std::string, OperatorCases> ops;
   for (const CaseRecord& r : records.value()) {
     OperatorCases& op = ops[r.op_name];
-    if (r.extra.value("kind", "") == "operator") {
+    const std::string kind = r.extra.value("kind", "");
+    if (kind == "operator") {
       for (auto& [key, value] : r.extra.items()) op.facts[key] = value;
+    } else if (kind == "bench_shape") {
+      op.bench_shapes.push_back(&r);
+    } else if (kind == "bench_item") {
+      op.bench_items.push_back(&r);
     } else {
       op.cases.push_back(&r);
     }
@@ -55,6 +158,7 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
   std::map<std::string, int> by_error;
   std::map<std::string, int> by_ab;
   std::map<std::string, double> spent_ms;  // summed per-case timings
+  PerformanceTotals performance;
   for (auto& [name, op] : ops) {
     std::sort(op.cases.begin(), op.cases.end(),
               [](const CaseRecord* a, const CaseRecord* b) { return a->case_index < b->case_index; });
@@ -91,6 +195,10 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
     Status written = WriteJson(fs::path(run_dir) / "ops" / name / "verify_result.json",
                                SeedVerifyResult(parts, context));
     if (!written.ok()) return written;
+    const bool all_passed = parts.total_cases > 0 && parts.passed_cases == parts.total_cases &&
+                            parts.total_cases >= op.facts.value("case_count", 0);
+    written = WritePerfResult(run_dir, name, op, all_passed, &performance);
+    if (!written.ok()) return written;
     totals.operators += 1;
     totals.cases += parts.total_cases;
     totals.passed += parts.passed_cases;
@@ -119,7 +227,7 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
     const double cases_s = spent_ms["wall_ms"] / 1e3;
     const double judged_s = (spent_ms["construct_ms"] + spent_ms["probe_ms"] + spent_ms["compile_ms"] +
                              spent_ms["golden_ms"] + spent_ms["impl_ms"] + spent_ms["judge_ms"]) / 1e3;
-    const double store_s = t.value("store_s", 0.0), ab_s = t.value("ab_s", 0.0);
+    const double store_s = t.value("store_s", 0.0), ab_s = t.value("ab_s", 0.0), bench_s = t.value("bench_s", 0.0);
     const double items_s = t.value("item_s", cases_s + store_s + ab_s);
     const double idle_s = std::max(0.0, capacity - items_s);
     summary["time_split"] = {{"rank_seconds", capacity},
@@ -132,10 +240,12 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
                              {"executor_s", std::max(0.0, cases_s - judged_s)},
                              {"store_s", store_s},
                              {"ab_s", ab_s},
-                             {"startup_s", std::max(0.0, items_s - cases_s - store_s - ab_s)},
+                             {"bench_s", bench_s},
+                             {"startup_s", std::max(0.0, items_s - cases_s - store_s - ab_s - bench_s)},
                              {"idle_s", idle_s},
                              {"idle_fraction", capacity > 0 ? idle_s / capacity : 0.0}};
   }
+  summary["performance"] = PerformanceSummary(performance);
   summary["error_types"] = by_error;
   summary["ab"] = by_ab;
   summary["operators"] = std::move(operators);

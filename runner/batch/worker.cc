@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "runner/bench/operator_bench.h"
 #include "runner/judge/verdict_json.h"
 #include "runner/verify/ab_rerun.h"
 #include "runner/verify/operator_run.h"
@@ -27,6 +28,85 @@ OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
   spec.lint = op.lint;
   spec.params = op.cases;
   return spec;
+}
+
+BenchSettings BenchSettingsFor(const JobBench& job) {
+  BenchSettings settings;
+  settings.warmup = job.warmup;
+  settings.repeats = job.repeats;
+  settings.adaptive = job.adaptive;
+  settings.rse_target = job.target_rse;
+  settings.max_repeats = job.max_repeats;
+  return settings;
+}
+
+// The performance phase of one item (PRODUCT.md step 7): when every case of
+// the item passed (this run's and those stored by an earlier, resumed run),
+// its shapes are benchmarked on this rank, the one that verified them, and
+// each measured shape is stored as a row of its own. The reducer writes
+// perf_result.json only for operators all of whose cases passed.
+bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions& run, const WorkItem& item,
+               const OperatorOutcome& outcome, const std::function<std::string(int)>& case_id,
+               const WorkerSetup& setup, const std::function<void(const json&)>& report) {
+  std::vector<int> indices = item.case_indices;
+  if (indices.empty()) {
+    for (int i = 0; i < outcome.case_count; ++i) indices.push_back(i);
+  }
+  std::map<int, bool> ran;
+  for (const CaseOutcome& c : outcome.cases) ran[c.index] = c.passed;
+  bool all_passed = !indices.empty();
+  std::set<int> to_bench;
+  for (int i : indices) {
+    const std::string id = case_id(i);
+    const auto earlier = setup.done.find(id);
+    if (ran.count(i) > 0) {
+      all_passed = all_passed && ran[i];
+    } else if (earlier != setup.done.end()) {
+      all_passed = all_passed && earlier->second;
+    } else {
+      all_passed = false;  // never ran (the operator did not load)
+    }
+    if (setup.benched.count(id) == 0) to_bench.insert(i);
+  }
+  if (!all_passed || to_bench.empty()) return true;
+
+  const auto started = std::chrono::steady_clock::now();
+  OperatorSpec bench_spec = spec;
+  bench_spec.skip_case = [&](int i) { return to_bench.count(i) == 0; };
+  const BenchSettings settings = BenchSettingsFor(op.bench);
+  const OperatorBenchResult result =
+      BenchOperator(bench_spec, run, settings, DeviceClockOpener(setup.options->freq_check_interval_s));
+  for (const ShapeResult& shape : result.shapes) {
+    CaseRecord record;
+    record.case_id = case_id(shape.case_idx - 1) + "@bench";
+    record.op_name = op.name;
+    record.case_index = -1;
+    record.passed = shape.passed;
+    record.error_type = shape.error_type;
+    record.error_msg = shape.error_msg;
+    record.rank = setup.rank;
+    record.extra = {{"kind", "bench_shape"}, {"case_id", case_id(shape.case_idx - 1)},
+                    {"shape", ShapeResultToJson(shape)}};
+    if (Status stored = setup.shard->Append(record); !stored.ok()) {
+      spdlog::critical("rank {}: storing {} failed: {}", setup.rank, record.case_id, stored.ToString());
+      return false;
+    }
+  }
+  CaseRecord meta;
+  meta.case_id = op.name + "/@bench-item/" + std::to_string(item.id);
+  meta.op_name = op.name;
+  meta.case_index = -1;
+  meta.passed = true;
+  meta.rank = setup.rank;
+  meta.extra = {{"kind", "bench_item"}, {"settings", settings.ToJson()}, {"clock", result.clock},
+                {"environment", result.environment}, {"wall_s", result.wall_s}, {"shapes", result.shapes.size()}};
+  if (Status stored = setup.shard->Append(meta); !stored.ok()) {
+    spdlog::critical("rank {}: storing {} failed: {}", setup.rank, meta.case_id, stored.ToString());
+    return false;
+  }
+  report({{"kind", "bench"}, {"op", op.name}, {"shapes", result.shapes.size()},
+          {"bench_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()}});
+  return true;
 }
 
 }  // namespace
@@ -132,7 +212,10 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       store_ok = false;
     }
   }
-  // The whole item's time: cases plus executor start-up, lint and loading.
+  if (store_ok && options.bench && op.bench.enabled) {
+    store_ok = BenchItem(op, spec, run, item, outcome, case_id, setup, report);
+  }
+  // The whole item's time: cases plus executor start-up, lint and loading, and the benchmark.
   report({{"kind", "item"}, {"item_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                                                    item_started).count()}});
   return store_ok;

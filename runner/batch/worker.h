@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -26,7 +27,8 @@ struct WorkerSetup {
   std::vector<std::pair<std::string, std::string>> executor_env;  // device binding, this rank's cache
   std::string cache_dir;       // this rank's TRITON_CACHE_DIR (never shared between ranks)
   std::string executor_log;    // the rank's executors' output
-  std::set<std::string> done;  // case ids already stored (resume)
+  std::map<std::string, bool> done;  // case ids already stored (resume), and whether each passed
+  std::set<std::string> benched;     // case ids whose benchmark is already stored (resume)
   ShardWriter* shard = nullptr;
   ExecutorPool* pool = nullptr;  // the rank's warm executor, kept between items
 };

@@ -1,9 +1,9 @@
-// opverify: the single-operator commands (compare; verify, bench and lint as
-// they land). Each subcommand lives in its own file; main only dispatches.
+// opverify: the single-operator commands (compare, verify, bench, lint). Each subcommand lives in its own file; main only dispatches.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "runner/cli/bench_command.h"
 #include "runner/cli/compare_command.h"
 #include "runner/cli/lint_command.h"
 #include "runner/cli/verify_command.h"
@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   CLI::App* compare_cmd = opverify::AddCompareCommand(app, &compare);
   opverify::VerifyArgs verify;
   CLI::App* verify_cmd = opverify::AddVerifyCommand(app, &verify);
+  opverify::BenchArgs bench;
+  CLI::App* bench_cmd = opverify::AddBenchCommand(app, &bench);
   opverify::LintArgs lint;
   CLI::App* lint_cmd = opverify::AddLintCommand(app, &lint);
   try {
@@ -28,5 +30,6 @@ int main(int argc, char** argv) {
   if (compare_cmd->parsed()) return opverify::RunCompare(compare);
   if (lint_cmd->parsed()) return opverify::RunLint(lint);
   if (verify_cmd->parsed()) return opverify::RunVerify(verify);
+  if (bench_cmd->parsed()) return opverify::RunBench(bench);
   return 2;
 }

@@ -39,11 +39,12 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
 
 int RunVerify(const VerifyArgs& args) {
   const fs::path dir = fs::absolute(args.verify_dir);
-  OperatorSpec spec;
-  spec.name = args.op_name;
-  spec.task_file = (dir / (args.op_name + "_torch.py")).string();
-  spec.impl_file = (dir / (args.op_name + "_" + args.triton_impl_name + ".py")).string();
-  spec.impl_name = args.triton_impl_name;
+  Result<OperatorSpec> found = SpecFromVerifyDir(dir.string(), args.op_name, args.triton_impl_name);
+  if (!found.ok()) {
+    std::fprintf(stderr, "opverify verify: %s\n", found.status().message().c_str());
+    return 2;
+  }
+  OperatorSpec spec = std::move(found).value();
   if (args.non_compute) spec.non_compute = true;
   spec.standard = *ParseStandard(args.standard);
   spec.precision_mode = *ParsePrecisionMode(args.precision_mode);
@@ -51,12 +52,6 @@ int RunVerify(const VerifyArgs& args) {
   spec.lint = !args.no_lint;
   spec.probe_determinism = args.probe_determinism;
   spec.seed = args.seed;
-  for (const auto& file : {spec.task_file, spec.impl_file}) {
-    if (!fs::is_regular_file(file)) {
-      std::fprintf(stderr, "opverify verify: %s: no such file\n", file.c_str());
-      return 2;
-    }
-  }
   if (args.keep_cache && !args.fresh_cache) spdlog::warn("--keep-cache has no effect without --fresh-cache");
 
   RunOptions options;

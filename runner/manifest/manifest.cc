@@ -261,8 +261,8 @@ json ApplyDefaults(const json& defaults, const json& entry) {
   return merged;
 }
 
-BenchSettings BenchFrom(const json& fields) {
-  BenchSettings bench;
+JobBench BenchFrom(const json& fields) {
+  JobBench bench;
   if (!fields.contains("bench")) return bench;
   const json& b = fields["bench"];
   bench.warmup = b.value("warmup", bench.warmup);

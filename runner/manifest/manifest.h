@@ -19,7 +19,8 @@
 
 namespace opverify {
 
-struct BenchSettings {
+// A manifest entry's "bench" object (runner/bench/operator_bench.h's BenchSettings is what runs).
+struct JobBench {
   int warmup = 5;
   int repeats = 50;
   bool enabled = true;
@@ -39,7 +40,7 @@ struct OperatorJob {
   PrecisionMode precision_mode = PrecisionMode::kNone;
   double timeout_s = 900;  // per case
   bool lint = true;
-  BenchSettings bench;
+  JobBench bench;
   std::vector<std::string> tags;
   std::optional<std::string> task_sha256;  // anchor: a changed task file is refused
   // The sweep's cartesian product, one JSON object of get_inputs keyword

@@ -3,38 +3,18 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 
 #include "runner/common/sha256.h"
 
 #include "runner/executor/executor_client.h"
+#include "runner/verify/executor_session.h"
 
 namespace opverify {
 namespace {
 
 using nlohmann::json;
-
-// The error types a case can end with when it does not run to the end.
-std::string FailureKind(const CallResult& call) {
-  switch (call.failure) {
-    case CallFailure::kTimeout:
-      return "Timeout";
-    case CallFailure::kDied:
-      return "Crash";
-    case CallFailure::kProtocol:
-      return "RuntimeError";
-    case CallFailure::kNone:
-      break;
-  }
-  return call.reply.value("error_type", "RuntimeError");
-}
-
-std::string FailureMessage(const CallResult& call) {
-  if (call.failure == CallFailure::kNone) return call.reply.value("error_msg", "");
-  std::string message = call.detail;
-  if (!call.log_tail.empty()) message += "\n--- executor output (tail) ---\n" + call.log_tail;
-  return message;
-}
 
 InputType InputTypeOf(const json& dtypes) {
   std::vector<DType> parsed;
@@ -43,64 +23,6 @@ InputType InputTypeOf(const json& dtypes) {
   }
   return InferInputType(parsed);
 }
-
-// Starts an executor and loads the operator into it.
-class Session {
- public:
-  Session(const OperatorSpec& spec, const RunOptions& options) : spec_(spec), options_(options) {}
-
-  ~Session() {
-    // A warm, healthy executor serves the rank's next operator.
-    if (options_.pool != nullptr && executor_ && executor_->alive() && reusable_) options_.pool->Return(std::move(executor_));
-  }
-
-  // The load reply, or the call that failed.
-  CallResult Open() {
-    executor_.reset();
-    if (options_.pool != nullptr) {
-      executor_ = options_.pool->Take();
-      if (executor_) {
-        CallResult loaded = Load();
-        // An earlier operator changed torch itself in that process: start afresh.
-        if (loaded.failure != CallFailure::kNone || loaded.reply.value("error_type", "") != "ExecutorTainted") {
-          return loaded;
-        }
-        spdlog::warn("{}: the warm executor was tainted by an earlier operator; starting a new one", spec_.name);
-        executor_->Stop();
-      }
-    }
-    ExecutorOptions executor_options;
-    executor_options.program = options_.executor_program;
-    executor_options.env = options_.env;
-    executor_options.log_path = options_.log_path;
-    Result<std::unique_ptr<Executor>> started = Executor::Start(executor_options);
-    if (!started.ok()) {
-      CallResult failed;
-      failed.failure = CallFailure::kProtocol;
-      failed.detail = started.status().ToString();
-      return failed;
-    }
-    executor_ = std::move(started).value();
-    return Load();
-  }
-
-  Executor* executor() { return executor_.get(); }
-  // Something went wrong in this operator: do not hand its executor on.
-  void Spoil() { reusable_ = false; }
-
- private:
-  const OperatorSpec& spec_;
-  const RunOptions& options_;
-  CallResult Load() {
-    json load = {{"op", "load"},         {"task_file", spec_.task_file}, {"impl_file", spec_.impl_file},
-                 {"backend", options_.backend}, {"seed", spec_.seed}};
-    if (!spec_.params.empty()) load["params"] = spec_.params;
-    return executor_->Call(load, spec_.timeout_s);
-  }
-
-  std::unique_ptr<Executor> executor_;
-  bool reusable_ = true;
-};
 
 void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& call, CaseOutcome* outcome) {
   JudgeOptions options;
@@ -145,11 +67,25 @@ std::string CutMiddle(const std::string& text, std::size_t limit) {
   return text.substr(0, keep / 2) + marker + text.substr(text.size() - (keep - keep / 2));
 }
 
+Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string& op_name,
+                                       const std::string& impl_name) {
+  const std::filesystem::path folder = std::filesystem::absolute(dir);
+  OperatorSpec spec;
+  spec.name = op_name;
+  spec.task_file = (folder / (op_name + "_torch.py")).string();
+  spec.impl_file = (folder / (op_name + "_" + impl_name + ".py")).string();
+  spec.impl_name = impl_name;
+  for (const auto& file : {spec.task_file, spec.impl_file}) {
+    if (!std::filesystem::is_regular_file(file)) return Status::NotFound(file + ": no such file");
+  }
+  return spec;
+}
+
 OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
                             const std::function<void(const CaseOutcome&)>& on_case) {
   OperatorOutcome out;
   out.op_name = spec.name;
-  Session session(spec, options);
+  OperatorSession session(spec, options);
   CallResult loaded = session.Open();
   const bool load_ok = loaded.failure == CallFailure::kNone && loaded.reply.value("ok", false);
   const int case_count = loaded.reply.is_object() ? loaded.reply.value("case_count", 0) : 0;
@@ -177,15 +113,15 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   };
   if (!load_ok) {
     session.Spoil();
-    spdlog::error("{}: load failed: {}", spec.name, FailureMessage(loaded));
-    fail_all(0, FailureKind(loaded), FailureMessage(loaded));
+    spdlog::error("{}: load failed: {}", spec.name, CallErrorMessage(loaded));
+    fail_all(0, CallErrorType(loaded), CallErrorMessage(loaded));
     return out;
   }
   if (spec.lint) {
     CallResult lint = session.executor()->Call({{"op", "lint"}, {"file", spec.impl_file}, {"non_compute", out.non_compute}},
                                                spec.timeout_s);
     if (lint.failure != CallFailure::kNone || !lint.reply.value("ok", false)) {
-      fail_all(0, FailureKind(lint), "lint: " + FailureMessage(lint));
+      fail_all(0, CallErrorType(lint), "lint: " + CallErrorMessage(lint));
       return out;
     }
     out.lint = lint.reply["lint"];
@@ -223,7 +159,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     if (session.executor() == nullptr || !session.executor()->alive()) {
       CallResult reopened = session.Open();
       if (reopened.failure != CallFailure::kNone || !reopened.reply.value("ok", false)) {
-        fail_all(i, FailureKind(reopened), "restarting the executor: " + FailureMessage(reopened));
+        fail_all(i, CallErrorType(reopened), "restarting the executor: " + CallErrorMessage(reopened));
         return out;
       }
     }
@@ -249,8 +185,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     }
     if (call.failure != CallFailure::kNone || !call.reply.value("ok", false)) {
       session.Spoil();
-      c.error_type = FailureKind(call);
-      c.error_msg = CutMiddle(FailureMessage(call));
+      c.error_type = CallErrorType(call);
+      c.error_msg = CutMiddle(CallErrorMessage(call));
       spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, c.error_type, c.error_msg.substr(0, 200));
       if (c.error_type == "HiddenStateMismatch") {
         hidden_state_failure = "the hidden-state probe failed before case " + std::to_string(i + 1) +

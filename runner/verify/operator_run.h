@@ -85,6 +85,10 @@ struct OperatorOutcome {
   int passed_cases() const;
 };
 
+// The seed scripts' layout: <dir>/<op>_torch.py and <dir>/<op>_<impl>.py.
+// A Status naming the missing file when either is not there.
+Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string& op_name, const std::string& impl_name);
+
 // Calls on_case (if set) after each case, in order, while its tensors are valid.
 OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
                             const std::function<void(const CaseOutcome&)>& on_case = nullptr);

@@ -3,6 +3,7 @@
 re-run of accuracy failures, and bad manifests. Results are read back from
 the run folder: summary.json, verify_result.json and the HDF5 store."""
 import json
+import math
 import os
 import signal
 import subprocess
@@ -38,7 +39,7 @@ def verdicts(run_dir):
     with h5py.File(os.path.join(run_dir, "results.h5"), "r") as f:
         for row in f["cases"][:]:
             case_id = row["case_id"].decode() if isinstance(row["case_id"], bytes) else row["case_id"]
-            if "/@operator/" in case_id:
+            if row["case_index"] < 0:  # operator facts and benchmark rows
                 continue
             error = row["error_type"].decode() if isinstance(row["error_type"], bytes) else row["error_type"]
             out[case_id] = (bool(row["passed"]), error)
@@ -116,7 +117,49 @@ def test_sigkill_then_resume_finishes_with_the_same_results(batch_bin, tmp_path,
     resumed = run_batch(batch_bin, manifest, run_dir, "--no-ab", "--resume")
     assert resumed.returncode == 1, resumed.stderr[-3000:]
     assert verdicts(run_dir) == verdicts(single_rank_run[0])
+    # Every operator that passed is benchmarked, whether it was verified
+    # before the kill or after: each shape once.
+    for op in ("relu_ok", "quant_ok", "transpose_ok"):
+        perf = json.loads((run_dir / "ops" / op / "perf_result.json").read_text())
+        verify = json.loads((run_dir / "ops" / op / "verify_result.json").read_text())
+        assert perf["total_cases"] == verify["total_cases"], perf["opverify"]["warnings"]
     assert len(list((run_dir / "shards").glob("rank-0000*.h5"))) == 2  # resume wrote a new shard
+
+
+def test_benchmark_phase_covers_the_operators_that_passed(single_rank_run):
+    run_dir, _ = single_rank_run
+    benchmarked = {"relu_ok", "quant_ok", "transpose_ok"}
+    for op in MIXED:
+        assert (run_dir / "ops" / op / "perf_result.json").exists() == (op in benchmarked), op
+    perf = json.loads((run_dir / "ops" / "relu_ok" / "perf_result.json").read_text())
+    assert list(perf)[:15] == ["op_name", "warmup", "repeats", "total_cases", "passed_cases", "failed_cases",
+                               "nan_indices", "inf_indices", "zero_indices", "negative_indices", "none_indices",
+                               "framework", "implementation", "speedup_vs_torch", "per_shape_results"]
+    assert (perf["total_cases"], perf["passed_cases"], perf["warmup"], perf["repeats"]) == (4, 4, 5, 50)
+    assert all(s["status"] == "pass" and s["speedup_vs_torch"] > 0 for s in perf["per_shape_results"])
+    summary = json.loads((run_dir / "summary.json").read_text())
+    p = summary["performance"]
+    assert (p["operators_total"], p["operators_correct"], p["operators_benchmarked"]) == (7, 3, 3)
+    speedups = {o["name"]: o["speedup"] for o in p["operators"]}
+    assert set(speedups) == benchmarked
+    assert speedups["relu_ok"] == pytest.approx(perf["speedup_vs_torch"])
+    logs = [math.log(s) for s in speedups.values()]
+    assert p["geomean_speedup"] == pytest.approx(math.exp(sum(logs) / len(logs)))
+    for label, factor in (("1.0", 1.0), ("1.5", 1.5), ("2.0", 2.0)):
+        assert p["fast_p"][label] == pytest.approx(sum(s > factor for s in speedups.values()) / 7)
+    assert set(p["by_dtype"]) >= {"float32", "bfloat16"}  # relu_ok's last shape is bfloat16
+    assert summary["time_split"]["bench_s"] > 0
+    with h5py.File(run_dir / "results.h5", "r") as f:
+        ids = [c.decode() if isinstance(c, bytes) else c for c in f["cases"]["case_id"][:]]
+    assert "relu_ok/#3@bench" in ids and any("/@bench-item/" in i for i in ids)
+
+
+def test_no_bench_skips_the_performance_phase(batch_bin, tmp_path):
+    manifest = write_manifest(tmp_path / "one.json", ["relu_ok"])
+    assert run_batch(batch_bin, manifest, tmp_path / "run", "--no-bench").returncode == 0
+    assert (tmp_path / "run" / "ops" / "relu_ok" / "verify_result.json").exists()
+    assert not (tmp_path / "run" / "ops" / "relu_ok" / "perf_result.json").exists()
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["performance"]["operators_benchmarked"] == 0
 
 
 def test_existing_run_folder_needs_resume(batch_bin, tmp_path):

@@ -122,6 +122,14 @@ def test_non_compute_from_the_task_file_is_bitwise(verify):
     assert r["opverify"]["cases"][0]["outputs"][0]["route"] == "bitwise"
 
 
+def test_non_compute_flag_makes_any_operator_bitwise(verify):
+    # quant_ok's int8 output is off by one: the quant route passes it, bitwise fails it.
+    code, r, _ = verify("quant_ok", "--non-compute")
+    assert code == 1
+    assert r["environment"]["cmdline"]["non_compute"] is True
+    assert r["opverify"]["cases"][0]["outputs"][0]["route"] == "bitwise"
+
+
 def test_golden_falls_back_to_the_device(verify):
     code, r, err = verify("golden_fallback")
     assert code == 0, err

@@ -224,7 +224,7 @@ TEST(Defaults, ApplyToEveryOperatorOfTheFileUnlessOverridden) {
   EXPECT_EQ(alpha.bench.warmup, 3);
   EXPECT_EQ(alpha.bench.repeats, 7);
   EXPECT_TRUE(alpha.bench.enabled);
-  EXPECT_EQ(alpha.bench.max_repeats, BenchSettings().max_repeats);
+  EXPECT_EQ(alpha.bench.max_repeats, JobBench().max_repeats);
   EXPECT_THAT(alpha.tags, ElementsAre("base"));
   EXPECT_FALSE(alpha.task_sha256.has_value());
 

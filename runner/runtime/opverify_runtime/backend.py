@@ -25,6 +25,13 @@ class Backend:
     def peak_memory_bytes(self):
         return None
 
+    def allocated_bytes(self):
+        return None
+
+    def device_uuid(self):
+        """The device's UUID as NVML writes it (GPU-...), where there is one."""
+        return None
+
     def empty_cache(self):
         pass
 
@@ -67,6 +74,16 @@ class CudaBackend(Backend):
 
     def peak_memory_bytes(self):
         return int(self.torch.cuda.max_memory_allocated())
+
+    def allocated_bytes(self):
+        return int(self.torch.cuda.memory_allocated())
+
+    def device_uuid(self):
+        uuid = getattr(self.torch.cuda.get_device_properties(0), "uuid", None)
+        if uuid is None:
+            return None
+        text = str(uuid)
+        return text if text.startswith("GPU-") else "GPU-" + text
 
     def empty_cache(self):
         self.torch.cuda.empty_cache()
@@ -111,6 +128,9 @@ class NpuBackend(Backend):
 
     def peak_memory_bytes(self):
         return int(self.npu.max_memory_allocated())
+
+    def allocated_bytes(self):
+        return int(self.npu.memory_allocated())
 
     def empty_cache(self):
         self.npu.empty_cache()

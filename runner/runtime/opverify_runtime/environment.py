@@ -103,6 +103,9 @@ def collect(torch, backend):
         out = {"backend": backend.name, "current_device": 0, "name": backend.device_name()}
         if backend.visible_devices_variable:
             out[backend.visible_devices_variable] = backend.visible_devices()
+        uuid = backend.device_uuid()
+        if uuid:
+            out["uuid"] = uuid
         return out
     env["device"] = _section(device) if backend is not None else {"error": "no backend"}
     return env

@@ -8,6 +8,10 @@ Requests (JSON objects, "op" picks the handler):
   run_case    {index, seed, probe?: bool, check_determinism?: bool}
   environment {}
   lint        {file, non_compute?}
+  bench_prepare {index, seed, warmup, flush_l2?, skip_framework?}
+  bench_measure {side: framework|implementation, repeats, adaptive?, max_repeats?,
+                 rse_target?, max_seconds?, profile_iterations?}
+  bench_release {}
   bench_transfer {nbytes}   (benchmarks only)
 Every reply has "ok"; failures carry "error_type" and "error_msg".
 """
@@ -339,6 +343,107 @@ class Session:
         for g, a in zip(golden, actual):
             shipped.extend([g, a])
         return reply, shipped
+
+    # -- benchmark (bench.py) ----------------------------------------------
+    def op_bench_prepare(self, request):
+        """Builds one case's inputs on the device and both models there, and
+        warms both up. Kept until the next bench_prepare or bench_release."""
+        from . import bench
+        torch = self.torch
+        if self.task is None:
+            raise CaseError("RuntimeError", "bench_prepare before load")
+        self._bench = None
+        index = int(request["index"])
+        seed = int(request.get("seed", self.load_seed))
+        device = self.backend.device()
+        inputs = self.inputs_for(index, seed)
+        reply = {"input_desc": describe_inputs(inputs, torch), "input_dtypes": input_dtypes(inputs, torch)}
+        sides = {}
+        self.compile_clock.install()
+        self.compile_clock.take()
+        # One device copy of the inputs for both sides (correctness, with a
+        # copy each, was the verify phase's job): the memory each side's
+        # forward adds on top is then comparable.
+        try:
+            args = clone_to(inputs, device, torch)
+        except BaseException as error:  # noqa: BLE001
+            raise self.classify(error, f"copying the inputs to {device}") from error
+        for side, build in (("framework", lambda: self.task.Model(*self.init_inputs)),
+                            ("implementation", lambda: self.impl.ModelNew(*self.init_inputs))):
+            if side == "framework" and request.get("skip_framework"):
+                continue
+            try:
+                seed_everything(seed, torch)
+                model = build()
+                if isinstance(model, torch.nn.Module):
+                    model = model.to(device)
+            except BaseException as error:  # noqa: BLE001
+                raise self.classify(error, f"{side}: building the model on {device}") from error
+            sides[side] = self._bench_callable(model, args)
+        warmup = int(request.get("warmup", 5))
+        for side, fn in sides.items():
+            try:
+                for _ in range(warmup):
+                    fn()
+                self.backend.synchronize()
+            except BaseException as error:  # noqa: BLE001
+                raise self.classify(error, f"{side}: warm-up") from error
+        compile_ms, kernels = self.compile_clock.take()
+        reply["warmup_compile_ms"] = compile_ms
+        reply["warmup_kernels_compiled"] = kernels
+        self._bench = {"sides": sides, "timer": bench.Timer(torch, self.backend, bool(request.get("flush_l2", True)))}
+        return reply, []
+
+    def _bench_callable(self, model, args):
+        torch = self.torch
+
+        def forward():
+            with torch.no_grad():
+                return model(*args)
+        return forward
+
+    def op_bench_measure(self, request):
+        """Times one side of the prepared case: repeats (adaptive on request),
+        peak memory, and the per-kernel breakdown."""
+        from . import bench
+        state = getattr(self, "_bench", None)
+        if not state:
+            raise CaseError("RuntimeError", "bench_measure before bench_prepare")
+        side = request.get("side", "implementation")
+        fn = state["sides"].get(side)
+        if fn is None:
+            raise CaseError("RuntimeError", f"bench_measure: side {side!r} was not prepared")
+        timer = state["timer"]
+        self.compile_clock.take()
+        try:
+            peak_mb, added_mb = timer.peak_memory_mb(fn)
+            stats = timer.repeats(fn, int(request.get("repeats", 50)), adaptive=bool(request.get("adaptive")),
+                                  max_repeats=request.get("max_repeats"),
+                                  rse_target=float(request.get("rse_target", 0.01)),
+                                  max_seconds=float(request.get("max_seconds", 60.0)))
+        except BaseException as error:  # noqa: BLE001
+            raise self.classify(error, f"{side}: timing") from error
+        reply = {"side": side, "stats": stats, "peak_memory_mb": peak_mb, "added_memory_mb": added_mb,
+                 "warnings": []}
+        try:
+            reply["operators"] = bench.kernel_breakdown(self.torch, self.backend, fn,
+                                                        int(request.get("profile_iterations", 10)))
+        except Exception as error:  # noqa: BLE001 - the profiler is optional; its failure is not the case's
+            reply["operators"] = {}
+            reply["warnings"].append(f"{side}: profiler failed: {type(error).__name__}: {error}")
+        compile_ms, kernels = self.compile_clock.take()
+        if kernels:
+            reply["warnings"].append(f"{side}: {kernels} kernel(s) compiled while being timed ({compile_ms:.1f} ms): "
+                                     "the warm-up did not reach every specialisation")
+        return reply, []
+
+    def op_bench_release(self, request):
+        state = getattr(self, "_bench", None)
+        if state:
+            state["timer"].release()
+        self._bench = None
+        self.backend.empty_cache()
+        return {}, []
 
     def op_environment(self, request):
         # The process's environment does not change between the operators it

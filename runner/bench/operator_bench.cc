@@ -1,0 +1,398 @@
+#include "runner/bench/operator_bench.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "runner/bench/perf_result.h"
+#include "runner/verify/executor_session.h"
+
+namespace opverify {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+json BenchSettings::ToJson() const {
+  json out = {{"warmup", warmup},
+              {"repeats", repeats},
+              {"adaptive", adaptive},
+              {"max_repeats", max_repeats > 0 ? max_repeats : repeats * 20},
+              {"rse_target", rse_target},
+              {"max_seconds", max_seconds},
+              {"flush_l2", flush_l2},
+              {"profile_iterations", profile_iterations},
+              {"skip_framework", skip_framework},
+              {"review_speedup", review_speedup}};
+  out["framework_latency_ms"] = framework_latency_ms ? json(*framework_latency_ms) : json(nullptr);
+  return out;
+}
+
+BenchSettings BenchSettings::FromJson(const json& j) {
+  BenchSettings s;
+  if (!j.is_object()) return s;
+  s.warmup = j.value("warmup", s.warmup);
+  s.repeats = j.value("repeats", s.repeats);
+  s.adaptive = j.value("adaptive", s.adaptive);
+  s.max_repeats = j.value("max_repeats", s.max_repeats);
+  s.rse_target = j.value("rse_target", s.rse_target);
+  s.max_seconds = j.value("max_seconds", s.max_seconds);
+  s.flush_l2 = j.value("flush_l2", s.flush_l2);
+  s.profile_iterations = j.value("profile_iterations", s.profile_iterations);
+  s.skip_framework = j.value("skip_framework", s.skip_framework);
+  if (j.contains("framework_latency_ms") && j["framework_latency_ms"].is_number()) {
+    s.framework_latency_ms = j["framework_latency_ms"].get<double>();
+  }
+  s.review_speedup = j.value("review_speedup", s.review_speedup);
+  return s;
+}
+
+namespace {
+
+std::optional<double> OptionalNumber(const json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object[key].is_number()) return std::nullopt;
+  return object[key].get<double>();
+}
+
+json OrNull(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+
+SideResult ReadSide(const json& reply) {
+  SideResult side;
+  side.measured = true;
+  side.stats = reply.value("stats", json::object());
+  side.latency_ms = OptionalNumber(side.stats, "median_ms");
+  side.peak_memory_mb = OptionalNumber(reply, "peak_memory_mb");
+  side.added_memory_mb = OptionalNumber(reply, "added_memory_mb");
+  if (reply.contains("operators") && reply["operators"].is_object()) side.operators = reply["operators"];
+  return side;
+}
+
+}  // namespace
+
+ClockOpener DeviceClockOpener(double interval_s, double drift_tolerance) {
+  return [interval_s, drift_tolerance](const json& environment) -> std::unique_ptr<ClockMonitor> {
+    if (interval_s <= 0 || !environment.is_object() || !environment.contains("device")) return nullptr;
+    const json& device = environment["device"];
+    if (!device.is_object()) return nullptr;
+    const std::string backend = device.value("backend", "");
+    Result<std::unique_ptr<ClockSource>> source = Status::InvalidInput("no clock on backend " + backend);
+    if (backend == "cuda") {
+      // By UUID: the executor's device 0 is whichever GPU CUDA_VISIBLE_DEVICES named.
+      std::string id = device.value("uuid", "");
+      if (id.empty()) id = "0";
+      source = OpenNvmlClock(id);
+    } else if (backend == "npu") {
+      int index = 0;
+      const json& visible = device.contains("ASCEND_RT_VISIBLE_DEVICES") ? device["ASCEND_RT_VISIBLE_DEVICES"]
+                                                                          : json(nullptr);
+      if (visible.is_string() && !visible.get<std::string>().empty()) index = std::atoi(visible.get<std::string>().c_str());
+      source = OpenNpuSmiClock(index);
+    } else {
+      return nullptr;
+    }
+    if (!source.ok()) {
+      spdlog::warn("device clock not monitored: {}", source.status().ToString());
+      return nullptr;
+    }
+    return std::make_unique<ClockMonitor>(std::move(source).value(), interval_s, drift_tolerance);
+  };
+}
+
+OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& options, const BenchSettings& settings,
+                                  const ClockOpener& open_clock) {
+  const auto started = std::chrono::steady_clock::now();
+  OperatorBenchResult out;
+  out.op_name = spec.name;
+  OperatorSession session(spec, options);
+  CallResult loaded = session.Open();
+  const int case_count = loaded.failure == CallFailure::kNone && loaded.reply.is_object()
+                             ? loaded.reply.value("case_count", 0)
+                             : 0;
+  auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i); };
+  auto fail_shape = [&](int index, const std::string& type, const std::string& message) {
+    ShapeResult shape;
+    shape.case_idx = index + 1;
+    shape.error_type = type;
+    shape.error_msg = CutMiddle(message);
+    out.shapes.push_back(std::move(shape));
+  };
+  if (loaded.failure != CallFailure::kNone || !loaded.reply.value("ok", false)) {
+    session.Spoil();
+    for (int i = 0; i < std::max(case_count, 1); ++i) {
+      if (!skipped(i)) fail_shape(i, CallErrorType(loaded), "load: " + CallErrorMessage(loaded));
+    }
+    return out;
+  }
+  CallResult environment = session.executor()->Call({{"op", "environment"}}, spec.timeout_s);
+  if (environment.failure == CallFailure::kNone && environment.reply.value("ok", false)) {
+    out.environment = environment.reply["environment"];
+  }
+  std::unique_ptr<ClockMonitor> clock = open_clock ? open_clock(out.environment) : nullptr;
+  if (clock) clock->Start();
+  bool baseline_set = false;
+
+  for (int i = 0; i < case_count; ++i) {
+    if (skipped(i)) continue;
+    if (session.executor() == nullptr || !session.executor()->alive()) {
+      CallResult reopened = session.Open();
+      if (reopened.failure != CallFailure::kNone || !reopened.reply.value("ok", false)) {
+        for (int j = i; j < case_count; ++j) {
+          if (!skipped(j)) fail_shape(j, CallErrorType(reopened), "restarting the executor: " + CallErrorMessage(reopened));
+        }
+        break;
+      }
+    }
+    ShapeResult shape;
+    shape.case_idx = i + 1;
+    Executor* executor = session.executor();
+    // A failure ends this shape; a device error or a dead executor also ends the executor.
+    auto failed = [&](const CallResult& call, const std::string& stage) {
+      if (call.failure == CallFailure::kNone && call.reply.value("ok", false)) return false;
+      session.Spoil();
+      shape.error_type = CallErrorType(call);
+      shape.error_msg = CutMiddle(stage + ": " + CallErrorMessage(call));
+      spdlog::warn("{} [shape {}/{}] {}: {}", spec.name, i + 1, case_count, shape.error_type,
+                   shape.error_msg.substr(0, 200));
+      if (call.failure != CallFailure::kNone || call.reply.value("device_poisoned", false)) executor->Stop();
+      return true;
+    };
+    json prepare = {{"op", "bench_prepare"}, {"index", i},
+                    {"seed", spec.seed}, {"warmup", settings.warmup},
+                    {"flush_l2", settings.flush_l2}, {"skip_framework", settings.skip_framework}};
+    CallResult prepared = executor->Call(prepare, spec.timeout_s);
+    if (prepared.failure == CallFailure::kNone) {
+      shape.input_desc = prepared.reply.value("input_desc", json::array());
+      for (const auto& d : prepared.reply.value("input_dtypes", json::array())) shape.input_dtypes.push_back(d.get<std::string>());
+    }
+    if (!failed(prepared, "preparing")) {
+      // The clock the device runs at once warmed up is the one drift is measured from.
+      if (clock && !baseline_set) {
+        clock->SetBaseline();
+        baseline_set = true;
+      }
+      bool ok = true;
+      for (const char* side : {"framework", "implementation"}) {
+        if (std::string(side) == "framework" && settings.skip_framework) continue;
+        json measure = {{"op", "bench_measure"},
+                        {"side", side},
+                        {"repeats", settings.repeats},
+                        {"adaptive", settings.adaptive},
+                        {"rse_target", settings.rse_target},
+                        {"max_seconds", settings.max_seconds},
+                        {"profile_iterations", settings.profile_iterations}};
+        if (settings.max_repeats > 0) measure["max_repeats"] = settings.max_repeats;
+        CallResult measured = executor->Call(measure, spec.timeout_s + settings.max_seconds);
+        if (failed(measured, std::string("timing ") + side)) {
+          ok = false;
+          break;
+        }
+        (std::string(side) == "framework" ? shape.framework : shape.implementation) = ReadSide(measured.reply);
+        for (const auto& w : measured.reply.value("warnings", json::array())) shape.warnings.push_back(w.get<std::string>());
+      }
+      if (ok) {
+        shape.passed = true;
+        std::optional<double> framework_ms = settings.skip_framework ? settings.framework_latency_ms
+                                                                     : shape.framework.latency_ms;
+        if (framework_ms && shape.implementation.latency_ms) {
+          // 0/0 and x/0 stay what IEEE makes of them: the anomaly classes sort them out.
+          shape.speedup = *framework_ms / *shape.implementation.latency_ms;
+        }
+        if (shape.speedup && std::isfinite(*shape.speedup) && *shape.speedup > settings.review_speedup) {
+          shape.warnings.push_back("speedup " + std::to_string(*shape.speedup) + "x is above " +
+                                   std::to_string(settings.review_speedup) + "x: review it before believing it");
+        }
+      }
+      if (session.executor() != nullptr && session.executor()->alive()) {
+        session.executor()->Call({{"op", "bench_release"}}, spec.timeout_s);
+      }
+    }
+    spdlog::info("{} [shape {}/{}] {}: framework {} ms, implementation {} ms, speedup {}", spec.name, i + 1,
+                 case_count, shape.passed ? "measured" : shape.error_type,
+                 shape.framework.latency_ms ? std::to_string(*shape.framework.latency_ms) : "-",
+                 shape.implementation.latency_ms ? std::to_string(*shape.implementation.latency_ms) : "-",
+                 shape.speedup ? std::to_string(*shape.speedup) : "-");
+    out.shapes.push_back(std::move(shape));
+  }
+  if (clock) out.clock = clock->Stop().ToJson();
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+namespace {
+
+json SideToJson(const SideResult& side) {
+  return {{"measured", side.measured},
+          {"latency_ms", OrNull(side.latency_ms)},
+          {"stats", side.stats},
+          {"peak_memory_mb", OrNull(side.peak_memory_mb)},
+          {"added_memory_mb", OrNull(side.added_memory_mb)},
+          {"operators", side.operators}};
+}
+
+SideResult SideFromJson(const json& j) {
+  SideResult side;
+  if (!j.is_object()) return side;
+  side.measured = j.value("measured", false);
+  side.latency_ms = OptionalNumber(j, "latency_ms");
+  side.stats = j.value("stats", json());
+  side.peak_memory_mb = OptionalNumber(j, "peak_memory_mb");
+  side.added_memory_mb = OptionalNumber(j, "added_memory_mb");
+  side.operators = j.value("operators", json::object());
+  return side;
+}
+
+}  // namespace
+
+json ShapeResultToJson(const ShapeResult& shape) {
+  return {{"case_idx", shape.case_idx},
+          {"input_desc", shape.input_desc},
+          {"input_dtypes", shape.input_dtypes},
+          {"passed", shape.passed},
+          {"framework", SideToJson(shape.framework)},
+          {"implementation", SideToJson(shape.implementation)},
+          // JSON has no NaN or infinity: an anomalous speedup is kept as its text.
+          {"speedup", !shape.speedup ? json(nullptr)
+                                     : std::isfinite(*shape.speedup) ? json(*shape.speedup)
+                                                                     : json(std::to_string(*shape.speedup))},
+          {"error_type", shape.error_type},
+          {"error_msg", shape.error_msg},
+          {"warnings", shape.warnings}};
+}
+
+ShapeResult ShapeResultFromJson(const json& j) {
+  ShapeResult shape;
+  shape.case_idx = j.value("case_idx", 0);
+  shape.input_desc = j.value("input_desc", json::array());
+  shape.input_dtypes = j.value("input_dtypes", std::vector<std::string>());
+  shape.passed = j.value("passed", false);
+  shape.framework = SideFromJson(j.value("framework", json()));
+  shape.implementation = SideFromJson(j.value("implementation", json()));
+  if (j.contains("speedup") && j["speedup"].is_number()) {
+    shape.speedup = j["speedup"].get<double>();
+  } else if (j.contains("speedup") && j["speedup"].is_string()) {
+    shape.speedup = std::strtod(j["speedup"].get<std::string>().c_str(), nullptr);  // "nan", "inf", "-inf"
+  }
+  shape.error_type = j.value("error_type", "");
+  shape.error_msg = j.value("error_msg", "");
+  shape.warnings = j.value("warnings", std::vector<std::string>());
+  return shape;
+}
+
+namespace {
+
+ordered_json SideJson(const SideResult& side, bool per_shape) {
+  ordered_json out;
+  out["avg_latency_ms"] = OrNull(side.latency_ms);
+  out["peak_memory_mb"] = OrNull(side.peak_memory_mb);
+  if (per_shape) {
+    out["added_memory_mb"] = OrNull(side.added_memory_mb);
+    out["stats"] = side.stats.is_object() ? ordered_json::parse(side.stats.dump()) : ordered_json(nullptr);
+    out["operators"] = ordered_json::parse(side.operators.dump());
+  }
+  return out;
+}
+
+// The top level's framework / implementation: the arithmetic mean of the
+// shapes' latencies (the seed's "compatible" meaning), the largest peak, and
+// each kernel's mean time over the measured shapes.
+ordered_json AggregateSide(const std::vector<const SideResult*>& sides) {
+  double latency_sum = 0;
+  int latency_n = 0, measured = 0;
+  std::optional<double> peak;
+  std::map<std::string, double> operators;
+  for (const SideResult* side : sides) {
+    if (!side->measured) continue;
+    ++measured;
+    if (side->latency_ms) {
+      latency_sum += *side->latency_ms;
+      ++latency_n;
+    }
+    if (side->peak_memory_mb) peak = std::max(peak.value_or(0.0), *side->peak_memory_mb);
+    for (const auto& [name, ms] : side->operators.items()) {
+      if (ms.is_number()) operators[name] += ms.get<double>();
+    }
+  }
+  ordered_json out;
+  out["avg_latency_ms"] = latency_n > 0 ? ordered_json(latency_sum / latency_n) : ordered_json(nullptr);
+  out["peak_memory_mb"] = peak ? ordered_json(*peak) : ordered_json(nullptr);
+  ordered_json ops = ordered_json::object();
+  for (const auto& [name, ms] : operators) ops[name] = ms / measured;
+  out["operators"] = std::move(ops);
+  return out;
+}
+
+}  // namespace
+
+ordered_json PerfResultJson(const OperatorBenchResult& result, const BenchSettings& settings) {
+  int passed = 0;
+  std::vector<std::pair<int, std::optional<double>>> speedups;
+  std::vector<const SideResult*> frameworks, implementations;
+  for (const ShapeResult& shape : result.shapes) {
+    if (!shape.passed) continue;
+    ++passed;
+    speedups.emplace_back(shape.case_idx, shape.speedup);
+    frameworks.push_back(&shape.framework);
+    implementations.push_back(&shape.implementation);
+  }
+  const SpeedupOverall overall = ComputeOverall(speedups);
+  ordered_json out;
+  out["op_name"] = result.op_name;
+  out["warmup"] = settings.warmup;
+  out["repeats"] = settings.repeats;
+  out["total_cases"] = result.shapes.size();
+  out["passed_cases"] = passed;
+  out["failed_cases"] = static_cast<int>(result.shapes.size()) - passed;
+  out["nan_indices"] = overall.nan_indices;
+  out["inf_indices"] = overall.inf_indices;
+  out["zero_indices"] = overall.zero_indices;
+  out["negative_indices"] = overall.negative_indices;
+  out["none_indices"] = overall.none_indices;
+  out["framework"] = AggregateSide(frameworks);
+  if (settings.skip_framework) out["framework"]["avg_latency_ms"] = OrNull(settings.framework_latency_ms);
+  out["implementation"] = AggregateSide(implementations);
+  out["speedup_vs_torch"] = overall.geomean ? ordered_json(*overall.geomean) : ordered_json(nullptr);
+  ordered_json shapes = ordered_json::array();
+  std::vector<std::string> review;
+  for (const ShapeResult& shape : result.shapes) {
+    ordered_json s;
+    s["case_idx"] = shape.case_idx;
+    s["input_desc"] = ordered_json::parse(shape.input_desc.dump());
+    s["status"] = shape.passed ? "pass" : "fail";
+    s["framework"] = SideJson(shape.framework, true);
+    if (settings.skip_framework) s["framework"]["avg_latency_ms"] = OrNull(settings.framework_latency_ms);
+    s["implementation"] = SideJson(shape.implementation, true);
+    // Only a finite positive speedup is written; the anomalies are null, as in the seed.
+    const bool valid = shape.passed && shape.speedup && std::isfinite(*shape.speedup) && *shape.speedup > 0;
+    s["speedup_vs_torch"] = valid ? ordered_json(*shape.speedup) : ordered_json(nullptr);
+    s["error_type"] = shape.error_type.empty() ? ordered_json(nullptr) : ordered_json(shape.error_type);
+    s["error_msg"] = shape.error_msg.empty() ? ordered_json(nullptr) : ordered_json(shape.error_msg);
+    s["input_dtypes"] = shape.input_dtypes;
+    s["warnings"] = shape.warnings;
+    if (valid && *shape.speedup > settings.review_speedup) review.push_back("shape " + std::to_string(shape.case_idx));
+    shapes.push_back(std::move(s));
+  }
+  out["per_shape_results"] = std::move(shapes);
+  out["environment"] = ordered_json::parse(result.environment.dump());
+  ordered_json ours;
+  ours["settings"] = ordered_json::parse(settings.ToJson().dump());
+  const bool on_cpu = result.environment.is_object() && result.environment.contains("device") &&
+                      result.environment["device"].is_object() &&
+                      result.environment["device"].value("backend", "") == "cpu";
+  ours["timing"] = on_cpu ? "monotonic clock around each forward; avg_latency_ms is the median of the repeats"
+                          : "device events after a full synchronize, the L2 cache flushed before each repeat; "
+                            "avg_latency_ms is the median of the repeats";
+  ours["clock"] = ordered_json::parse(result.clock.dump());
+  ours["review"] = review;
+  if (overall.geomean && *overall.geomean > settings.review_speedup) {
+    ours["review"].push_back("operator speedup " + std::to_string(*overall.geomean) + "x is above " +
+                             std::to_string(settings.review_speedup) + "x");
+  }
+  ours["warnings"] = result.warnings;
+  ours["wall_s"] = result.wall_s;
+  out["opverify"] = std::move(ours);
+  return out;
+}
+
+}  // namespace opverify

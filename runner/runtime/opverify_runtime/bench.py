@@ -1,0 +1,164 @@
+"""Timing a case's framework (Model on the device) and implementation
+(ModelNew): the executor side of `opverify bench` and of the batch's
+performance phase.
+
+One repeat, on a device: a full synchronize, the L2 cache flushed (a 256 MB
+buffer zeroed, as triton.testing.do_bench does), a start event, the forward,
+an end event, and the end event waited for. The flush is queued before the
+start event, so the host's launch of the forward overlaps it and what the
+events measure is the device's time, as do_bench's. On the cpu backend a
+repeat is the forward timed with the monotonic clock.
+
+Peak memory is measured in a run of its own, before the flush buffer
+exists: the allocator's peak statistic, reset just before the forward.
+The per-kernel breakdown comes from torch.profiler over a few extra
+iterations (no flush), as milliseconds per forward.
+"""
+import math
+import statistics
+import time
+
+L2_FLUSH_BYTES = 256 * 1024 * 1024
+
+
+def summarize(times_ms):
+    n = len(times_ms)
+    mean = statistics.fmean(times_ms)
+    stdev = statistics.stdev(times_ms) if n > 1 else 0.0
+    return {"median_ms": statistics.median(times_ms), "mean_ms": mean, "stdev_ms": stdev,
+            "min_ms": min(times_ms), "max_ms": max(times_ms), "repeats": n,
+            "rse": (stdev / math.sqrt(n) / mean) if n > 1 and mean > 0 else None}
+
+
+def relative_standard_error(times_ms):
+    n = len(times_ms)
+    if n < 2:
+        return math.inf
+    mean = statistics.fmean(times_ms)
+    return statistics.stdev(times_ms) / math.sqrt(n) / mean if mean > 0 else math.inf
+
+
+class Timer:
+    """Times one callable by the rules above."""
+
+    def __init__(self, torch, backend, flush_l2=True):
+        self.torch = torch
+        self.backend = backend
+        self.on_device = backend.name != "cpu"
+        self.flush_l2 = flush_l2 and self.on_device
+        self._flush_buffer = None
+
+    def _event(self):
+        module = getattr(self.torch, self.backend.name)
+        return module.Event(enable_timing=True)
+
+    def _flush(self):
+        if self._flush_buffer is None:
+            self._flush_buffer = self.torch.empty(L2_FLUSH_BYTES // 4, dtype=self.torch.int32,
+                                                  device=self.backend.device())
+        self._flush_buffer.zero_()
+
+    def release(self):
+        self._flush_buffer = None
+
+    def one(self, fn):
+        """Returns (device or monotonic ms, wall ms from before the launch to a full synchronize)."""
+        if not self.on_device:
+            started = time.perf_counter()
+            fn()
+            elapsed = (time.perf_counter() - started) * 1e3
+            return elapsed, elapsed
+        self.backend.synchronize()
+        if self.flush_l2:
+            self._flush()
+        start, end = self._event(), self._event()
+        wall_started = time.perf_counter()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        self.backend.synchronize()  # work on other streams is waited for (and shows in wall_ms)
+        wall = (time.perf_counter() - wall_started) * 1e3
+        return start.elapsed_time(end), wall
+
+    def repeats(self, fn, repeats, adaptive=False, max_repeats=None, rse_target=0.01, max_seconds=60.0):
+        """At least `repeats` timings; with `adaptive`, more until the relative
+        standard error of the mean is under rse_target, at most max_repeats
+        or max_seconds."""
+        max_repeats = max(repeats, max_repeats or repeats * 20) if adaptive else repeats
+        times, walls = [], []
+        started = time.perf_counter()
+        while True:
+            device_ms, wall_ms = self.one(fn)
+            times.append(device_ms)
+            walls.append(wall_ms)
+            n = len(times)
+            if n >= max_repeats:
+                stop = "max_repeats" if adaptive else "repeats"
+                break
+            if n >= repeats:
+                if not adaptive:
+                    stop = "repeats"
+                    break
+                if relative_standard_error(times) < rse_target:
+                    stop = "rse"
+                    break
+                if time.perf_counter() - started > max_seconds:
+                    stop = "max_seconds"
+                    break
+        stats = summarize(times)
+        stats["wall_median_ms"] = statistics.median(walls)
+        stats["stopped_by"] = stop
+        return stats
+
+    def peak_memory_mb(self, fn):
+        """(peak, added): the allocator's peak during one forward and how much
+        of it the forward itself added to what was allocated before, in MiB;
+        (None, None) on the cpu backend."""
+        if not self.on_device:
+            return None, None
+        self.backend.synchronize()
+        self.backend.reset_peak_memory()
+        before = self.backend.allocated_bytes()
+        fn()
+        self.backend.synchronize()
+        peak = self.backend.peak_memory_bytes()
+        if peak is None:
+            return None, None
+        mib = 1024.0 * 1024.0
+        return peak / mib, (peak - before) / mib if before is not None else None
+
+
+def kernel_breakdown(torch, backend, fn, iterations):
+    """{kernel or operator name: milliseconds per forward}, from torch.profiler:
+    device kernels (their own time) on a device, aten operators' self time
+    on the cpu backend."""
+    if iterations <= 0:
+        return {}
+    from torch.profiler import ProfilerActivity, profile
+    activities = [ProfilerActivity.CPU]
+    on_device = backend.name == "cuda"
+    if on_device:
+        activities.append(ProfilerActivity.CUDA)
+    with profile(activities=activities) as prof:
+        for _ in range(iterations):
+            fn()
+        backend.synchronize()
+    totals = {}
+    device_kernel = getattr(getattr(torch.autograd, "DeviceType", None), "CUDA", None)
+    for event in prof.key_averages():
+        if on_device:
+            # The device's own events (kernels, copies, fills), not the CPU
+            # operators that launched them, so nothing counts twice.
+            if getattr(event, "device_type", None) != device_kernel:
+                continue
+            us = 0
+            for name in ("self_device_time_total", "device_time_total", "self_cuda_time_total", "cuda_time_total"):
+                us = getattr(event, name, 0) or 0
+                if us:
+                    break
+        else:
+            us = event.self_cpu_time_total if event.key.startswith("aten::") else 0
+        if us and us > 0:
+            totals[event.key] = totals.get(event.key, 0.0) + us / 1e3 / iterations
+    return dict(sorted(totals.items(), key=lambda item: -item[1]))

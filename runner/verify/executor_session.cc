@@ -1,0 +1,72 @@
+#include "runner/verify/executor_session.h"
+
+#include <spdlog/spdlog.h>
+
+namespace opverify {
+
+using nlohmann::json;
+
+// The error types a case can end with when it does not run to the end.
+std::string CallErrorType(const CallResult& call) {
+  switch (call.failure) {
+    case CallFailure::kTimeout:
+      return "Timeout";
+    case CallFailure::kDied:
+      return "Crash";
+    case CallFailure::kProtocol:
+      return "RuntimeError";
+    case CallFailure::kNone:
+      break;
+  }
+  return call.reply.value("error_type", "RuntimeError");
+}
+
+std::string CallErrorMessage(const CallResult& call) {
+  if (call.failure == CallFailure::kNone) return call.reply.value("error_msg", "");
+  std::string message = call.detail;
+  if (!call.log_tail.empty()) message += "\n--- executor output (tail) ---\n" + call.log_tail;
+  return message;
+}
+
+OperatorSession::~OperatorSession() {
+  // A warm, healthy executor serves the rank's next operator.
+  if (options_.pool != nullptr && executor_ && executor_->alive() && reusable_) options_.pool->Return(std::move(executor_));
+}
+
+CallResult OperatorSession::Open() {
+  executor_.reset();
+  if (options_.pool != nullptr) {
+    executor_ = options_.pool->Take();
+    if (executor_) {
+      CallResult loaded = Load();
+      // An earlier operator changed torch itself in that process: start afresh.
+      if (loaded.failure != CallFailure::kNone || loaded.reply.value("error_type", "") != "ExecutorTainted") {
+        return loaded;
+      }
+      spdlog::warn("{}: the warm executor was tainted by an earlier operator; starting a new one", spec_.name);
+      executor_->Stop();
+    }
+  }
+  ExecutorOptions executor_options;
+  executor_options.program = options_.executor_program;
+  executor_options.env = options_.env;
+  executor_options.log_path = options_.log_path;
+  Result<std::unique_ptr<Executor>> started = Executor::Start(executor_options);
+  if (!started.ok()) {
+    CallResult failed;
+    failed.failure = CallFailure::kProtocol;
+    failed.detail = started.status().ToString();
+    return failed;
+  }
+  executor_ = std::move(started).value();
+  return Load();
+}
+
+CallResult OperatorSession::Load() {
+  json load = {{"op", "load"},         {"task_file", spec_.task_file}, {"impl_file", spec_.impl_file},
+               {"backend", options_.backend}, {"seed", spec_.seed}};
+  if (!spec_.params.empty()) load["params"] = spec_.params;
+  return executor_->Call(load, spec_.timeout_s);
+}
+
+}  // namespace opverify

@@ -1,0 +1,43 @@
+// One operator loaded into an executor process: started (or taken warm from
+// the rank's pool), loaded, and handed back to the pool when it is still
+// healthy. Shared by the verify loop (operator_run.cc) and the benchmark
+// (runner/bench/operator_bench.cc).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runner/executor/executor_client.h"
+#include "runner/verify/operator_run.h"
+
+namespace opverify {
+
+// The error type a call ended with: the reply's error_type, or Timeout,
+// Crash (the executor died) or RuntimeError (a protocol failure).
+std::string CallErrorType(const CallResult& call);
+// The reply's error_msg, or what happened to the executor and the tail of its output.
+std::string CallErrorMessage(const CallResult& call);
+
+class OperatorSession {
+ public:
+  OperatorSession(const OperatorSpec& spec, const RunOptions& options) : spec_(spec), options_(options) {}
+  ~OperatorSession();
+  OperatorSession(const OperatorSession&) = delete;
+  OperatorSession& operator=(const OperatorSession&) = delete;
+
+  // Starts or takes an executor and loads the operator: the load reply, or the call that failed.
+  CallResult Open();
+  Executor* executor() { return executor_.get(); }
+  // Something went wrong in this operator: do not hand its executor on.
+  void Spoil() { reusable_ = false; }
+
+ private:
+  CallResult Load();
+
+  const OperatorSpec& spec_;
+  const RunOptions& options_;
+  std::unique_ptr<Executor> executor_;
+  bool reusable_ = true;
+};
+
+}  // namespace opverify

@@ -3,7 +3,7 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 7 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|tests|batch
+# Usage: tools/gpu_check.sh build|tests|batch|perf
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -31,11 +31,18 @@ case "${1:-}" in
     rm -rf "$runs"
     for job in all defects; do
       echo "=== $job: $n ranks" >> "$out/batch.txt"
+      flags=()
+      [ "$job" = defects ] && flags=(--no-bench)  # nothing there passes: no performance phase
       mpirun -np "$n" --bind-to none "$build/runner/opverify-batch" "$root/jobs/$job.json" --run-dir "$runs/$job" \
-        --no-bench >> "$out/batch.txt" 2>&1; echo "batch $job ($n ranks) rc=$?"
+        "${flags[@]}" >> "$out/batch.txt" 2>&1; echo "batch $job ($n ranks) rc=$?"
       tail -2 "$out/batch.txt"
       cp "$runs/$job/summary.json" "$out/summary-$job.json" 2>/dev/null
+      [ -f "$runs/$job/ops/softmax/perf_result.json" ] && cp "$runs/$job/ops/softmax/perf_result.json" "$out/perf-softmax.json"
     done
     ;;
-  *) echo "usage: tools/gpu_check.sh build|tests|batch" >&2; exit 2 ;;
+  perf)
+    python3 "$root/bench/bench_accuracy.py" --build "$build" --out "$out" > "$out/bench_accuracy.txt" 2>&1
+    echo "bench_accuracy rc=$?"; tail -40 "$out/bench_accuracy.txt"
+    ;;
+  *) echo "usage: tools/gpu_check.sh build|tests|batch|perf" >&2; exit 2 ;;
 esac

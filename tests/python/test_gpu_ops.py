@@ -94,3 +94,28 @@ def test_batch_splits_out_triton_compilation(opverify_bin, tmp_path):
     assert (cases["compile_ms"] > 1).any()
     assert (cases["compile_ms"] < cases["wall_ms"]).all()
     assert abs(split["compile_s"] - cases["compile_ms"].sum() / 1e3) < 1e-6
+
+
+def test_bench_times_on_the_device(opverify_bin, tmp_path):
+    """opverify bench on a real Triton operator: device events, the
+    allocator's peak, the profiler's kernels and the NVML clock."""
+    output = tmp_path / "perf.json"
+    proc = subprocess.run([opverify_bin, "bench", "--op_name", "softmax", "--verify_dir", os.path.join(JOBS, "ops"),
+                           "--triton_impl_name", "triton_impl", "--backend", "cuda", "--verify_not_required",
+                           "--warmup", "3", "--repeats", "20", "--freq-check-interval", "0.2",
+                           "--output", str(output)], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    perf = json.loads(output.read_text())
+    assert perf["passed_cases"] == perf["total_cases"] > 0
+    assert perf["speedup_vs_torch"] > 0
+    for shape in perf["per_shape_results"]:
+        impl = shape["implementation"]
+        assert impl["avg_latency_ms"] > 0 and impl["peak_memory_mb"] > 0
+        assert impl["stats"]["repeats"] == 20
+        # The implementation's own Triton kernel shows in the profile.
+        assert any("softmax" in name.lower() for name in impl["operators"]), impl["operators"]
+        assert shape["framework"]["operators"]
+    assert "device events" in perf["opverify"]["timing"]
+    clock = perf["opverify"]["clock"]
+    assert clock["source"] == "nvml" and clock["device"].startswith("GPU-") and clock["samples"] >= 1
+    assert clock["baseline_mhz"] > 0

@@ -29,7 +29,7 @@ case "${1:-}" in
     n=$(nvidia-smi -L | wc -l)
     runs=${RUNS:-/tmp/opverify-gpu-runs}
     rm -rf "$runs"
-    for job in all defects; do
+    for job in ${JOBS:-all defects}; do
       echo "=== $job: $n ranks" >> "$out/batch.txt"
       flags=()
       [ "$job" = defects ] && flags=(--no-bench)  # nothing there passes: no performance phase

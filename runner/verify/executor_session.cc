@@ -43,7 +43,8 @@ CallResult OperatorSession::Open() {
       if (loaded.failure != CallFailure::kNone || loaded.reply.value("error_type", "") != "ExecutorTainted") {
         return loaded;
       }
-      spdlog::warn("{}: the warm executor was tainted by an earlier operator; starting a new one", spec_.name);
+      spdlog::warn("{}: the warm executor was tainted by an earlier operator ({}); starting a new one", spec_.name,
+                   loaded.reply.value("error_msg", "").substr(0, 300));
       executor_->Stop();
     }
   }

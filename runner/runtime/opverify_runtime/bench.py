@@ -3,11 +3,16 @@
 performance phase.
 
 One repeat, on a device: a full synchronize, the L2 cache flushed (a 256 MB
-buffer zeroed, as triton.testing.do_bench does), a start event, the forward,
-an end event, and the end event waited for. The flush is queued before the
-start event, so the host's launch of the forward overlaps it and what the
-events measure is the device's time, as do_bench's. On the cpu backend a
-repeat is the forward timed with the monotonic clock.
+buffer zeroed, as triton.testing.do_bench does), a device-side busy wait
+long enough to cover the host's launch of the forward, a start event, the
+forward, an end event, and the end event waited for. The busy wait
+(torch.cuda._sleep, calibrated in cycles per microsecond) is twice the
+longest host time the forward took to launch in a trial: the whole forward
+is queued before the start event fires, so the events measure the device's
+own time, as do_bench's queue-ahead does, and not the host's launch latency,
+which would dominate microsecond kernels after a synchronize. A repeat
+whose launch took longer than the wait is counted (launch_not_hidden). On
+the cpu backend a repeat is the forward timed with the monotonic clock.
 
 Peak memory is measured in a run of its own, before the flush buffer
 exists: the allocator's peak statistic, reset just before the forward.
@@ -47,6 +52,8 @@ class Timer:
         self.on_device = backend.name != "cpu"
         self.flush_l2 = flush_l2 and self.on_device
         self._flush_buffer = None
+        self._cycles_per_us = None
+        self.cover_us = 0.0
 
     def _event(self):
         module = getattr(self.torch, self.backend.name)
@@ -61,37 +68,75 @@ class Timer:
     def release(self):
         self._flush_buffer = None
 
+    def _sleep_function(self):
+        return getattr(self.torch.cuda, "_sleep", None) if self.backend.name == "cuda" else None
+
+    def _calibrate(self, fn):
+        """Cycles per microsecond of the busy wait, and how long it must be:
+        twice the longest host launch time of the forward in three trials."""
+        self._cycles_per_us = None
+        self.cover_us = 0.0
+        sleep = self._sleep_function()
+        if sleep is None:
+            return
+        self.backend.synchronize()
+        start, end = self._event(), self._event()
+        start.record()
+        sleep(1_000_000)
+        end.record()
+        end.synchronize()
+        elapsed_us = start.elapsed_time(end) * 1e3
+        if elapsed_us <= 0:
+            return
+        self._cycles_per_us = 1_000_000 / elapsed_us
+        launches = []
+        for _ in range(3):
+            self.backend.synchronize()
+            started = time.perf_counter()
+            fn()
+            launches.append((time.perf_counter() - started) * 1e6)
+        self.backend.synchronize()
+        self.cover_us = min(20_000.0, max(20.0, 2 * max(launches)))
+
     def one(self, fn):
-        """Returns (device or monotonic ms, wall ms from before the launch to a full synchronize)."""
+        """Returns (device or monotonic ms, wall ms from before the launch to
+        a full synchronize, whether the launch outlasted the busy wait)."""
         if not self.on_device:
             started = time.perf_counter()
             fn()
             elapsed = (time.perf_counter() - started) * 1e3
-            return elapsed, elapsed
+            return elapsed, elapsed, False
         self.backend.synchronize()
         if self.flush_l2:
             self._flush()
         start, end = self._event(), self._event()
+        if self._cycles_per_us:
+            self._sleep_function()(int(self.cover_us * self._cycles_per_us))
         wall_started = time.perf_counter()
         start.record()
         fn()
         end.record()
+        launched_us = (time.perf_counter() - wall_started) * 1e6
         end.synchronize()
         self.backend.synchronize()  # work on other streams is waited for (and shows in wall_ms)
         wall = (time.perf_counter() - wall_started) * 1e3
-        return start.elapsed_time(end), wall
+        return start.elapsed_time(end), wall, bool(self._cycles_per_us) and launched_us > self.cover_us
 
     def repeats(self, fn, repeats, adaptive=False, max_repeats=None, rse_target=0.01, max_seconds=60.0):
         """At least `repeats` timings; with `adaptive`, more until the relative
         standard error of the mean is under rse_target, at most max_repeats
         or max_seconds."""
         max_repeats = max(repeats, max_repeats or repeats * 20) if adaptive else repeats
+        if self.on_device:
+            self._calibrate(fn)
         times, walls = [], []
+        not_hidden = 0
         started = time.perf_counter()
         while True:
-            device_ms, wall_ms = self.one(fn)
+            device_ms, wall_ms, exposed = self.one(fn)
             times.append(device_ms)
             walls.append(wall_ms)
+            not_hidden += exposed
             n = len(times)
             if n >= max_repeats:
                 stop = "max_repeats" if adaptive else "repeats"
@@ -109,6 +154,9 @@ class Timer:
         stats = summarize(times)
         stats["wall_median_ms"] = statistics.median(walls)
         stats["stopped_by"] = stop
+        if self.on_device:
+            stats["launch_cover_us"] = self.cover_us if self._cycles_per_us else None
+            stats["launch_not_hidden"] = not_hidden
         return stats
 
     def peak_memory_mb(self, fn):

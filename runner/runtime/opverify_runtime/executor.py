@@ -425,12 +425,20 @@ class Session:
             raise self.classify(error, f"{side}: timing") from error
         reply = {"side": side, "stats": stats, "peak_memory_mb": peak_mb, "added_memory_mb": added_mb,
                  "warnings": []}
+        if stats.get("launch_not_hidden"):
+            reply["warnings"].append(f"{side}: in {stats['launch_not_hidden']} of {stats['repeats']} repeats the "
+                                     "host's launch outlasted the busy wait: those include launch latency")
+        # The profiler may rebind torch functions of its own; what the
+        # forward did is checked before it runs, then the baseline moves on.
+        tainted_before = self._tainted()
         try:
             reply["operators"] = bench.kernel_breakdown(self.torch, self.backend, fn,
                                                         int(request.get("profile_iterations", 10)))
         except Exception as error:  # noqa: BLE001 - the profiler is optional; its failure is not the case's
             reply["operators"] = {}
             reply["warnings"].append(f"{side}: profiler failed: {type(error).__name__}: {error}")
+        if not tainted_before:
+            self._identities = self._torch_identities()
         compile_ms, kernels = self.compile_clock.take()
         if kernels:
             reply["warnings"].append(f"{side}: {kernels} kernel(s) compiled while being timed ({compile_ms:.1f} ms): "

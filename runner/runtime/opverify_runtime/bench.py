@@ -2,9 +2,9 @@
 (ModelNew): the executor side of `opverify bench` and of the batch's
 performance phase.
 
-One repeat, on a device: a full synchronize, the L2 cache flushed (a 256 MB
-buffer zeroed, as triton.testing.do_bench does), a device-side busy wait
-long enough to cover the host's launch of the forward, a start event, the
+One repeat, on a device: a full synchronize, a device-side busy wait long
+enough to cover the host's launches that follow, the L2 cache flushed (a
+256 MB buffer zeroed, as triton.testing.do_bench does), a start event, the
 forward, an end event, and the end event waited for. The busy wait
 (torch.cuda._sleep, calibrated in cycles per microsecond) is twice the
 longest host time the forward took to launch in a trial: the whole forward
@@ -106,13 +106,15 @@ class Timer:
             fn()
             elapsed = (time.perf_counter() - started) * 1e3
             return elapsed, elapsed, False
-        self.backend.synchronize()
-        if self.flush_l2:
-            self._flush()
         start, end = self._event(), self._event()
+        self.backend.synchronize()
+        wall_started = time.perf_counter()
+        # The wait comes first and the flush right before the forward, as in
+        # do_bench: the forward starts on a cold L2 still busy writing back.
         if self._cycles_per_us:
             self._sleep_function()(int(self.cover_us * self._cycles_per_us))
-        wall_started = time.perf_counter()
+        if self.flush_l2:
+            self._flush()
         start.record()
         fn()
         end.record()

@@ -84,7 +84,7 @@ def make_operators(folder, operators, cases):
 
 def run_batch(build, manifest, run_dir, ranks):
     command = [os.path.join(build, "runner", "opverify-batch"), manifest, "--backend", "cpu", "--run-dir", run_dir,
-               "--no-ab", "--store", "none"]
+               "--no-ab", "--no-bench", "--store", "none"]
     if ranks > 1:
         command = ["mpirun", "-np", str(ranks), "--oversubscribe", *command]
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")

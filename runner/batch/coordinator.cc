@@ -25,10 +25,13 @@ bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkIt
   std::map<std::pair<std::size_t, int>, bool> busy;  // (link, rank) -> has an item
   int stopped = 0;
   bool healthy = true;
+  // One link (a single rank: its worker thread) can be waited on; with MPI
+  // too, both are polled, as MPI stays on this thread.
+  const double wait_s = links.size() == 1 ? 0.2 : 0.0;
   while (stopped < workers) {
     bool received = false;
     for (std::size_t l = 0; l < links.size(); ++l) {
-      std::optional<Message> message = links[l]->Receive(0.0);
+      std::optional<Message> message = links[l]->Receive(wait_s);
       if (!message) continue;
       received = true;
       const auto key = std::make_pair(l, message->source);
@@ -57,7 +60,7 @@ bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkIt
     }
     if (!received) {
       progress->Tick();
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      if (wait_s == 0.0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
   }
   progress->Finish();

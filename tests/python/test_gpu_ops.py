@@ -111,6 +111,7 @@ def test_bench_times_on_the_device(opverify_bin, tmp_path):
     for shape in perf["per_shape_results"]:
         impl = shape["implementation"]
         assert impl["avg_latency_ms"] > 0 and impl["peak_memory_mb"] > 0
+        assert impl["peak_memory_mb"] < 256  # the L2 flush buffer is not the forward's
         assert impl["stats"]["repeats"] == 20
         # The implementation's own Triton kernel shows in the profile.
         assert any("softmax" in name.lower() for name in impl["operators"]), impl["operators"]

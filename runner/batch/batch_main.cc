@@ -21,7 +21,7 @@
 #include "runner/batch/coordinator.h"
 #include "runner/batch/launch.h"
 #include "runner/batch/progress.h"
-#include "runner/batch/run_report.h"
+#include "reduce/run_report.h"
 #include "runner/batch/work_plan.h"
 #include "runner/batch/worker.h"
 #include "runner/common/strings.h"
@@ -261,7 +261,7 @@ int Run(int argc, char** argv) {
   if (Status indexed = WriteResultsIndex(options.run_dir, &problems); !indexed.ok()) {
     spdlog::error("results.h5: {}", indexed.ToString());
   }
-  json run_info = {{"manifest", fs::absolute(options.jobs_path).string()}, {"ranks", size},
+  json run_info = {{"manifest", fs::absolute(options.jobs_path).string()}, {"manifest_name", job.name}, {"ranks", size},
                    {"launcher", launch.launcher}, {"backend", options.backend},
                    {"store", store}, {"resumed", options.resume}, {"timing", timing}};
   Result<RunTotals> totals = WriteRunReports(options.run_dir, run_info);

@@ -205,7 +205,9 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
                   {"lint", outcome.lint},
                   {"non_compute", outcome.non_compute},
                   {"case_count", outcome.case_count},
-                  {"impl_name", op.impl_name}};
+                  {"impl_name", op.impl_name},
+                  {"task_file", op.task_file},
+                  {"lint_enabled", op.lint}};
     Status stored = setup.shard->Append(meta);
     if (!stored.ok()) {
       spdlog::critical("rank {}: storing {} failed: {}", setup.rank, meta.case_id, stored.ToString());

@@ -1,10 +1,14 @@
-#include "runner/batch/run_report.h"
+#include "reduce/run_report.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
+#include "reduce/junit.h"
 #include "runner/bench/operator_bench.h"
 #include "runner/bench/perf_result.h"
 #include "runner/store/shard.h"
@@ -132,6 +136,100 @@ ordered_json PerformanceSummary(PerformanceTotals& totals) {
 }
 
 
+// A command that runs the operator again by itself: `opverify verify` where
+// its cases are the task file's own, the batch on its manifest filtered to
+// it where a manifest sweep made them.
+std::string ReproCommand(const std::string& name, const OperatorCases& op, const json& run_info) {
+  const std::string task_file = op.facts.value("task_file", "");
+  const bool swept = std::any_of(op.cases.begin(), op.cases.end(), [](const CaseRecord* c) {
+    return c->params.is_object() && !c->params.empty();
+  });
+  if (!task_file.empty() && !swept) {
+    std::string command = "opverify verify --op_name '" + name + "' --verify_dir '" +
+                          fs::path(task_file).parent_path().string() + "' --triton_impl_name '" +
+                          op.facts.value("impl_name", std::string("triton_ascend_impl")) + "'";
+    if (run_info.value("backend", std::string("auto")) != "auto") command += " --backend " + run_info["backend"].get<std::string>();
+    if (!op.facts.value("lint_enabled", true)) command += " --no-lint";
+    return command;
+  }
+  return "opverify-batch '" + run_info.value("manifest", std::string("JOBS.json")) + "' --filter '" + name +
+         "' --run-dir /tmp/repro-" + name;
+}
+
+// A number with `decimals` decimals and a suffix ("1.53x"), or "-" when there is none.
+std::string Number(const json& value, int decimals, const char* suffix = "") {
+  if (!value.is_number()) return "-";
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(decimals) << value.get<double>() << suffix;
+  return text.str();
+}
+
+// Markdown cells: a pipe or a line break would end the cell.
+std::string Cell(std::string text) {
+  for (auto& ch : text) {
+    if (ch == '|' || ch == '\n' || ch == '\r') ch = ' ';
+  }
+  return text.size() > 200 ? text.substr(0, 200) + "..." : text;
+}
+
+Status WriteReportMarkdown(const fs::path& path, const ordered_json& summary,
+                           const std::map<std::string, std::string>& repro) {
+  std::ostringstream md;
+  const auto& totals = summary["totals"];
+  md << "# opverify run\n\n";
+  md << "- run folder: `" << summary.value("run_dir", "") << "`\n";
+  if (summary.contains("manifest")) md << "- manifest: `" << summary["manifest"].get<std::string>() << "`\n";
+  md << "- operators: " << totals["operators"] << ", cases: " << totals["cases"] << ", passed: " << totals["passed"]
+     << ", failed: " << totals["failed"] << "\n\n";
+  md << "## Operators\n\n| operator | cases | passed | failed | errors | speedup |\n|---|---|---|---|---|---|\n";
+  std::map<std::string, json> speedups;
+  if (summary.contains("performance")) {
+    for (const auto& op : summary["performance"]["operators"]) speedups[op.value("name", "")] = op["speedup"];
+  }
+  for (const auto& op : summary["operators"]) {
+    const std::string name = op.value("name", "");
+    std::string errors;
+    for (const auto& [type, count] : op["error_types"].items()) errors += type + " " + count.dump() + " ";
+    md << "| " << Cell(name) << " | " << op["cases"] << " | " << op["passed"] << " | " << op["failed"] << " | "
+       << Cell(errors) << " | " << (speedups.count(name) ? Number(speedups[name], 2, "x") : "-") << " |\n";
+  }
+  if (summary.contains("performance")) {
+    const auto& p = summary["performance"];
+    md << "\n## Performance\n\n- geometric mean speedup: " << Number(p["geomean_speedup"], 3, "x") << "\n";
+    for (const auto& [label, share] : p["fast_p"].items()) md << "- fast_" << label << ": " << Number(share, 2) << "\n";
+    for (const auto& [dtype, entry] : p["by_dtype"].items()) {
+      md << "- " << dtype << ": " << Number(entry["geomean_speedup"], 3, "x") << " over " << entry["shapes"] << " shapes\n";
+    }
+    for (const auto& r : p["review"]) md << "- review: " << Cell(r.get<std::string>()) << "\n";
+  }
+  if (!summary["failures"].empty()) {
+    md << "\n## Failures\n\n| case | error | A/B | message |\n|---|---|---|---|\n";
+    for (const auto& f : summary["failures"]) {
+      md << "| " << Cell(f.value("case_id", "")) << " | " << Cell(f.value("error_type", "")) << " | "
+         << (f.contains("ab") && f["ab"].is_string() ? f["ab"].get<std::string>() : "-") << " | "
+         << Cell(f.value("error_msg", "")) << " |\n";
+    }
+    md << "\nTo run a failing operator again by itself:\n\n";
+    std::map<std::string, bool> shown;
+    for (const auto& f : summary["failures"]) {
+      const std::string op = f.value("op", "");
+      if (shown[op] || repro.count(op) == 0) continue;
+      shown[op] = true;
+      md << "```sh\n" << repro.at(op) << "\n```\n";
+    }
+  }
+  const fs::path temporary = path.string() + ".tmp";
+  {
+    std::ofstream out(temporary);
+    out << md.str();
+    if (!out) return Status::IoError("cannot write " + temporary.string());
+  }
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+  if (ec) return Status::IoError("cannot rename " + temporary.string() + ": " + ec.message());
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_info) {
@@ -252,6 +350,18 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
   summary["failures"] = std::move(failures);
   summary["problems"] = problems;
   Status written = WriteJson(fs::path(run_dir) / "summary.json", summary);
+  if (!written.ok()) return written;
+
+  JUnitInput junit;
+  junit.run_name = run_info.value("manifest_name", std::string("opverify"));
+  std::map<std::string, std::string> repro;
+  for (const auto& [name, op] : ops) {
+    junit.operators[name] = op.cases;
+    junit.repro[name] = ReproCommand(name, op, run_info);
+  }
+  written = WriteJUnit((fs::path(run_dir) / "junit.xml").string(), junit);
+  if (!written.ok()) return written;
+  written = WriteReportMarkdown(fs::path(run_dir) / "report.md", summary, junit.repro);
   if (!written.ok()) return written;
   return totals;
 }

@@ -1,0 +1,126 @@
+#include "reduce/baseline_diff.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace opverify {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+namespace {
+
+Result<json> ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound(path.string() + ": cannot read");
+  std::stringstream text;
+  text << in.rdbuf();
+  json value = json::parse(text.str(), nullptr, false);
+  if (value.is_discarded()) return Status::InvalidInput(path.string() + ": malformed JSON");
+  return value;
+}
+
+// Per operator of a summary.json: whether any case failed.
+Result<std::map<std::string, bool>> FailedByOperator(const fs::path& run_dir) {
+  Result<json> summary = ReadJson(run_dir / "summary.json");
+  if (!summary.ok()) return summary.status();
+  const json& root = summary.value();
+  if (!root.contains("operators") || !root["operators"].is_array()) {
+    return Status::InvalidInput((run_dir / "summary.json").string() + ": no operators list");
+  }
+  std::map<std::string, bool> failed;
+  for (const auto& op : root["operators"]) failed[op.value("name", "")] = op.value("failed", 0) > 0;
+  return failed;
+}
+
+struct ShapeTiming {
+  double median_ms = 0;
+  double relative_spread = 0;  // stdev / median of the repeats
+};
+
+// case_idx -> the implementation's timing, for the shapes measured.
+std::map<int, ShapeTiming> Timings(const fs::path& run_dir, const std::string& op) {
+  std::map<int, ShapeTiming> out;
+  Result<json> perf = ReadJson(run_dir / "ops" / op / "perf_result.json");
+  if (!perf.ok()) return out;
+  for (const auto& shape : perf.value().value("per_shape_results", json::array())) {
+    if (shape.value("status", "") != "pass") continue;
+    const json impl = shape.value("implementation", json::object());
+    if (!impl.contains("avg_latency_ms") || !impl["avg_latency_ms"].is_number()) continue;
+    ShapeTiming t;
+    t.median_ms = impl["avg_latency_ms"].get<double>();
+    const json stats = impl.value("stats", json::object());
+    if (stats.is_object() && stats.contains("stdev_ms") && stats["stdev_ms"].is_number() && t.median_ms > 0) {
+      t.relative_spread = stats["stdev_ms"].get<double>() / t.median_ms;
+    }
+    if (t.median_ms > 0) out[shape.value("case_idx", 0)] = t;
+  }
+  return out;
+}
+
+ordered_json SpeedJson(const std::vector<SpeedChange>& changes) {
+  ordered_json out = ordered_json::array();
+  for (const auto& c : changes) {
+    out.push_back({{"op", c.op}, {"latency_ratio", c.ratio}, {"spread", c.spread}, {"shapes", c.shapes}});
+  }
+  return out;
+}
+
+}  // namespace
+
+ordered_json BaselineDiff::ToJson() const {
+  return {{"regressed", regressed()}, {"newly_failing", newly_failing}, {"fixed", fixed},
+          {"slower", SpeedJson(slower)},  {"faster", SpeedJson(faster)},  {"added", added},
+          {"missing", missing}};
+}
+
+Result<BaselineDiff> DiffRuns(const std::string& run_dir, const std::string& baseline_dir, double threshold) {
+  Result<std::map<std::string, bool>> now = FailedByOperator(run_dir);
+  if (!now.ok()) return now.status();
+  Result<std::map<std::string, bool>> before = FailedByOperator(baseline_dir);
+  if (!before.ok()) return before.status();
+  BaselineDiff diff;
+  for (const auto& [op, failed] : now.value()) {
+    const auto old = before.value().find(op);
+    if (old == before.value().end()) {
+      diff.added.push_back(op);
+      continue;
+    }
+    if (failed && !old->second) diff.newly_failing.push_back(op);
+    if (!failed && old->second) diff.fixed.push_back(op);
+    if (failed || old->second) continue;
+    // Speed: over the shapes both runs measured, the geometric mean of the
+    // latency ratios; the spread is the mean over those shapes of both
+    // runs' relative standard deviations added in quadrature. A change
+    // counts when the ratio is beyond 1 + threshold and 1 + spread, either way.
+    const auto a = Timings(baseline_dir, op);
+    const auto b = Timings(run_dir, op);
+    double log_sum = 0, spread_sum = 0;
+    int n = 0;
+    for (const auto& [index, t_new] : b) {
+      const auto t_old = a.find(index);
+      if (t_old == a.end()) continue;
+      log_sum += std::log(t_new.median_ms / t_old->second.median_ms);
+      spread_sum += std::hypot(t_new.relative_spread, t_old->second.relative_spread);
+      ++n;
+    }
+    if (n == 0) continue;
+    SpeedChange change{op, std::exp(log_sum / n), spread_sum / n, n};
+    // On a log scale, so that 2x slower and 2x faster are the same size of change.
+    const double change_size = std::fabs(std::log(change.ratio));
+    if (change_size > std::log1p(threshold) && change_size > std::log1p(change.spread)) {
+      (change.ratio > 1 ? diff.slower : diff.faster).push_back(change);
+    }
+  }
+  for (const auto& [op, failed] : before.value()) {
+    if (now.value().count(op) == 0) diff.missing.push_back(op);
+  }
+  return diff;
+}
+
+}  // namespace opverify

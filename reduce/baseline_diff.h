@@ -1,0 +1,34 @@
+// Comparing a run with an earlier one (a nightly with last night's, a
+// release candidate with the release): which operators newly fail, which
+// were fixed, which got slower or faster. A speed change counts only when
+// it exceeds both the threshold and the spread the two runs measured.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/common/status.h"
+
+namespace opverify {
+
+struct SpeedChange {
+  std::string op;
+  double ratio = 1;   // implementation latency now / before: the geometric mean over the shapes both measured
+  double spread = 0;  // the measurements' own relative spread (see baseline_diff.cc)
+  int shapes = 0;
+};
+
+struct BaselineDiff {
+  std::vector<std::string> newly_failing, fixed, added, missing;
+  std::vector<SpeedChange> slower, faster;
+  bool regressed() const { return !newly_failing.empty() || !slower.empty(); }
+  nlohmann::ordered_json ToJson() const;
+};
+
+// Reads both run folders' summary.json and ops/<op>/perf_result.json.
+// threshold: a relative change (0.05 for 5%).
+Result<BaselineDiff> DiffRuns(const std::string& run_dir, const std::string& baseline_dir, double threshold);
+
+}  // namespace opverify

@@ -1,0 +1,153 @@
+"""opverify-reduce and the reports every run writes: reports rebuilt from
+the HDF5 shards alone, junit.xml checked with xmllint against
+schemas/junit.xsd, report.md, and the baseline diff on two real runs with a
+planted regression (an operator that newly fails, one that got slower)."""
+import json
+import os
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
+CPU_OPS = os.path.join(ROOT, "tests", "fixtures", "cpu_ops")
+IMPL = """import time
+import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+{body}
+"""
+RIGHT = "        return x.clamp(min=0)"
+SLOW = "        time.sleep(0.003)\n        return x.clamp(min=0)"
+WRONG = "        return x.clamp(min=0) * 1.5"
+LOUD = "        raise ValueError(\"<script>alert(1)</script> & 'quoted' \\x01 text\")"
+
+
+def program(name):
+    path = os.path.join(BUILD, "reduce" if name == "opverify-reduce" else "runner", name)
+    assert os.access(path, os.X_OK), path
+    return path
+
+
+def make_ops(folder, bodies):
+    folder.mkdir(parents=True, exist_ok=True)
+    for op, body in bodies.items():
+        shutil.copy(os.path.join(CPU_OPS, "relu_ok_torch.py"), folder / f"{op}_torch.py")
+        (folder / f"{op}_cpu_impl.py").write_text(IMPL.format(body=body))
+    manifest = folder / "jobs.json"
+    manifest.write_text(json.dumps({"name": "reduce_test", "defaults": {
+        "impl_name": "cpu_impl", "lint": False, "bench": {"warmup": 2, "repeats": 20}},
+        "operators": [{"name": op, "dir": str(folder)} for op in bodies]}))
+    return manifest
+
+
+def batch(manifest, run_dir):
+    return subprocess.run([program("opverify-batch"), str(manifest), "--backend", "cpu", "--run-dir", str(run_dir),
+                           "--no-ab"], capture_output=True, text=True, timeout=600)
+
+
+def reduce(*args):
+    return subprocess.run([program("opverify-reduce"), *map(str, args)], capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("reduce")
+    before = make_ops(base / "before", {"steady": RIGHT, "flip": RIGHT, "loud": LOUD})
+    after = make_ops(base / "after", {"steady": SLOW, "flip": WRONG, "loud": LOUD})
+    runs = []
+    for manifest, name in ((before, "run_before"), (after, "run_after")):
+        proc = batch(manifest, base / name)
+        assert proc.returncode == 1, proc.stderr[-3000:]  # "loud" fails in both
+        runs.append(base / name)
+    return runs
+
+
+def test_junit_validates_and_escapes(two_runs):
+    junit = two_runs[1] / "junit.xml"
+    check = subprocess.run(["xmllint", "--noout", "--schema", os.path.join(ROOT, "schemas", "junit.xsd"), str(junit)],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    root = ET.parse(junit).getroot()
+    assert root.tag == "testsuites" and root.get("name") == "reduce_test"
+    assert int(root.get("tests")) == 12 and int(root.get("failures")) == 8  # flip's 4, loud's 4
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert set(suites) == {"steady", "flip", "loud"}
+    assert [c.get("name") for c in suites["steady"].findall("testcase")] == [f"steady/#{i}" for i in range(4)]
+    failure = suites["loud"].find("testcase").find("failure")
+    assert failure.get("type") == "RuntimeError"
+    # The operator's text arrives as text: parsed back, it is what was raised (the control character replaced).
+    assert "<script>alert(1)</script> & 'quoted' \ufffd text" in failure.text
+    flip = suites["flip"].find("testcase")
+    assert flip.find("failure").get("type") == "AccuracyError"
+    assert "A/B" not in flip.find("failure").get("message")  # --no-ab: no attempts to show
+    repro = suites["flip"].find("properties").find("property")
+    assert repro.get("name") == "repro" and "opverify verify --op_name 'flip'" in repro.get("value")
+
+
+def test_report_md_lists_failures_with_repro_commands(two_runs):
+    report = (two_runs[1] / "report.md").read_text()
+    assert "| flip | 4 | 0 | 4 | AccuracyError 4" in report
+    assert "opverify verify --op_name 'loud'" in report
+    assert "geometric mean speedup" in report  # steady was benchmarked
+
+
+def test_reports_are_rebuilt_from_the_shards_alone(two_runs, tmp_path):
+    run = tmp_path / "copy"
+    shutil.copytree(two_runs[1], run)
+    before = {name: json.loads((run / "ops" / "flip" / name).read_text()) for name in ["verify_result.json"]}
+    summary = json.loads((run / "summary.json").read_text())
+    perf = json.loads((run / "ops" / "steady" / "perf_result.json").read_text())
+    for name in ("summary.json", "junit.xml", "report.md", "results.h5"):
+        (run / name).unlink()
+    shutil.rmtree(run / "ops")
+    proc = reduce(run)
+    assert proc.returncode == 0, proc.stderr
+    rebuilt = json.loads((run / "summary.json").read_text())
+    assert rebuilt["totals"] == summary["totals"]
+    assert rebuilt["operators"] == summary["operators"]
+    again = json.loads((run / "ops" / "flip" / "verify_result.json").read_text())
+    assert again["failures"] == before["verify_result.json"]["failures"]
+    assert json.loads((run / "ops" / "steady" / "perf_result.json").read_text())["per_shape_results"] == \
+        perf["per_shape_results"]
+    assert (run / "junit.xml").exists() and (run / "report.md").exists()
+
+
+def test_baseline_diff_finds_the_planted_regressions(two_runs):
+    before, after = two_runs
+    proc = reduce(after, "--baseline", before, "--perf-threshold", "10")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    diff = json.loads((after / "baseline_diff.json").read_text())
+    assert diff["regressed"] is True
+    assert diff["newly_failing"] == ["flip"] and diff["fixed"] == []
+    assert [c["op"] for c in diff["slower"]] == ["steady"]
+    assert diff["slower"][0]["latency_ratio"] > 10  # 3 ms of sleep on a microsecond forward
+    assert "REGRESSED" in proc.stdout and "newly failing: flip" in proc.stdout
+
+
+def test_the_other_way_round_is_fixed_and_faster(two_runs):
+    before, after = two_runs
+    proc = reduce(before, "--baseline", after)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    diff = json.loads((before / "baseline_diff.json").read_text())
+    assert diff["fixed"] == ["flip"] and diff["newly_failing"] == []
+    assert [c["op"] for c in diff["faster"]] == ["steady"] and diff["slower"] == []
+
+
+def test_a_run_compared_with_itself_has_no_change(two_runs):
+    proc = reduce(two_runs[0], "--baseline", two_runs[0])
+    assert proc.returncode == 0
+    diff = json.loads((two_runs[0] / "baseline_diff.json").read_text())
+    assert diff["slower"] == [] and diff["faster"] == [] and diff["newly_failing"] == []
+
+
+@pytest.mark.parametrize("args, words", [(["/nonexistent"], "not a run folder"),
+                                         (["RUN", "--baseline", "/nonexistent"], "no summary.json")])
+def test_bad_input_is_exit_2(two_runs, args, words):
+    args = [str(two_runs[0]) if a == "RUN" else a for a in args]
+    proc = reduce(*args)
+    assert proc.returncode == 2 and words in proc.stderr

@@ -1,9 +1,9 @@
 #include "reduce/junit.h"
 
-#include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <sstream>
+
+#include "reduce/report_file.h"
 
 namespace opverify {
 
@@ -124,14 +124,7 @@ Status WriteJUnit(const std::string& path, const JUnitInput& input) {
     xml << "  </testsuite>\n";
   }
   xml << "</testsuites>\n";
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream file(temporary);
-    file << xml.str();
-    if (!file) return Status::IoError("cannot write " + temporary);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) return Status::IoError("cannot rename " + temporary);
-  return Status::Ok();
+  return WriteReportFile(path, xml.str());
 }
 
 }  // namespace opverify

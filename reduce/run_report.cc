@@ -8,7 +8,10 @@
 #include <fstream>
 #include <map>
 
+#include "reduce/html_report.h"
+#include "reduce/report_file.h"
 #include "reduce/junit.h"
+#include "reduce/precision_report.h"
 #include "runner/bench/operator_bench.h"
 #include "runner/bench/perf_result.h"
 #include "runner/store/shard.h"
@@ -23,17 +26,7 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 Status WriteJson(const fs::path& path, const ordered_json& value) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  const fs::path temporary = path.string() + ".tmp";
-  {
-    std::ofstream out(temporary);
-    out << value.dump(2) << "\n";
-    if (!out) return Status::IoError("cannot write " + temporary.string());
-  }
-  fs::rename(temporary, path, ec);
-  if (ec) return Status::IoError("cannot rename " + temporary.string() + ": " + ec.message());
-  return Status::Ok();
+  return WriteReportFile(path.string(), value.dump(2) + "\n");
 }
 
 struct OperatorCases {
@@ -136,6 +129,48 @@ ordered_json PerformanceSummary(PerformanceTotals& totals) {
 }
 
 
+// The dtype a case is filed under: its first tensor input's ("float16"), else "none".
+std::string CaseDtype(const CaseRecord& c) {
+  for (const auto& input : c.input_desc) {
+    if (!input.is_object()) continue;
+    std::string dtype = input.value("dtype", "");
+    if (input.value("type", "") == "tensor_list" && input.contains("items") && !input["items"].empty()) {
+      dtype = input["items"][0].value("dtype", "");
+    }
+    if (dtype.empty()) continue;
+    return dtype.rfind("torch.", 0) == 0 ? dtype.substr(6) : dtype;
+  }
+  return "none";
+}
+
+// dtype -> {cases, failed}: the report's pass/fail grid.
+ordered_json DtypeGrid(const std::vector<const CaseRecord*>& cases) {
+  std::map<std::string, std::pair<int, int>> grid;
+  for (const CaseRecord* c : cases) {
+    auto& cell = grid[CaseDtype(*c)];
+    cell.first += 1;
+    cell.second += c->passed ? 0 : 1;
+  }
+  ordered_json out = ordered_json::object();
+  for (const auto& [dtype, cell] : grid) out[dtype] = {{"cases", cell.first}, {"failed", cell.second}};
+  return out;
+}
+
+// The largest relative difference any judged output of the operator had (null when none was judged).
+ordered_json WorstRelativeDiff(const std::vector<const CaseRecord*>& cases) {
+  std::optional<double> worst;
+  for (const CaseRecord* c : cases) {
+    for (const auto& output : c->outputs) {
+      if (!output.is_object() || !output.contains("metrics")) continue;
+      const json& m = output["metrics"];
+      if (m.contains("max_rel_diff") && m["max_rel_diff"].is_number()) {
+        worst = std::max(worst.value_or(0.0), m["max_rel_diff"].get<double>());
+      }
+    }
+  }
+  return worst ? ordered_json(*worst) : ordered_json(nullptr);
+}
+
 // A command that runs the operator again by itself: `opverify verify` where
 // its cases are the task file's own, the batch on its manifest filtered to
 // it where a manifest sweep made them.
@@ -218,16 +253,7 @@ Status WriteReportMarkdown(const fs::path& path, const ordered_json& summary,
       md << "```sh\n" << repro.at(op) << "\n```\n";
     }
   }
-  const fs::path temporary = path.string() + ".tmp";
-  {
-    std::ofstream out(temporary);
-    out << md.str();
-    if (!out) return Status::IoError("cannot write " + temporary.string());
-  }
-  std::error_code ec;
-  fs::rename(temporary, path, ec);
-  if (ec) return Status::IoError("cannot rename " + temporary.string() + ": " + ec.message());
-  return Status::Ok();
+  return WriteReportFile(path.string(), md.str());
 }
 
 }  // namespace
@@ -297,12 +323,16 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
                             parts.total_cases >= op.facts.value("case_count", 0);
     written = WritePerfResult(run_dir, name, op, all_passed, &performance);
     if (!written.ok()) return written;
+    written = WritePrecisionReport((fs::path(run_dir) / "ops" / name / "precision_report.md").string(), name,
+                                   op.cases, op.facts);
+    if (!written.ok()) return written;
     totals.operators += 1;
     totals.cases += parts.total_cases;
     totals.passed += parts.passed_cases;
     operators.push_back({{"name", name}, {"cases", parts.total_cases}, {"passed", parts.passed_cases},
                          {"failed", parts.total_cases - parts.passed_cases}, {"error_types", op_errors},
-                         {"wall_s", wall_ms / 1e3}});
+                         {"wall_s", wall_ms / 1e3}, {"dtypes", DtypeGrid(op.cases)},
+                         {"max_rel_diff", WorstRelativeDiff(op.cases)}});
   }
   totals.failed = totals.cases - totals.passed;
   ordered_json summary;
@@ -354,7 +384,6 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
 
   JUnitInput junit;
   junit.run_name = run_info.value("manifest_name", std::string("opverify"));
-  std::map<std::string, std::string> repro;
   for (const auto& [name, op] : ops) {
     junit.operators[name] = op.cases;
     junit.repro[name] = ReproCommand(name, op, run_info);
@@ -362,6 +391,8 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
   written = WriteJUnit((fs::path(run_dir) / "junit.xml").string(), junit);
   if (!written.ok()) return written;
   written = WriteReportMarkdown(fs::path(run_dir) / "report.md", summary, junit.repro);
+  if (!written.ok()) return written;
+  written = WriteHtmlReport((fs::path(run_dir) / "report.html").string(), summary, junit.repro);
   if (!written.ok()) return written;
   return totals;
 }

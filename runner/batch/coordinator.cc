@@ -20,7 +20,8 @@ WorkItem WorkItemFromJson(const nlohmann::json& j) {
   return item;
 }
 
-bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items, Progress* progress) {
+bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items, Progress* progress,
+                const std::atomic<int>* stop, int* unassigned) {
   std::deque<WorkItem> queue(items.begin(), items.end());
   std::map<std::pair<std::size_t, int>, bool> busy;  // (link, rank) -> has an item
   int stopped = 0;
@@ -45,7 +46,7 @@ bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkIt
         case kTagRequest:
           if (busy[key]) progress->ItemDone();
           busy[key] = false;
-          if (message->tag == kTagRequest && !queue.empty()) {
+          if (message->tag == kTagRequest && !queue.empty() && !(stop != nullptr && stop->load() != 0)) {
             links[l]->Send(message->source, kTagAssign, WorkItemToJson(queue.front()).dump());
             queue.pop_front();
             busy[key] = true;
@@ -64,6 +65,7 @@ bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkIt
     }
   }
   progress->Finish();
+  if (unassigned != nullptr) *unassigned = static_cast<int>(queue.size());
   return healthy;
 }
 

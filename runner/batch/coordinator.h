@@ -4,6 +4,8 @@
 // ranks through MPI, rank 0's own worker through an in-process link.
 #pragma once
 
+#include <atomic>
+
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,7 +31,11 @@ WorkItem WorkItemFromJson(const nlohmann::json& j);
 // Serves `links` (each a Comm whose peers other than its own rank are
 // workers) until every worker has been told to stop. Returns false if a
 // worker reported a failure it could not go on from.
-bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items, Progress* progress);
+// `stop` (optional): once set (a SIGTERM or SIGUSR1), no more work is handed
+// out; the items in flight end early (their workers see the same flag).
+// Returns false when a worker failed; *unassigned gets the items never handed out.
+bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items, Progress* progress,
+                const std::atomic<int>* stop = nullptr, int* unassigned = nullptr);
 
 // A worker's loop: ask, run, repeat, until told to stop. `run` returns false
 // when the worker cannot go on.

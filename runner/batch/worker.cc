@@ -119,8 +119,9 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     return CaseId(op.name, op.cases.empty() ? json(nullptr) : op.cases[static_cast<std::size_t>(index)], index);
   };
   std::set<int> mine(item.case_indices.begin(), item.case_indices.end());
+  const auto stopping = [&] { return setup.stop != nullptr && setup.stop->load() != 0; };
   spec.skip_case = [&](int index) {
-    return (!mine.empty() && mine.count(index) == 0) || setup.done.count(case_id(index)) > 0;
+    return (!mine.empty() && mine.count(index) == 0) || setup.done.count(case_id(index)) > 0 || stopping();
   };
 
   RunOptions run;
@@ -214,7 +215,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       store_ok = false;
     }
   }
-  if (store_ok && options.bench && op.bench.enabled) {
+  if (store_ok && options.bench && op.bench.enabled && !stopping()) {
     store_ok = BenchItem(op, spec, run, item, outcome, case_id, setup, report);
   }
   // The whole item's time: cases plus executor start-up, lint and loading, and the benchmark.

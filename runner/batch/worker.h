@@ -3,6 +3,7 @@
 // each verdict to the coordinator as it completes.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <set>
@@ -31,6 +32,7 @@ struct WorkerSetup {
   std::set<std::string> benched;     // case ids whose benchmark is already stored (resume)
   ShardWriter* shard = nullptr;
   ExecutorPool* pool = nullptr;  // the rank's warm executor, kept between items
+  const std::atomic<int>* stop = nullptr;  // set by SIGTERM/SIGUSR1: the item's remaining cases are left
 };
 
 // Runs one item; `report` gets a short JSON summary of each case once it is

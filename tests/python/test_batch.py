@@ -196,6 +196,13 @@ def test_ab_classifies_each_accuracy_failure(batch_bin, tmp_path):
     assert "original" in suspect["environments"] and "fresh" in suspect["environments"]
     assert records["scale_accuracy"]["kept_cache_dir"] is None
     assert shard_name.startswith("rank-0000")
+    # junit.xml shows each A/B attempt of a failed case.
+    import xml.etree.ElementTree as ET
+    cases = {c.get("name"): c for c in ET.parse(run_dir / "junit.xml").getroot().iter("testcase")}
+    failure = cases["ab_cache_suspect/#0"].find("failure")
+    assert "[A/B: compiler_suspect]" in failure.get("message")
+    out = cases["ab_cache_suspect/#0"].find("system-out").text
+    assert out.count("attempt ") == 3 and "fresh" in out and "same_cache" in out
 
 
 def test_an_operator_that_replaces_torch_functions_gets_no_successor_in_its_process(batch_bin, tmp_path):
@@ -225,3 +232,65 @@ def test_bad_manifests_exit_2_naming_the_problem(batch_bin, tmp_path, content, w
     for word in words:
         assert word in proc.stderr, proc.stderr
     assert not (tmp_path / "run").exists()
+
+
+SLOW_TASK = """import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return x + 1
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(n=8):
+    return [torch.ones(n)]
+"""
+SLOW_IMPL = """import time
+import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        time.sleep(0.25)
+        return x + 1
+"""
+
+
+@pytest.mark.parametrize("signame", ["SIGUSR1", "SIGTERM"])
+def test_a_stop_signal_writes_partial_reports_and_resume_finishes(batch_bin, tmp_path, signame):
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    for op in ("slow_a", "slow_b", "slow_c"):
+        (ops / f"{op}_torch.py").write_text(SLOW_TASK)
+        (ops / f"{op}_cpu_impl.py").write_text(SLOW_IMPL)
+    manifest = tmp_path / "slow.json"
+    manifest.write_text(json.dumps({"name": "slow", "defaults": {"impl_name": "cpu_impl", "lint": False,
+                                                                 "sweep": {"n": list(range(1, 11))}},
+                                    "operators": [{"name": op, "dir": str(ops)} for op in ("slow_a", "slow_b", "slow_c")]}))
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen([batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), "--no-bench"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, **MPI_ENV))
+    journal = run_dir / "shards" / "rank-0000.journal"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (journal.exists() and journal.read_text().count("\n") >= 2):
+        time.sleep(0.05)
+    proc.send_signal(getattr(signal, signame))
+    started = time.monotonic()
+    out, err = proc.communicate(timeout=60)
+    assert time.monotonic() - started < 10, "the run did not stop soon after the signal"
+    assert proc.returncode == 1, err[-3000:]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["stopped_by_signal"] == signame
+    assert summary["unassigned_items"] >= 1
+    assert 1 <= summary["totals"]["cases"] < 30 and summary["totals"]["failed"] == 0
+    assert (run_dir / "report.html").exists() and (run_dir / "junit.xml").exists()
+    assert "--resume runs the rest" in err
+    resumed = run_batch(batch_bin, manifest, run_dir, "--resume", "--no-bench")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["totals"] == {"operators": 3, "cases": 30, "passed": 30, "failed": 0}
+    assert "stopped_by_signal" not in summary

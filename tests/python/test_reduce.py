@@ -89,6 +89,36 @@ def test_junit_validates_and_escapes(two_runs):
     assert repro.get("name") == "repro" and "opverify verify --op_name 'flip'" in repro.get("value")
 
 
+def test_summary_follows_its_schema(two_runs):
+    jsonschema = pytest.importorskip("jsonschema")
+    with open(os.path.join(ROOT, "schemas", "summary.schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(schema)
+    for run in two_runs:
+        summary = json.loads((run / "summary.json").read_text())
+        jsonschema.validate(summary, schema)
+        grid = {o["name"]: o["dtypes"] for o in summary["operators"]}
+        assert grid["flip"] == {"bfloat16": {"cases": 1, "failed": int(run.name == "run_after")},
+                                "float32": {"cases": 3, "failed": 3 * int(run.name == "run_after")}}
+
+
+def test_precision_report_has_seed_003s_sections(two_runs):
+    report = (two_runs[1] / "ops" / "flip" / "precision_report.md").read_text()
+    for section in ("## Verification configuration", "## Precision standards", "## Verification results",
+                    "## Error metrics", "## Criteria"):
+        assert section in report
+    assert "- passed: 0\n- failed: 4\n- total: 4" in report
+    assert "| float32 | 2^-13 = 1.22e-4 | 1.22e-4 | 1.22e-3 |" in report
+    assert "CPU cores" in report  # the device's number of compute units
+    # flip multiplies by 1.5: every element is 50% off (relu's zeros aside).
+    row = [line for line in report.splitlines() if line.startswith("| 1 | 0 | float32 | [4, 1000] | eco | eco |")][0]
+    assert "| not met | AccuracyError |" in row
+    mere = float(row.split("|")[7])
+    assert 0.2 < mere <= 0.5
+    steady = (two_runs[1] / "ops" / "steady" / "precision_report.md").read_text()
+    assert "| met | pass |" in steady and "(4 of 4: PASS)" in steady
+
+
 def test_report_md_lists_failures_with_repro_commands(two_runs):
     report = (two_runs[1] / "report.md").read_text()
     assert "| flip | 4 | 0 | 4 | AccuracyError 4" in report
@@ -151,3 +181,67 @@ def test_bad_input_is_exit_2(two_runs, args, words):
     args = [str(two_runs[0]) if a == "RUN" else a for a in args]
     proc = reduce(*args)
     assert proc.returncode == 2 and words in proc.stderr
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def render(html, tmp_path):
+    """The page as Chromium leaves it after loading (headless, no network), and a screenshot of it."""
+    if CHROMIUM is None:
+        pytest.fail("chromium is not installed (tools/dev installs it)")
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-extensions", "--no-first-run"]
+    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", f"file://{html}"], capture_output=True, text=True,
+                         timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    shot = tmp_path / "shot.png"
+    subprocess.run([CHROMIUM, *flags, f"--screenshot={shot}", "--window-size=1200,1600", f"file://{html}"],
+                   capture_output=True, timeout=120)
+    return dom.stdout, shot
+
+
+def png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_html_report_renders_in_a_browser(two_runs, tmp_path):
+    html = two_runs[1] / "report.html"
+    text = html.read_text()
+    assert "http://" not in text and "https://" not in text and "<script" not in text  # self-contained, no script
+    dom, shot = render(html, tmp_path)
+    assert '<table class="grid" id="grid">' in dom
+    for op in ("steady", "flip", "loud"):
+        assert f"<tr><th>{op}</th>" in dom
+    assert dom.count('class="bar"') >= 1 and 'id="speedup-chart"' in dom
+    assert dom.count('class="fail"') >= 2  # flip and loud
+    # The operator's words are text on the page, not markup.
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; 'quoted'" in dom
+    assert "<script" not in dom
+    assert png_size(shot) == (1200, 1600) and shot.stat().st_size > 20_000  # a page was drawn, not a blank
+
+
+def test_markup_in_a_stored_operator_name_is_shown_as_text(two_runs, tmp_path):
+    """Manifests allow only [A-Za-z0-9_-] names; a store written by anything
+    else may hold any name. opverify-reduce must show it as text."""
+    h5py = pytest.importorskip("h5py")
+    run = tmp_path / "tampered"
+    shutil.copytree(two_runs[1], run)
+    evil = "<script>alert(1)</script>"
+    for shard in (run / "shards").glob("*.h5"):
+        with h5py.File(shard, "r+") as f:
+            for name in f["cases"]:
+                attrs = f["cases"][name].attrs
+                if attrs["op_name"] in ("loud", b"loud"):
+                    attrs["op_name"] = evil
+    proc = reduce(run)
+    assert proc.returncode == 0, proc.stderr
+    dom, _ = render(run / "report.html", tmp_path)
+    assert "<tr><th>&lt;script&gt;alert(1)&lt;/script&gt;</th>" in dom
+    assert "<script" not in dom
+    check = subprocess.run(["xmllint", "--noout", "--schema", os.path.join(ROOT, "schemas", "junit.xsd"),
+                            str(run / "junit.xml")], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    suites = [s.get("name") for s in ET.parse(run / "junit.xml").getroot().findall("testsuite")]
+    assert evil in suites

@@ -32,6 +32,10 @@ class Backend:
         """The device's UUID as NVML writes it (GPU-...), where there is one."""
         return None
 
+    def compute_units(self):
+        """(how many, what they are called): CPU cores here, SMs on CUDA, AI cores on Ascend."""
+        return os.cpu_count(), "CPU cores"
+
     def empty_cache(self):
         pass
 
@@ -77,6 +81,9 @@ class CudaBackend(Backend):
 
     def allocated_bytes(self):
         return int(self.torch.cuda.memory_allocated())
+
+    def compute_units(self):
+        return self.torch.cuda.get_device_properties(0).multi_processor_count, "SMs"
 
     def device_uuid(self):
         uuid = getattr(self.torch.cuda.get_device_properties(0), "uuid", None)
@@ -137,6 +144,13 @@ class NpuBackend(Backend):
 
     def device_name(self):
         return self.npu.get_device_name(0)
+
+    def compute_units(self):
+        properties = self.npu.get_device_properties(0)
+        for name in ("cube_core_num", "multi_processor_count"):
+            if getattr(properties, name, None):
+                return int(getattr(properties, name)), "AI cores"
+        return None, "AI cores"
 
     def healthy(self):
         try:

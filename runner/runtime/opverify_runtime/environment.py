@@ -106,6 +106,7 @@ def collect(torch, backend):
         uuid = backend.device_uuid()
         if uuid:
             out["uuid"] = uuid
+        out["compute_units"], out["compute_unit"] = backend.compute_units()
         return out
     env["device"] = _section(device) if backend is not None else {"error": "no backend"}
     return env

@@ -107,6 +107,8 @@ int Run(int argc, char** argv) {
       ->check(CLI::IsMember({"all", "failures", "none"}));
   app.add_option("--timeout", timeout, "Per-case timeout in seconds for every operator")->check(CLI::PositiveNumber);
   app.add_flag("--no-bench", [&](std::int64_t) { options.bench = false; }, "Skip the benchmark phase");
+  app.add_flag("--require-anchors", options.require_anchors,
+               "Refuse (exit 3) an operator whose task file has no task_sha256 anchor in the manifest");
   app.add_option("--freq-check-interval", options.freq_check_interval_s,
                  "Seconds between device clock samples while benchmarking (0: none)")
       ->check(CLI::NonNegativeNumber);
@@ -155,6 +157,12 @@ int Run(int argc, char** argv) {
       if (fnmatch(options.filter.c_str(), op.name.c_str(), 0) == 0) kept.push_back(std::move(op));
     }
     job.operators = std::move(kept);
+  }
+
+  // Every rank checks the same files, so all refuse together.
+  if (const std::optional<AnchorProblem> anchor = CheckTaskAnchors(job, options.require_anchors)) {
+    if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", anchor->message.c_str());
+    return anchor->exit_code;
   }
 
   // Rank 0 names the run folder (and may refuse it); everyone follows.

@@ -23,6 +23,7 @@ struct BatchOptions {
   bool ab = true;                // A/B re-run of accuracy failures
   std::string previous_run;      // a run folder whose timings order the work (longest first)
   int max_cases_per_item = 64;   // sweeps larger than this are split across ranks
+  bool require_anchors = false;  // exit 3 for an operator without task_sha256 (a changed one is always exit 4)
   bool fsync = false;            // survive a machine crash too (two fsyncs per case), not only SIGKILL
 };
 

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <utility>
 
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -18,6 +19,7 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
+#include "runner/common/sha256.h"
 #include "runner/common/strings.h"
 #include "runner/manifest/jobs_schema.h"
 
@@ -524,6 +526,30 @@ std::vector<json> ExpandSweep(const json& sweep) {
 std::string CaseId(const std::string& op_name, const json& params, int index) {
   if (params.is_null()) return op_name + "/#" + std::to_string(index);
   return op_name + "/" + params.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::optional<AnchorProblem> CheckTaskAnchors(const JobManifest& job, bool require_anchors) {
+  for (const OperatorJob& op : job.operators) {
+    if (!op.task_sha256) {
+      if (require_anchors) {
+        return AnchorProblem{3, op.name + ": no task_sha256 anchor for " + op.task_file +
+                                    " (--require-anchors); pin it with: sha256sum " + op.task_file};
+      }
+      continue;
+    }
+    std::ifstream in(op.task_file, std::ios::binary);
+    if (!in) return AnchorProblem{4, op.name + ": cannot read the anchored task file " + op.task_file};
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    const std::string text = bytes.str();
+    const std::string actual = Sha256Hex(text.data(), text.size());
+    if (actual != *op.task_sha256) {
+      return AnchorProblem{4, op.name + ": the task file " + op.task_file + " was changed: its SHA-256 is " + actual +
+                                  ", the manifest's anchor is " + *op.task_sha256 +
+                                  "; a changed reference is refused"};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace opverify

@@ -75,4 +75,14 @@ std::vector<nlohmann::json> ExpandSweep(const nlohmann::json& sweep);
 // run.
 std::string CaseId(const std::string& op_name, const nlohmann::json& params, int index);
 
+// The anchors (task_sha256): every task file that has one must still hash
+// to it. A changed task file means a changed reference, and nothing it
+// judged could be trusted: exit 4, as the upstream verifier. With
+// `require_anchors`, an operator without one is refused too (exit 3).
+struct AnchorProblem {
+  int exit_code = 4;
+  std::string message;
+};
+std::optional<AnchorProblem> CheckTaskAnchors(const JobManifest& job, bool require_anchors);
+
 }  // namespace opverify

@@ -294,3 +294,31 @@ def test_a_stop_signal_writes_partial_reports_and_resume_finishes(batch_bin, tmp
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["totals"] == {"operators": 3, "cases": 30, "passed": 30, "failed": 0}
     assert "stopped_by_signal" not in summary
+
+
+def test_task_file_anchors(batch_bin, tmp_path):
+    import hashlib
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    for suffix in ("torch", "cpu_impl"):
+        (ops / f"relu_ok_{suffix}.py").write_text((open(os.path.join(CPU_OPS, f"relu_ok_{suffix}.py")).read()))
+    task = ops / "relu_ok_torch.py"
+    digest = hashlib.sha256(task.read_bytes()).hexdigest()
+
+    def manifest(anchor):
+        entry = {"name": "relu_ok", "dir": str(ops)}
+        if anchor:
+            entry["task_sha256"] = anchor
+        path = tmp_path / f"m{len(list(tmp_path.glob('m*.json')))}.json"
+        path.write_text(json.dumps({"name": "anchors", "defaults": {"impl_name": "cpu_impl", "lint": False},
+                                    "operators": [entry]}))
+        return path
+
+    assert run_batch(batch_bin, manifest(digest), tmp_path / "ok", "--no-bench").returncode == 0
+    missing = run_batch(batch_bin, manifest(None), tmp_path / "missing", "--require-anchors")
+    assert missing.returncode == 3 and "no task_sha256 anchor" in missing.stderr
+    task.write_text(task.read_text() + "\n# edited\n")  # the reference changed after it was pinned
+    changed = run_batch(batch_bin, manifest(digest), tmp_path / "changed")
+    assert changed.returncode == 4
+    assert str(task) in changed.stderr and digest in changed.stderr and "was changed" in changed.stderr
+    assert not (tmp_path / "changed").exists()  # refused before anything ran

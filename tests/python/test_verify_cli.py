@@ -130,6 +130,20 @@ def test_non_compute_flag_makes_any_operator_bitwise(verify):
     assert r["opverify"]["cases"][0]["outputs"][0]["route"] == "bitwise"
 
 
+def test_an_implementation_that_writes_into_its_inputs_fails(verify):
+    code, r, _ = verify("input_mutate")
+    assert code == 1
+    failure = r["failures"][0]
+    assert failure["error_type"] == "InputMutated"
+    assert "input 0 ([4, 1000] float32)" in failure["error_msg"] and "bytes differ" in failure["error_msg"]
+
+
+def test_an_in_place_reference_lets_the_implementation_write_its_inputs(verify):
+    code, r, err = verify("inplace_ok")
+    assert code == 0, err
+    assert any("writes into its inputs 0" in w for w in r["opverify"]["cases"][0]["warnings"])
+
+
 def test_golden_falls_back_to_the_device(verify):
     code, r, err = verify("golden_fallback")
     assert code == 0, err

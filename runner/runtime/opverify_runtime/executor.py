@@ -126,6 +126,36 @@ def clone_to(inputs, device, torch):
     return [one(v) for v in inputs]
 
 
+def input_tensors(values, torch):
+    """(name, tensor) for each tensor argument, one level into lists and tuples."""
+    out = []
+    for i, value in enumerate(values):
+        if isinstance(value, torch.Tensor):
+            out.append((str(i), value))
+        elif isinstance(value, (list, tuple)):
+            out.extend((f"{i}[{j}]", t) for j, t in enumerate(value) if isinstance(t, torch.Tensor))
+    return out
+
+
+def input_changes(originals, used, torch):
+    """The inputs whose bytes differ from the originals after a forward (bits,
+    not values: a NaN is equal to itself, -0.0 is not 0.0)."""
+    changed = []
+    for (name, before), (_, after) in zip(input_tensors(originals, torch), input_tensors(used, torch)):
+        after = after.detach().cpu()
+        if after.shape != before.shape or after.dtype != before.dtype:
+            changed.append(f"input {name} became {list(after.shape)} {after.dtype}")
+            continue
+        if before.numel() == 0:
+            continue
+        a = before.detach().contiguous().reshape(-1).view(torch.uint8)
+        b = after.contiguous().reshape(-1).view(torch.uint8)
+        if not torch.equal(a, b):
+            changed.append(f"input {name} ({list(before.shape)} {str(before.dtype).replace('torch.', '')}): "
+                           f"{int((a != b).sum())} of {a.numel()} bytes differ")
+    return changed
+
+
 def flatten_outputs(output, torch):
     items = list(output) if isinstance(output, (tuple, list)) else [output]
     tensors = []
@@ -307,7 +337,8 @@ class Session:
         started = time.perf_counter()
         with torch.no_grad():
             try:
-                golden = model(*clone_to(inputs, "cpu", torch))
+                golden_args = clone_to(inputs, "cpu", torch)
+                golden = model(*golden_args)
             except BaseException as error:  # noqa: BLE001 - only execution errors fall back
                 reply["fallback_reason"] = f"{type(error).__name__}: {error}"
                 reply["golden_device"] = str(device)
@@ -315,7 +346,8 @@ class Session:
                       f"{reply['fallback_reason']}", file=sys.stderr)
                 try:
                     model = model.to(device)
-                    golden = model(*clone_to(inputs, device, torch))
+                    golden_args = clone_to(inputs, device, torch)
+                    golden = model(*golden_args)
                     self.backend.synchronize()
                 except BaseException as second:  # noqa: BLE001
                     raise CaseError("RuntimeError", "reference Model failed on CPU and on "
@@ -323,15 +355,26 @@ class Session:
             golden = [t.cpu() for t in flatten_outputs(golden, torch)]
         timings["golden_ms"] = (time.perf_counter() - started) * 1e3
 
+        impl_args = clone_to(inputs, device, torch)
         started = time.perf_counter()
         try:
             with torch.no_grad():
-                actual = model_new(*clone_to(inputs, device, torch))
+                actual = model_new(*impl_args)
                 self.backend.synchronize()
                 actual = [t.cpu() for t in flatten_outputs(actual, torch)]
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, "ModelNew.forward") from error
         phase("impl_ms", started)
+        # An in-place reference (one that writes into its inputs) allows the
+        # implementation to write into the same inputs; any other write is a defect.
+        by_reference = {entry.split(" ", 2)[1] for entry in input_changes(inputs, golden_args, torch)}
+        changed = [c for c in input_changes(inputs, impl_args, torch) if c.split(" ", 2)[1] not in by_reference]
+        if by_reference:
+            reply["warnings"].append("the reference writes into its inputs " + ", ".join(sorted(by_reference)) +
+                                     ": the implementation may too")
+        if changed:
+            raise CaseError("InputMutated", "ModelNew.forward changed its inputs (an implementation must not write "
+                            "into them: the caller's data would be wrong after it): " + "; ".join(changed[:5]))
         if self.compile_clock.installed is not None:
             timings["compile_ms"] = compile_ms
             timings["kernels_compiled"] = kernels

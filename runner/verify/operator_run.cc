@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 
 #include "runner/common/sha256.h"
+#include "runner/judge/element_reader.h"
 
 #include "runner/executor/executor_client.h"
 #include "runner/verify/executor_session.h"
@@ -22,6 +24,44 @@ InputType InputTypeOf(const json& dtypes) {
     if (auto dtype = ParseDType(name.get<std::string>())) parsed.push_back(*dtype);
   }
   return InferInputType(parsed);
+}
+
+// A reference output that cannot tell a right kernel from a wrong one: every
+// element within 1e-6 of zero, or one value repeated. Both scans stop at the
+// first element that shows otherwise, so a normal output costs a few reads.
+std::optional<std::string> DegenerateReference(const TensorView& golden) {
+  if (!IsFloat(golden.dtype) || golden.NumElements() < 2) return std::nullopt;
+  constexpr double kNearZero = 1e-6;
+  ElementReader reader(golden);
+  std::vector<double> run(ElementReader::kMaxRun);
+  bool near_zero = true, constant = true, have_first = false;
+  double first = 0;
+  const std::int64_t n = golden.NumElements();
+  for (std::int64_t start = 0; start < n && (near_zero || constant); start += ElementReader::kMaxRun) {
+    const std::int64_t count = std::min<std::int64_t>(ElementReader::kMaxRun, n - start);
+    reader.ReadDoubles(start, count, DType::kFloat64, run.data());
+    for (std::int64_t i = 0; i < count; ++i) {
+      const double v = run[static_cast<std::size_t>(i)];
+      if (!std::isfinite(v)) continue;
+      if (std::fabs(v) > kNearZero) near_zero = false;
+      if (!have_first) {
+        first = v;
+        have_first = true;
+      } else if (v != first) {
+        constant = false;
+      }
+    }
+  }
+  if (!have_first) return std::nullopt;  // all NaN/Inf: the judge's NaN and Inf checks speak
+  if (near_zero) {
+    return "degenerate reference: every finite element of the reference's output is within 1e-6 of zero, so "
+           "almost any implementation matches it; give the operator inputs that make it produce real values";
+  }
+  if (constant) {
+    return "degenerate reference: the reference's output is one value (" + std::to_string(first) +
+           ") repeated, so it cannot tell a right kernel from a wrong one";
+  }
+  return std::nullopt;
 }
 
 void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& call, CaseOutcome* outcome) {
@@ -46,6 +86,10 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
       outcome->error_msg = (tensors.size() > 2 ? "output " + std::to_string(i / 2) + ": " : "") + verdict.error_msg;
     }
     for (const auto& w : verdict.warnings) outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + w);
+    if (std::optional<std::string> degenerate = DegenerateReference(tensors[i])) {
+      spdlog::warn("[case {}] output {}: {}", outcome->index + 1, i / 2, *degenerate);
+      outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + *degenerate);
+    }
     outcome->outputs.push_back(std::move(verdict));
   }
   outcome->judge_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

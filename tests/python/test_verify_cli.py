@@ -144,6 +144,16 @@ def test_an_in_place_reference_lets_the_implementation_write_its_inputs(verify):
     assert any("writes into its inputs 0" in w for w in r["opverify"]["cases"][0]["warnings"])
 
 
+def test_a_degenerate_reference_is_flagged(verify):
+    code, r, err = verify("degenerate_ref")
+    assert code == 0, err  # the outputs do match: the flag says why that proves little
+    warnings = r["opverify"]["cases"][0]["warnings"]
+    assert any("degenerate reference" in w and "within 1e-6 of zero" in w for w in warnings), warnings
+    assert "degenerate reference" in err
+    code, r, _ = verify("relu_ok")
+    assert not any("degenerate" in w for c in r["opverify"]["cases"] for w in c["warnings"])
+
+
 def test_golden_falls_back_to_the_device(verify):
     code, r, err = verify("golden_fallback")
     assert code == 0, err

@@ -190,7 +190,8 @@ def render(html, tmp_path):
     """The page as Chromium leaves it after loading (headless, no network), and a screenshot of it."""
     if CHROMIUM is None:
         pytest.fail("chromium is not installed (tools/dev installs it)")
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-extensions", "--no-first-run"]
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-extensions",
+             "--no-first-run"]
     dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", f"file://{html}"], capture_output=True, text=True,
                          timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]

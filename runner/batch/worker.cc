@@ -26,6 +26,7 @@ OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
   spec.precision_mode = op.precision_mode;
   spec.timeout_s = options.timeout_s.value_or(op.timeout_s);
   spec.lint = op.lint;
+  spec.repeat = op.repeat;
   spec.params = op.cases;
   return spec;
 }

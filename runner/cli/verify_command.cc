@@ -34,6 +34,9 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   cmd->add_flag("--no-lint", args->no_lint, "Skip the static check (for implementations that are not Triton)");
   cmd->add_flag("--probe-determinism", args->probe_determinism, "Hidden-state probe P3: run Model twice");
   cmd->add_option("--seed", args->seed, "Seed of every RNG before inputs and models are built");
+  cmd->add_option("--repeat", args->repeat,
+                  "Stress runs: each case N times, each judged; outputs differing bit for bit: Nondeterministic")
+      ->check(CLI::Range(1, 1000));
   return cmd;
 }
 
@@ -52,6 +55,7 @@ int RunVerify(const VerifyArgs& args) {
   spec.lint = !args.no_lint;
   spec.probe_determinism = args.probe_determinism;
   spec.seed = args.seed;
+  spec.repeat = args.repeat;
   if (args.keep_cache && !args.fresh_cache) spdlog::warn("--keep-cache has no effect without --fresh-cache");
 
   RunOptions options;

@@ -25,6 +25,7 @@ struct VerifyArgs {
   bool no_lint = false;
   bool probe_determinism = false;
   unsigned long long seed = 0;
+  int repeat = 1;
 };
 
 CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args);

@@ -466,6 +466,7 @@ Status Resolver::Add(const ManifestFile& file, const std::string& pointer, const
   }
   job.timeout_s = fields.value("timeout_s", job.timeout_s);
   job.lint = fields.value("lint", job.lint);
+  job.repeat = fields.value("repeat", job.repeat);
   job.bench = BenchFrom(fields);
   if (job.bench.adaptive && job.bench.max_repeats < job.bench.repeats) {
     return Status::InvalidInput(

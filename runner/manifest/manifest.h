@@ -40,6 +40,7 @@ struct OperatorJob {
   PrecisionMode precision_mode = PrecisionMode::kNone;
   double timeout_s = 900;  // per case
   bool lint = true;
+  int repeat = 1;  // stress runs per case (each judged; differing bits: Nondeterministic)
   JobBench bench;
   std::vector<std::string> tags;
   std::optional<std::string> task_sha256;  // anchor: a changed task file is refused

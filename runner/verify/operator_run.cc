@@ -244,6 +244,49 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     } else {
       JudgeOutputs(spec, out.non_compute, call, &c);
       if (c.fallback_reason) spdlog::info("[case {}/{}] golden fell back to the device: {}", i + 1, case_count, *c.fallback_reason);
+      // Stress runs: the same case again, each judged; the first run's
+      // outputs must come back bit for bit. The record keeps the last run's
+      // tensors (an earlier call's are gone once the next is made).
+      for (int run = 2; c.passed && run <= spec.repeat; ++run) {
+        json again = {{"op", "run_case"}, {"index", i}, {"seed", spec.seed}, {"probe", false}};
+        CallResult extra = session.executor()->Call(again, spec.timeout_s);
+        c.tensors.clear();
+        const std::string which = "run " + std::to_string(run) + " of " + std::to_string(spec.repeat) + ": ";
+        if (extra.failure != CallFailure::kNone || !extra.reply.value("ok", false)) {
+          session.Spoil();
+          c.passed = false;
+          c.error_type = CallErrorType(extra);
+          c.error_msg = CutMiddle(which + CallErrorMessage(extra));
+          if (extra.failure != CallFailure::kNone || extra.reply.value("device_poisoned", false)) {
+            session.executor()->Stop();
+          }
+          break;
+        }
+        CaseOutcome trial;
+        trial.index = i;
+        JudgeOutputs(spec, out.non_compute, extra, &trial);
+        c.tensors = trial.tensors;
+        if (!trial.passed) {
+          c.passed = false;
+          c.outputs = trial.outputs;
+          c.error_type = trial.error_type;
+          c.error_msg = which + trial.error_msg;
+          break;
+        }
+        for (std::size_t k = 0; k < trial.actual_sha256.size() && k < c.actual_sha256.size(); ++k) {
+          if (trial.actual_sha256[k] == c.actual_sha256[k]) continue;
+          c.passed = false;
+          c.outputs = trial.outputs;
+          c.error_type = "Nondeterministic";
+          c.error_msg = which + "output " + std::to_string(k) + " differs bit for bit from run 1 (sha256 " +
+                        c.actual_sha256[k].substr(0, 16) + "... then " + trial.actual_sha256[k].substr(0, 16) +
+                        "...), though each run passed the judge";
+          break;
+        }
+      }
+      if (!c.passed && !c.error_type.empty() && spec.repeat > 1) {
+        spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, c.error_type, c.error_msg.substr(0, 200));
+      }
     }
     c.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     finish(std::move(c));

@@ -33,6 +33,7 @@ struct OperatorSpec {
   bool lint = true;
   bool probe = true;            // hidden-state probe before the first case
   bool probe_determinism = false;
+  int repeat = 1;  // runs per case: each judged; outputs that differ bit for bit make it Nondeterministic
   std::uint64_t seed = 0;
   std::vector<nlohmann::json> params;  // a sweep: one get_inputs(**params) per case
   // Cases to leave out (resumed, or another rank's share); they are not reported.

@@ -322,3 +322,12 @@ def test_task_file_anchors(batch_bin, tmp_path):
     assert changed.returncode == 4
     assert str(task) in changed.stderr and digest in changed.stderr and "was changed" in changed.stderr
     assert not (tmp_path / "changed").exists()  # refused before anything ran
+
+
+def test_manifest_repeat_runs_each_case_again(batch_bin, tmp_path):
+    manifest = write_manifest(tmp_path / "repeat.json", ["jitter_ok", "relu_ok"], repeat=3)
+    proc = run_batch(batch_bin, manifest, tmp_path / "run", "--no-bench", "--no-ab")
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    v = verdicts(tmp_path / "run")
+    assert v["jitter_ok/#0"] == (False, "Nondeterministic")
+    assert all(v[f"relu_ok/#{i}"] == (True, "") for i in range(4))

@@ -154,6 +154,19 @@ def test_a_degenerate_reference_is_flagged(verify):
     assert not any("degenerate" in w for c in r["opverify"]["cases"] for w in c["warnings"])
 
 
+def test_stress_runs_catch_outputs_that_change_from_run_to_run(verify):
+    code, r, err = verify("jitter_ok")
+    assert code == 0, err  # one run passes: the jitter is within tolerance
+    code, r, err = verify("jitter_ok", "--repeat", "3")
+    assert code == 1
+    failure = r["failures"][0]
+    assert failure["error_type"] == "Nondeterministic"
+    assert failure["error_msg"].startswith("run 2 of 3: output 0 differs bit for bit from run 1")
+    code, r, err = verify("relu_ok", "--repeat", "3")  # a deterministic operator passes every run
+    assert code == 0, err
+    assert err.count("[case 1] output 0: route eco") == 3
+
+
 def test_golden_falls_back_to_the_device(verify):
     code, r, err = verify("golden_fallback")
     assert code == 0, err

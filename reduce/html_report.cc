@@ -9,27 +9,12 @@
 #include <vector>
 
 #include "reduce/report_file.h"
+#include "reduce/text_escape.h"
 
 namespace opverify {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
-
-std::string HtmlEscape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -84,7 +69,7 @@ void SpeedupChart(std::ostringstream& html, const std::vector<double>& speedups)
            << counts[i] << "</text>\n";
     }
     html << "  <text x=\"" << x + bar_w / 2 << "\" y=\"" << top + height + 16 << "\" text-anchor=\"middle\">"
-         << HtmlEscape(label) << "</text>\n";
+         << MarkupEscape(label) << "</text>\n";
   }
   // The parity line: between the bins below and above 1x.
   const int parity_x = gap + (0 - first) * (bar_w + gap) - gap / 2;
@@ -100,13 +85,13 @@ Status WriteHtmlReport(const std::string& path, const ordered_json& summary,
   const std::string name = summary.value("manifest_name", std::string("opverify run"));
   const auto& totals = summary["totals"];
   html << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>opverify: "
-       << HtmlEscape(name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
-  html << "<h1>opverify: " << HtmlEscape(name) << "</h1>\n";
+       << MarkupEscape(name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+  html << "<h1>opverify: " << MarkupEscape(name) << "</h1>\n";
   html << "<p class=\"totals\" id=\"totals\">" << totals["operators"] << " operators, " << totals["cases"]
        << " cases: " << totals["passed"] << " passed, <span class=\"" << (totals["failed"] > 0 ? "bad" : "")
        << "\">" << totals["failed"] << " failed</span></p>\n";
-  html << "<p>Run folder <code>" << HtmlEscape(summary.value("run_dir", "")) << "</code>";
-  if (summary.contains("manifest")) html << ", manifest <code>" << HtmlEscape(summary["manifest"].get<std::string>()) << "</code>";
+  html << "<p>Run folder <code>" << MarkupEscape(summary.value("run_dir", "")) << "</code>";
+  if (summary.contains("manifest")) html << ", manifest <code>" << MarkupEscape(summary["manifest"].get<std::string>()) << "</code>";
   html << ".</p>\n";
 
   // The grid: operators x dtypes.
@@ -120,11 +105,11 @@ Status WriteHtmlReport(const std::string& path, const ordered_json& summary,
     for (const auto& op : summary["performance"]["operators"]) speedups[op.value("name", "")] = op["speedup"];
   }
   html << "<h2>Operators &times; dtypes</h2>\n<table class=\"grid\" id=\"grid\">\n<tr><th>operator</th>";
-  for (const auto& dtype : dtypes) html << "<th>" << HtmlEscape(dtype) << "</th>";
+  for (const auto& dtype : dtypes) html << "<th>" << MarkupEscape(dtype) << "</th>";
   html << "<th>speedup</th></tr>\n";
   for (const auto& op : summary["operators"]) {
     const std::string op_name = op.value("name", "");
-    html << "<tr><th>" << HtmlEscape(op_name) << "</th>";
+    html << "<tr><th>" << MarkupEscape(op_name) << "</th>";
     const auto grid = op.value("dtypes", ordered_json::object());
     for (const auto& dtype : dtypes) {
       if (!grid.contains(dtype)) {
@@ -157,12 +142,12 @@ Status WriteHtmlReport(const std::string& path, const ordered_json& summary,
          << ", fast_1.5 " << Fixed(p["fast_p"].value("1.5", 0.0), 2) << ", fast_2.0 "
          << Fixed(p["fast_p"].value("2.0", 0.0), 2) << ".</p>\n";
     SpeedupChart(html, values);
-    for (const auto& r : p["review"]) html << "<p class=\"bad\">Review: " << HtmlEscape(r.get<std::string>()) << "</p>\n";
+    for (const auto& r : p["review"]) html << "<p class=\"bad\">Review: " << MarkupEscape(r.get<std::string>()) << "</p>\n";
   }
   std::sort(by_speed.begin(), by_speed.end());
   html << "<h2>Slowest operators</h2>\n<table id=\"slowest\">\n<tr><th>operator</th><th>speedup</th></tr>\n";
   for (std::size_t i = 0; i < by_speed.size() && i < 10; ++i) {
-    html << "<tr><td>" << HtmlEscape(by_speed[i].second) << "</td><td>" << Fixed(by_speed[i].first, 2)
+    html << "<tr><td>" << MarkupEscape(by_speed[i].second) << "</td><td>" << Fixed(by_speed[i].first, 2)
          << "x</td></tr>\n";
   }
   html << "</table>\n";
@@ -179,7 +164,7 @@ Status WriteHtmlReport(const std::string& path, const ordered_json& summary,
   for (std::size_t i = 0; i < by_error.size() && i < 10; ++i) {
     char value[32];
     std::snprintf(value, sizeof value, "%.3g", by_error[i].first);
-    html << "<tr><td>" << HtmlEscape(by_error[i].second) << "</td><td>" << value << "</td></tr>\n";
+    html << "<tr><td>" << MarkupEscape(by_error[i].second) << "</td><td>" << value << "</td></tr>\n";
   }
   html << "</table>\n";
 
@@ -191,10 +176,10 @@ Status WriteHtmlReport(const std::string& path, const ordered_json& summary,
     for (const auto& f : summary["failures"]) {
       const std::string op = f.value("op", "");
       const auto command = repro.find(op);
-      html << "<tr><td>" << HtmlEscape(f.value("case_id", "")) << "</td><td>" << HtmlEscape(f.value("error_type", ""))
-           << "</td><td>" << (f.contains("ab") && f["ab"].is_string() ? HtmlEscape(f["ab"].get<std::string>()) : "-")
-           << "</td><td><pre>" << HtmlEscape(f.value("error_msg", "")) << "</pre></td><td><code>"
-           << (command != repro.end() ? HtmlEscape(command->second) : "") << "</code></td></tr>\n";
+      html << "<tr><td>" << MarkupEscape(f.value("case_id", "")) << "</td><td>" << MarkupEscape(f.value("error_type", ""))
+           << "</td><td>" << (f.contains("ab") && f["ab"].is_string() ? MarkupEscape(f["ab"].get<std::string>()) : "-")
+           << "</td><td><pre>" << MarkupEscape(f.value("error_msg", "")) << "</pre></td><td><code>"
+           << (command != repro.end() ? MarkupEscape(command->second) : "") << "</code></td></tr>\n";
     }
     html << "</table>\n";
   }

@@ -14,8 +14,6 @@
 
 namespace opverify {
 
-std::string HtmlEscape(const std::string& text);
-
 // `summary`: summary.json as run_report.cc builds it; `repro`: per operator.
 Status WriteHtmlReport(const std::string& path, const nlohmann::ordered_json& summary,
                        const std::map<std::string, std::string>& repro);

@@ -13,10 +13,6 @@
 
 namespace opverify {
 
-// Text made safe for XML attributes and character data: &, <, >, " and '
-// escaped, and characters XML 1.0 does not allow replaced by U+FFFD.
-std::string XmlEscape(const std::string& text);
-
 struct JUnitInput {
   std::string run_name;  // the <testsuites> name (the manifest's)
   // Per operator, its cases (case_index >= 0), in case order.

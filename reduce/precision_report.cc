@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "reduce/report_file.h"
+#include "reduce/text_escape.h"
 
 namespace opverify {
 
@@ -16,13 +17,6 @@ std::string Sci(const json& value) {
   if (!value.is_number()) return "-";
   char text[32];
   std::snprintf(text, sizeof text, "%.3e", value.get<double>());
-  return text;
-}
-
-std::string Cell(std::string text) {
-  for (auto& ch : text) {
-    if (ch == '|' || ch == '\n' || ch == '\r') ch = ' ';
-  }
   return text;
 }
 
@@ -62,19 +56,19 @@ Status WritePrecisionReport(const std::string& path, const std::string& op_name,
       }
     }
   }
-  md << "# Precision report: " << Cell(op_name) << "\n\n";
+  md << "# Precision report: " << MarkdownCell(op_name) << "\n\n";
   md << "## Verification configuration\n\n";
-  md << "- operator: `" << Cell(op_name) << "`, implementation `" << Cell(facts.value("impl_name", std::string("?")))
+  md << "- operator: `" << MarkdownCell(op_name) << "`, implementation `" << MarkdownCell(facts.value("impl_name", std::string("?")))
      << "`\n";
-  md << "- device: " << Cell(device.value("name", std::string("unknown"))) << " (backend "
-     << Cell(device.value("backend", std::string("?"))) << ")";
+  md << "- device: " << MarkdownCell(device.value("name", std::string("unknown"))) << " (backend "
+     << MarkdownCell(device.value("backend", std::string("?"))) << ")";
   if (device.contains("compute_units") && device["compute_units"].is_number()) {
-    md << ", " << device["compute_units"] << " " << Cell(device.value("compute_unit", std::string("cores")));
+    md << ", " << device["compute_units"] << " " << MarkdownCell(device.value("compute_unit", std::string("cores")));
   }
   md << "\n- cases: " << cases.size() << "\n- output dtypes:";
   for (const auto& d : dtypes) md << " " << d;
   md << "\n- input shapes:\n";
-  for (const auto& s : shapes) md << "  - " << Cell(s) << "\n";
+  for (const auto& s : shapes) md << "  - " << MarkdownCell(s) << "\n";
 
   md << "\n## Precision standards\n\n"
         "Criterion (seed 003): MERE < threshold and MARE < 10 x threshold, where MERE = mean(|actual - golden| / "
@@ -97,7 +91,7 @@ Status WritePrecisionReport(const std::string& path, const std::string& op_name,
         "MERE/MARE criterion | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const CaseRecord* c : cases) {
     if (c->outputs.empty()) {
-      md << "| " << c->case_index + 1 << " | - | - | - | - | - | - | - | - | - | " << Cell(c->error_type) << " |\n";
+      md << "| " << c->case_index + 1 << " | - | - | - | - | - | - | - | - | - | " << MarkdownCell(c->error_type) << " |\n";
       continue;
     }
     for (std::size_t i = 0; i < c->outputs.size(); ++i) {
@@ -107,13 +101,13 @@ Status WritePrecisionReport(const std::string& path, const std::string& op_name,
       const std::string criterion = mm.is_object() && mm.contains("passed") && mm["passed"].is_boolean()
                                         ? (mm["passed"].get<bool>() ? "met" : "not met")
                                         : "-";
-      md << "| " << c->case_index + 1 << " | " << i << " | " << Cell(o.value("dtype", std::string("?"))) << " | "
-         << Shape(o.value("shape", json())) << " | " << Cell(o.value("route", std::string("?"))) << " | "
-         << Cell(o.value("standard", std::string("?"))) << " | "
+      md << "| " << c->case_index + 1 << " | " << i << " | " << MarkdownCell(o.value("dtype", std::string("?"))) << " | "
+         << Shape(o.value("shape", json())) << " | " << MarkdownCell(o.value("route", std::string("?"))) << " | "
+         << MarkdownCell(o.value("standard", std::string("?"))) << " | "
          << (mm.is_object() ? Sci(mm.value("MERE", json())) : "-") << " | "
          << (mm.is_object() ? Sci(mm.value("MARE", json())) : "-") << " | "
          << (mm.is_object() ? Sci(mm.value("threshold", json())) : "-") << " | " << criterion << " | "
-         << (o.value("passed", false) ? "pass" : Cell(o.value("error_type", std::string("fail")))) << " |\n";
+         << (o.value("passed", false) ? "pass" : MarkdownCell(o.value("error_type", std::string("fail")))) << " |\n";
     }
   }
   md << "\n## Criteria\n\n"

@@ -10,6 +10,7 @@
 
 #include "reduce/html_report.h"
 #include "reduce/report_file.h"
+#include "reduce/text_escape.h"
 #include "reduce/junit.h"
 #include "reduce/precision_report.h"
 #include "runner/bench/operator_bench.h"
@@ -199,14 +200,6 @@ std::string Number(const json& value, int decimals, const char* suffix = "") {
   return text.str();
 }
 
-// Markdown cells: a pipe or a line break would end the cell.
-std::string Cell(std::string text) {
-  for (auto& ch : text) {
-    if (ch == '|' || ch == '\n' || ch == '\r') ch = ' ';
-  }
-  return text.size() > 200 ? text.substr(0, 200) + "..." : text;
-}
-
 Status WriteReportMarkdown(const fs::path& path, const ordered_json& summary,
                            const std::map<std::string, std::string>& repro) {
   std::ostringstream md;
@@ -225,8 +218,8 @@ Status WriteReportMarkdown(const fs::path& path, const ordered_json& summary,
     const std::string name = op.value("name", "");
     std::string errors;
     for (const auto& [type, count] : op["error_types"].items()) errors += type + " " + count.dump() + " ";
-    md << "| " << Cell(name) << " | " << op["cases"] << " | " << op["passed"] << " | " << op["failed"] << " | "
-       << Cell(errors) << " | " << (speedups.count(name) ? Number(speedups[name], 2, "x") : "-") << " |\n";
+    md << "| " << MarkdownCell(name, 200) << " | " << op["cases"] << " | " << op["passed"] << " | " << op["failed"] << " | "
+       << MarkdownCell(errors, 200) << " | " << (speedups.count(name) ? Number(speedups[name], 2, "x") : "-") << " |\n";
   }
   if (summary.contains("performance")) {
     const auto& p = summary["performance"];
@@ -235,14 +228,14 @@ Status WriteReportMarkdown(const fs::path& path, const ordered_json& summary,
     for (const auto& [dtype, entry] : p["by_dtype"].items()) {
       md << "- " << dtype << ": " << Number(entry["geomean_speedup"], 3, "x") << " over " << entry["shapes"] << " shapes\n";
     }
-    for (const auto& r : p["review"]) md << "- review: " << Cell(r.get<std::string>()) << "\n";
+    for (const auto& r : p["review"]) md << "- review: " << MarkdownCell(r.get<std::string>(), 200) << "\n";
   }
   if (!summary["failures"].empty()) {
     md << "\n## Failures\n\n| case | error | A/B | message |\n|---|---|---|---|\n";
     for (const auto& f : summary["failures"]) {
-      md << "| " << Cell(f.value("case_id", "")) << " | " << Cell(f.value("error_type", "")) << " | "
+      md << "| " << MarkdownCell(f.value("case_id", ""), 200) << " | " << MarkdownCell(f.value("error_type", ""), 200) << " | "
          << (f.contains("ab") && f["ab"].is_string() ? f["ab"].get<std::string>() : "-") << " | "
-         << Cell(f.value("error_msg", "")) << " |\n";
+         << MarkdownCell(f.value("error_msg", ""), 200) << " |\n";
     }
     md << "\nTo run a failing operator again by itself:\n\n";
     std::map<std::string, bool> shown;

@@ -149,13 +149,12 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
     Executor* executor = session.executor();
     // A failure ends this shape; a device error or a dead executor also ends the executor.
     auto failed = [&](const CallResult& call, const std::string& stage) {
-      if (call.failure == CallFailure::kNone && call.reply.value("ok", false)) return false;
-      session.Spoil();
-      shape.error_type = CallErrorType(call);
-      shape.error_msg = CutMiddle(stage + ": " + CallErrorMessage(call));
+      std::optional<CallError> error = session.Failed(call);
+      if (!error) return false;
+      shape.error_type = error->type;
+      shape.error_msg = CutMiddle(stage + ": " + error->message);
       spdlog::warn("{} [shape {}/{}] {}: {}", spec.name, i + 1, case_count, shape.error_type,
                    shape.error_msg.substr(0, 200));
-      if (call.failure != CallFailure::kNone || call.reply.value("device_poisoned", false)) executor->Stop();
       return true;
     };
     json prepare = {{"op", "bench_prepare"}, {"index", i},

@@ -63,6 +63,15 @@ CallResult OperatorSession::Open() {
   return Load();
 }
 
+std::optional<CallError> OperatorSession::Failed(const CallResult& call) {
+  if (call.failure == CallFailure::kNone && call.reply.value("ok", false)) return std::nullopt;
+  Spoil();
+  if ((call.failure != CallFailure::kNone || call.reply.value("device_poisoned", false)) && executor_) {
+    executor_->Stop();
+  }
+  return CallError{CallErrorType(call), CallErrorMessage(call)};
+}
+
 CallResult OperatorSession::Load() {
   json load = {{"op", "load"},         {"task_file", spec_.task_file}, {"impl_file", spec_.impl_file},
                {"backend", options_.backend}, {"seed", spec_.seed}};

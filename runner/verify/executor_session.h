@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runner/executor/executor_client.h"
@@ -18,6 +19,12 @@ std::string CallErrorType(const CallResult& call);
 // The reply's error_msg, or what happened to the executor and the tail of its output.
 std::string CallErrorMessage(const CallResult& call);
 
+// How a call that did not succeed ended.
+struct CallError {
+  std::string type;     // CallErrorType
+  std::string message;  // CallErrorMessage
+};
+
 class OperatorSession {
  public:
   OperatorSession(const OperatorSpec& spec, const RunOptions& options) : spec_(spec), options_(options) {}
@@ -30,6 +37,10 @@ class OperatorSession {
   Executor* executor() { return executor_.get(); }
   // Something went wrong in this operator: do not hand its executor on.
   void Spoil() { reusable_ = false; }
+  // nullopt when `call` succeeded. Otherwise its error, and the session made
+  // safe: the executor is spoiled, and stopped when it died or reported its
+  // device poisoned (the next case needs a new one).
+  std::optional<CallError> Failed(const CallResult& call);
 
  private:
   CallResult Load();

@@ -227,19 +227,14 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       if (r.contains("fallback_reason") && r["fallback_reason"].is_string()) c.fallback_reason = r["fallback_reason"];
       for (const auto& w : r.value("warnings", json::array())) c.warnings.push_back(w.get<std::string>());
     }
-    if (call.failure != CallFailure::kNone || !call.reply.value("ok", false)) {
-      session.Spoil();
-      c.error_type = CallErrorType(call);
-      c.error_msg = CutMiddle(CallErrorMessage(call));
+    if (std::optional<CallError> error = session.Failed(call)) {
+      c.error_type = error->type;
+      c.error_msg = CutMiddle(error->message);
       spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, c.error_type, c.error_msg.substr(0, 200));
       if (c.error_type == "HiddenStateMismatch") {
         hidden_state_failure = "the hidden-state probe failed before case " + std::to_string(i + 1) +
                                " (Model's state differs from ModelNew's, so no output can be judged): " +
                                c.error_msg.substr(0, 1000);
-      }
-      // A device error poisons the process; a dead or stopped one is gone.
-      if (call.failure != CallFailure::kNone || call.reply.value("device_poisoned", false)) {
-        if (session.executor() != nullptr) session.executor()->Stop();
       }
     } else {
       JudgeOutputs(spec, out.non_compute, call, &c);
@@ -252,39 +247,35 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
         CallResult extra = session.executor()->Call(again, spec.timeout_s);
         c.tensors.clear();
         const std::string which = "run " + std::to_string(run) + " of " + std::to_string(spec.repeat) + ": ";
-        if (extra.failure != CallFailure::kNone || !extra.reply.value("ok", false)) {
-          session.Spoil();
+        if (std::optional<CallError> stress_error = session.Failed(extra)) {
           c.passed = false;
-          c.error_type = CallErrorType(extra);
-          c.error_msg = CutMiddle(which + CallErrorMessage(extra));
-          if (extra.failure != CallFailure::kNone || extra.reply.value("device_poisoned", false)) {
-            session.executor()->Stop();
-          }
+          c.error_type = stress_error->type;
+          c.error_msg = CutMiddle(which + stress_error->message);
           break;
         }
         CaseOutcome trial;
         trial.index = i;
         JudgeOutputs(spec, out.non_compute, extra, &trial);
         c.tensors = trial.tensors;
-        if (!trial.passed) {
-          c.passed = false;
-          c.outputs = trial.outputs;
-          c.error_type = trial.error_type;
-          c.error_msg = which + trial.error_msg;
-          break;
+        std::optional<std::size_t> differs;  // the first output whose bits changed since run 1
+        for (std::size_t k = 0; k < trial.actual_sha256.size() && k < c.actual_sha256.size() && !differs; ++k) {
+          if (trial.actual_sha256[k] != c.actual_sha256[k]) differs = k;
         }
-        for (std::size_t k = 0; k < trial.actual_sha256.size() && k < c.actual_sha256.size(); ++k) {
-          if (trial.actual_sha256[k] == c.actual_sha256[k]) continue;
-          c.passed = false;
-          c.outputs = trial.outputs;
-          c.error_type = "Nondeterministic";
-          c.error_msg = which + "output " + std::to_string(k) + " differs bit for bit from run 1 (sha256 " +
-                        c.actual_sha256[k].substr(0, 16) + "... then " + trial.actual_sha256[k].substr(0, 16) +
-                        "...), though each run passed the judge";
-          break;
+        if (trial.passed && !differs) continue;
+        // The record describes the run that failed: its verdicts, digests and tensors.
+        std::string message = trial.error_msg;
+        if (trial.passed) {
+          message = "output " + std::to_string(*differs) + " differs bit for bit from run 1 (sha256 " +
+                    c.actual_sha256[*differs].substr(0, 16) + "... then " +
+                    trial.actual_sha256[*differs].substr(0, 16) + "...), though each run passed the judge";
         }
+        c.passed = false;
+        c.error_type = trial.passed ? "Nondeterministic" : trial.error_type;
+        c.error_msg = which + message;
+        c.outputs = std::move(trial.outputs);
+        c.actual_sha256 = std::move(trial.actual_sha256);
       }
-      if (!c.passed && !c.error_type.empty() && spec.repeat > 1) {
+      if (!c.passed && spec.repeat > 1) {
         spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, c.error_type, c.error_msg.substr(0, 200));
       }
     }

@@ -431,9 +431,7 @@ class Session:
                 self.backend.synchronize()
             except BaseException as error:  # noqa: BLE001
                 raise self.classify(error, f"{side}: warm-up") from error
-        compile_ms, kernels = self.compile_clock.take()
-        reply["warmup_compile_ms"] = compile_ms
-        reply["warmup_kernels_compiled"] = kernels
+        self.compile_clock.take()  # the warm-up's compilations; bench_measure warns about any after it
         self._bench = {"sides": sides, "timer": bench.Timer(torch, self.backend, bool(request.get("flush_l2", True)))}
         return reply, []
 

@@ -28,9 +28,32 @@ json PreviousRunInfo(const fs::path& run_dir) {
   json summary = json::parse(text.str(), nullptr, false);
   json info = json::object();
   if (!summary.is_object()) return info;
-  for (const char* key : {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing"}) {
+  for (const char* key : {"manifest", "manifest_name", "ranks", "launcher", "backend", "store",
+                          "resumed", "timing", "shard", "stopped_by_signal", "unassigned_items"}) {
     if (summary.contains(key)) info[key] = summary[key];
   }
+  return info;
+}
+
+// What the parts of a merged run recorded: the first part's manifest and
+// settings, every part's ranks, and whether a signal stopped any of them.
+json MergedRunInfo(const std::vector<std::string>& parts) {
+  json info = json::object();
+  int ranks = 0, unassigned = 0;
+  json from = json::array();
+  for (const std::string& part : parts) {
+    const json part_info = PreviousRunInfo(part);
+    for (const char* key :
+         {"manifest", "manifest_name", "launcher", "backend", "store", "stopped_by_signal"}) {
+      if (!info.contains(key) && part_info.contains(key)) info[key] = part_info[key];
+    }
+    ranks += part_info.value("ranks", 0);
+    unassigned += part_info.value("unassigned_items", 0);
+    from.push_back(fs::absolute(part).lexically_normal().string());
+  }
+  if (ranks > 0) info["ranks"] = ranks;
+  if (info.contains("stopped_by_signal")) info["unassigned_items"] = unassigned;
+  info["merged_from"] = from;
   return info;
 }
 
@@ -42,6 +65,12 @@ int main(int argc, char** argv) {
   std::string run_dir, baseline;
   double threshold_pct = 5;
   app.add_option("RUN_DIR", run_dir, "The run folder (with shards/)")->required();
+  std::vector<std::string> parts;
+  app.add_option("--merge", parts,
+                 "Run folders whose shards make up RUN_DIR (the --shard I/N parts of one sweep, "
+                 "e.g. a Slurm job array's); RUN_DIR is created, or remade if an earlier merge "
+                 "made it")
+      ->check(CLI::ExistingDirectory);
   app.add_option("--baseline", baseline, "An earlier run folder to compare with");
   app.add_option("--perf-threshold", threshold_pct, "Percent change of latency that counts (and the spread must be exceeded too)")
       ->check(CLI::NonNegativeNumber);
@@ -51,6 +80,15 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  std::vector<std::string> problems;
+  if (!parts.empty()) {
+    std::error_code error;
+    fs::create_directories(run_dir, error);
+    if (opverify::Status merged = opverify::MergeShards(run_dir, parts, &problems); !merged.ok()) {
+      std::fprintf(stderr, "opverify-reduce: --merge: %s\n", merged.ToString().c_str());
+      return 2;
+    }
+  }
   if (!fs::is_directory(fs::path(run_dir) / "shards")) {
     std::fprintf(stderr, "opverify-reduce: %s: not a run folder (no shards/)\n", run_dir.c_str());
     return 2;
@@ -59,13 +97,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "opverify-reduce: --baseline %s: no summary.json there\n", baseline.c_str());
     return 2;
   }
-  std::vector<std::string> problems;
   if (opverify::Status indexed = opverify::WriteResultsIndex(run_dir, &problems); !indexed.ok()) {
     std::fprintf(stderr, "opverify-reduce: results.h5: %s\n", indexed.ToString().c_str());
     return 2;
   }
   for (const auto& problem : problems) spdlog::warn("{}", problem);
-  json run_info = PreviousRunInfo(run_dir);
+  json run_info = parts.empty() ? PreviousRunInfo(run_dir) : MergedRunInfo(parts);
   run_info["reduced_by"] = "opverify-reduce";
   opverify::Result<opverify::RunTotals> totals = opverify::WriteRunReports(run_dir, run_info);
   if (!totals.ok()) {

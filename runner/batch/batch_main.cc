@@ -102,6 +102,10 @@ int Run(int argc, char** argv) {
   app.add_option("--backend", options.backend, "Where implementations run")
       ->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
   app.add_option("--filter", options.filter, "Only operators whose name matches this glob");
+  std::string shard_text;
+  app.add_option("--shard", shard_text,
+                 "I/N: only the operators whose position in the manifest (from 0) is I modulo N "
+                 "(one of N parts, e.g. a Slurm array task's; opverify-reduce --merge joins them)");
   app.add_flag("--dry-run", options.dry_run, "Print the work plan and stop");
   app.add_option("--store", store, "Which cases keep golden/actual tensors")
       ->check(CLI::IsMember({"all", "failures", "none"}));
@@ -124,6 +128,11 @@ int Run(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   options.store = *ParseStorePolicy(store);
+  if (!shard_text.empty() && !(options.shard = ParseShard(shard_text))) {
+    std::fprintf(stderr, "opverify-batch: --shard %s: expected I/N with 0 <= I < N\n",
+                 shard_text.c_str());
+    return 2;
+  }
   if (timeout > 0) options.timeout_s = timeout;
 
   // Launch: mpirun/srun means MPI; run directly, one rank without MPI.
@@ -151,10 +160,14 @@ int Run(int argc, char** argv) {
     return 2;
   }
   JobManifest job = std::move(loaded).value();
-  if (!options.filter.empty()) {
+  if (!options.filter.empty() || options.shard) {
     std::vector<OperatorJob> kept;
-    for (auto& op : job.operators) {
-      if (fnmatch(options.filter.c_str(), op.name.c_str(), 0) == 0) kept.push_back(std::move(op));
+    for (std::size_t i = 0; i < job.operators.size(); ++i) {
+      OperatorJob& op = job.operators[i];
+      if (options.shard && !InShard(static_cast<int>(i), *options.shard)) continue;
+      if (options.filter.empty() || fnmatch(options.filter.c_str(), op.name.c_str(), 0) == 0) {
+        kept.push_back(std::move(op));
+      }
     }
     job.operators = std::move(kept);
   }
@@ -294,6 +307,7 @@ int Run(int argc, char** argv) {
   json run_info = {{"manifest", fs::absolute(options.jobs_path).string()}, {"manifest_name", job.name}, {"ranks", size},
                    {"launcher", launch.launcher}, {"backend", options.backend},
                    {"store", store}, {"resumed", options.resume}, {"timing", timing}};
+  if (options.shard) run_info["shard"] = shard_text;
   if (const int signal = g_stop_signal.load(); signal != 0) {
     run_info["stopped_by_signal"] = SignalName(signal);
     run_info["unassigned_items"] = unassigned;

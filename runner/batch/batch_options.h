@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "runner/batch/work_plan.h"
 #include "runner/store/shard.h"
 
 namespace opverify {
@@ -14,6 +15,7 @@ struct BatchOptions {
   bool resume = false;           // run only cases not journaled in run_dir
   std::string backend = "auto";  // auto, cuda, npu, cpu
   std::string filter;            // glob over operator names; empty: all
+  std::optional<Shard> shard;    // --shard I/N: one part of the manifest's operators
   bool dry_run = false;
   StorePolicy store = StorePolicy::kFailures;
   std::optional<double> timeout_s;  // overrides every operator's per-case timeout

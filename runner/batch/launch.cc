@@ -32,20 +32,25 @@ std::vector<std::string> SplitList(const std::string& text) {
 
 LaunchInfo DetectLaunch(const GetEnv& getenv) {
   LaunchInfo info;
+  // mpirun's own numbers come first: on the other nodes of a Slurm
+  // allocation mpirun starts its daemons with srun, one per node, so its
+  // ranks also see that step's SLURM_STEP_NUM_TASKS (the node count) and
+  // SLURM_LOCALID (0 for every rank of the node).
   if (auto size = IntVar(getenv, "OMPI_COMM_WORLD_SIZE")) {
     info.launcher = "mpirun";
     info.expected_world_size = *size;
     info.local_rank = IntVar(getenv, "OMPI_COMM_WORLD_LOCAL_RANK").value_or(0);
-  } else if (auto pmi_size = IntVar(getenv, "PMI_SIZE"); pmi_size && !getenv("SLURM_JOB_ID")) {
+  } else if (auto pmi_size = IntVar(getenv, "PMI_SIZE");
+             pmi_size && (getenv("MPI_LOCALRANKID") != nullptr || !getenv("SLURM_JOB_ID"))) {
+    // MPICH's Hydra (MPI_LOCALRANKID is its own); srun --mpi=pmi2 sets PMI_SIZE too.
     info.launcher = "mpirun";
     info.expected_world_size = *pmi_size;
     info.local_rank = IntVar(getenv, "MPI_LOCALRANKID").value_or(IntVar(getenv, "PMI_LOCAL_RANK").value_or(0));
-  }
-  if (getenv("SLURM_STEP_ID") != nullptr && IntVar(getenv, "SLURM_STEP_NUM_TASKS")) {
-    // Inside an srun step: Slurm's numbers win.
-    info.launcher = info.launcher == "mpirun" ? "mpirun" : "srun";
+  } else if (getenv("SLURM_STEP_ID") != nullptr && IntVar(getenv, "SLURM_STEP_NUM_TASKS")) {
+    // Started by srun directly: Slurm's numbers.
+    info.launcher = "srun";
     info.expected_world_size = *IntVar(getenv, "SLURM_STEP_NUM_TASKS");
-    info.local_rank = IntVar(getenv, "SLURM_LOCALID").value_or(info.local_rank);
+    info.local_rank = IntVar(getenv, "SLURM_LOCALID").value_or(0);
   }
   return info;
 }

@@ -18,7 +18,9 @@ struct LaunchInfo {
   int local_rank = 0;             // this rank's index on its node
 };
 
-// mpirun (Open MPI: OMPI_COMM_WORLD_*; MPICH/Hydra: PMI_*), srun (SLURM_*).
+// mpirun (Open MPI: OMPI_COMM_WORLD_*; MPICH/Hydra: PMI_* with
+// MPI_LOCALRANKID), also inside a Slurm step (mpirun's daemons run in one);
+// else srun's direct launch (SLURM_STEP_NUM_TASKS, SLURM_LOCALID).
 LaunchInfo DetectLaunch(const GetEnv& getenv);
 
 // srun without PMIx/PMI-2 support starts N singletons, each "rank 0 of 1":

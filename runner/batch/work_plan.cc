@@ -3,7 +3,22 @@
 #include <algorithm>
 #include <numeric>
 
+#include "runner/common/strings.h"
+
 namespace opverify {
+
+std::optional<Shard> ParseShard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  const std::optional<int> index = ParseDecimal(text.substr(0, slash));
+  const std::optional<int> count = ParseDecimal(text.substr(slash + 1));
+  if (!index || !count || *count < 1 || *index >= *count) return std::nullopt;
+  return Shard{*index, *count};
+}
+
+bool InShard(int manifest_index, const Shard& shard) {
+  return manifest_index % shard.count == shard.index;
+}
 
 std::vector<WorkItem> PlanWork(const std::vector<OperatorShape>& ops,
                                const std::map<std::string, double>& previous_seconds, int max_cases_per_item) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,23 @@ struct OperatorShape {
 // time is expected to take the mean of those that have one (or, with no
 // timings at all, the job keeps manifest order). Ties keep manifest order.
 // Preconditions: max_cases_per_item >= 1.
+// One of N parts of a job, `--shard I/N` (a Slurm array task's part of a
+// huge manifest): the operators whose position in the manifest, counted
+// from 0 before --filter, is I modulo N. The N shards of a job cover each
+// operator exactly once, and a shard is the same whatever the ranks, the
+// timings or the filter.
+struct Shard {
+  int index = 0;  // I: 0 <= I < N
+  int count = 1;  // N >= 1
+};
+
+// "I/N" with 0 <= I < N (decimal digits only); nullopt for anything else.
+std::optional<Shard> ParseShard(const std::string& text);
+
+// Whether the operator at `manifest_index` is in `shard`.
+// Preconditions: manifest_index >= 0; `shard` as ParseShard returns it.
+bool InShard(int manifest_index, const Shard& shard);
+
 std::vector<WorkItem> PlanWork(const std::vector<OperatorShape>& ops,
                                const std::map<std::string, double>& previous_seconds, int max_cases_per_item);
 

@@ -5,7 +5,9 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace opverify {
 
@@ -21,6 +23,18 @@ __attribute__((format(printf, 1, 2))) inline std::string Printf(const char* form
   if (size > 0) std::vsnprintf(out.data(), out.size() + 1, format, args);
   va_end(args);
   return out;
+}
+
+// The non-negative decimal number `text` is: digits only, at most nine of
+// them (so it fits an int); nullopt for anything else.
+inline std::optional<int> ParseDecimal(std::string_view text) {
+  if (text.empty() || text.size() > 9) return std::nullopt;
+  int value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
 }
 
 }  // namespace opverify

@@ -1,7 +1,8 @@
 """opverify-reduce and the reports every run writes: reports rebuilt from
 the HDF5 shards alone, junit.xml checked with xmllint against
 schemas/junit.xsd, report.md, and the baseline diff on two real runs with a
-planted regression (an operator that newly fails, one that got slower)."""
+planted regression (an operator that newly fails, one that got slower), and
+the --shard parts of a manifest merged back into the whole run (--merge)."""
 import json
 import os
 import shutil
@@ -9,6 +10,8 @@ import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
+
+from test_batch import verdicts
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -45,9 +48,9 @@ def make_ops(folder, bodies):
     return manifest
 
 
-def batch(manifest, run_dir):
+def batch(manifest, run_dir, *flags):
     return subprocess.run([program("opverify-batch"), str(manifest), "--backend", "cpu", "--run-dir", str(run_dir),
-                           "--no-ab"], capture_output=True, text=True, timeout=600)
+                           "--no-ab", *flags], capture_output=True, text=True, timeout=600)
 
 
 def reduce(*args):
@@ -181,6 +184,46 @@ def test_bad_input_is_exit_2(two_runs, args, words):
     args = [str(two_runs[0]) if a == "RUN" else a for a in args]
     proc = reduce(*args)
     assert proc.returncode == 2 and words in proc.stderr
+
+
+def test_the_shards_of_a_manifest_merge_into_the_whole_run(tmp_path):
+    # --shard I/N keeps the operators at manifest positions I mod N (a Slurm
+    # array task's part); opverify-reduce --merge joins the parts.
+    manifest = os.path.join(ROOT, "jobs", "cpu_smoke.json")
+    order = ["relu_ok", "quant_ok", "transpose_ok", "golden_fallback", "hidden_state_ok"]
+    whole = tmp_path / "whole"
+    assert batch(manifest, whole, "--no-bench").returncode == 0
+    parts = [tmp_path / f"part{i}" for i in range(3)]
+    for i, part in enumerate(parts):
+        proc = batch(manifest, part, "--no-bench", "--shard", f"{i}/3")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        summary = json.loads((part / "summary.json").read_text())
+        assert summary["shard"] == f"{i}/3"
+        assert sorted(o["name"] for o in summary["operators"]) == sorted(order[i::3])
+    merged = tmp_path / "merged"
+    for attempt in range(2):  # merging again remakes the same folder
+        proc = reduce(merged, "--merge", *parts)
+        assert proc.returncode == 0, proc.stderr
+        assert verdicts(merged) == verdicts(whole)
+        assert len(list((merged / "shards").glob("rank-0000*.h5"))) == 3
+    summary = json.loads((merged / "summary.json").read_text())
+    assert summary["merged_from"] == [str(p) for p in parts] and summary["ranks"] == 3
+    import jsonschema  # python3-jsonschema (tools/dev)
+    with open(os.path.join(ROOT, "schemas", "summary.schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.validate(summary, schema)
+    jsonschema.validate(json.loads((parts[1] / "summary.json").read_text()), schema)
+    assert summary["totals"] == json.loads((whole / "summary.json").read_text())["totals"]
+    refused = reduce(whole, "--merge", parts[0])
+    assert refused.returncode == 2 and "not of a merge" in refused.stderr
+    assert verdicts(whole) == verdicts(merged)  # the run folder was left alone
+
+
+@pytest.mark.parametrize("shard", ["3/3", "1", "-1/2", "1/0", "a/b"])
+def test_a_bad_shard_is_exit_2(tmp_path, shard):
+    proc = batch(os.path.join(ROOT, "jobs", "cpu_smoke.json"), tmp_path / "run", "--shard", shard)
+    assert proc.returncode == 2 and "--shard" in proc.stderr
+    assert not (tmp_path / "run").exists()
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -1,6 +1,10 @@
 // The judge's inner loop: every float rule of PRECISION.md over a run of
-// finite element pairs, four lanes at a time, reading the tensors' own
-// storage (float64/32/16, bfloat16) or pre-decoded doubles.
+// finite element pairs, four float64 lanes at a time, reading the tensors'
+// own storage (float64/32/16, bfloat16) or pre-decoded doubles. float16 and
+// bfloat16 pairs are first screened in eight float32 lanes, and only groups
+// of four that the screen cannot settle, or whose differences are not all
+// zero, go through the float64 formulas (judge_kernel.cc says why the
+// results are the same bits).
 //
 // The same source is compiled twice, for AVX2+F16C and for baseline x86-64
 // (judge_kernel.cc with OPVERIFY_KERNEL_NS), and Kernels() picks the one
@@ -15,8 +19,8 @@ namespace opverify::kernel {
 // Everything the kernel needs about one output, fixed for all its elements.
 struct FloatRules {
   double eco_atol, eco_rtol, eco_limit;
-  double ulp32_subnormal;            // 32 * the smallest subnormal of the golden's format
-  std::int64_t ulp32_exponent_shift; // (p - 5) << 52: 32 ULP(x) = x's binade lowered by p - 5
+  double ulp32_subnormal;             // 32 * the smallest subnormal of the golden's format
+  std::int64_t ulp32_exponent_shift;  // (p - 5) << 52: 32 ULP(x) = x's binade lowered by p - 5
   double svt, sve, rel, cap_atol, cap_rtol;
   double mm_threshold;
 };
@@ -33,6 +37,9 @@ struct RunStats {
   double max_abs = 0;
   double max_rel = 0;      // max of d / (|G| + 1e-7)
   bool all_finite = true;  // false: a pair was not finite; the stats are meaningless
+  // 16-bit storage: four-pair groups the float32 screen could not settle and
+  // the float64 formulas judged (see judge_kernel.cc); the tests read it.
+  std::int64_t float64_groups = 0;
 };
 
 // How the elements are stored.

@@ -11,12 +11,17 @@
 #include <string>
 #include <vector>
 
+#include <xmmintrin.h>  // _mm_getcsr, _mm_setcsr
+
 #include "runner/judge/float_format.h"
 #include "runner/judge/judge.h"
+#include "runner/judge/judge_kernel.h"
 #include "tests/support/tensor_builder.h"
 
 namespace opverify {
 namespace {
+
+using kernel::Storage;
 
 double P2(int e) { return std::ldexp(1.0, e); }
 
@@ -173,6 +178,64 @@ DType RandomDType(Generator& gen) {
 
 std::uint64_t Bits(DType dtype, double v) { return EncodeFloat(v, FormatOf(dtype)); }
 
+// The values as stored in `dtype` (e4m3fn overflow becomes NaN) and their bits.
+struct StoredPair {
+  std::vector<double> g, a;
+  std::vector<std::uint64_t> gbits, abits;
+};
+
+StoredPair Store(DType dtype, const std::vector<double>& g, const std::vector<double>& a) {
+  StoredPair out{g, a, std::vector<std::uint64_t>(g.size()), std::vector<std::uint64_t>(a.size())};
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    out.gbits[i] = Bits(dtype, g[i]);
+    out.abits[i] = Bits(dtype, a[i]);
+    out.g[i] = DecodeFloat(out.gbits[i], FormatOf(dtype));
+    out.a[i] = DecodeFloat(out.abits[i], FormatOf(dtype));
+  }
+  return out;
+}
+
+// Judges the pair and checks every metric against the scalar reference.
+void ExpectJudgeMatchesReference(DType dtype, const StoredPair& pair, Standard standard, bool non_compute,
+                                 bool hf32, int threads, const std::string& where, bool* passed) {
+  const RefRow row = Row(dtype, hf32);
+  const RefResult ref = Reference(pair.g, pair.a, pair.gbits, pair.abits, dtype, standard, non_compute, hf32);
+  JudgeOptions options;
+  options.standard = standard;
+  options.non_compute = non_compute;
+  options.precision_mode = hf32 ? PrecisionMode::kHF32 : PrecisionMode::kNone;
+  options.threads = threads;
+  Verdict v = Judge(testing::OwnedTensor::FromBits(dtype, pair.gbits),
+                    testing::OwnedTensor::FromBits(dtype, pair.abits), options);
+  const OutputMetrics& m = v.metrics;
+  ASSERT_EQ(std::string(ErrorTypeName(v.error_type)), ref.error_type) << where << ": " << v.error_msg;
+  ASSERT_EQ(v.passed, ref.passed) << where;
+  ASSERT_EQ(m.total_finite, ref.finite) << where;
+  ASSERT_EQ(m.nan_count, ref.nan_count) << where;
+  ASSERT_EQ(m.inf_count, ref.inf_count) << where;
+  ASSERT_EQ(m.max_abs_diff, ref.max_abs) << where;
+  ASSERT_EQ(m.eco.has_value(), row.has_eco) << where;
+  if (row.has_eco) {
+    ASSERT_EQ(m.eco->matched_count, ref.eco_matched) << where;
+    ASSERT_EQ(m.eco->over_count, ref.eco_over) << where;
+    ASSERT_EQ(m.eco->passed, ref.eco_pass) << where;
+  }
+  ASSERT_EQ(m.npu_benchmark.matched_count, ref.npu_matched) << where;
+  ASSERT_EQ(m.npu_benchmark.max_error_cap_violation_count, ref.cap) << where;
+  ASSERT_EQ(m.npu_benchmark.small_count, ref.small) << where;
+  ASSERT_EQ(m.npu_benchmark.passed, ref.npu_pass) << where;
+  ASSERT_EQ(m.mere_mare.passed, ref.mm_pass) << where;
+  ASSERT_EQ(m.mere_mare.mare, ref.finite ? ref.mm_max : 0.0) << where;
+  if (ref.finite) {
+    ASSERT_NEAR(m.mere_mare.mere, static_cast<double>(ref.mm_sum / ref.finite), 1e-12 * m.mere_mare.mere + 1e-300) << where;
+    ASSERT_NEAR(m.npu_benchmark.mere, static_cast<double>(ref.npu_sum / ref.finite), 1e-12 * m.npu_benchmark.mere + 1e-300) << where;
+  }
+  if (non_compute) {
+    ASSERT_EQ(m.discrete->violation_count, ref.bit_diff) << where;
+  }
+  *passed = v.passed;
+}
+
 TEST(JudgeProperty, FastJudgeAgreesWithScalarReference) {
   Generator gen{std::mt19937_64(20261129)};
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -200,56 +263,152 @@ TEST(JudgeProperty, FastJudgeAgreesWithScalarReference) {
         if (std::isinf(special) && dtype == DType::kFloat8E4M3FN) g[i] = a[i] = kNaN;  // no Inf in e4m3fn
       }
     }
-    std::vector<std::uint64_t> gbits(n), abits(n);
-    for (int i = 0; i < n; ++i) {
-      gbits[i] = Bits(dtype, g[i]);
-      abits[i] = Bits(dtype, a[i]);
-      g[i] = DecodeFloat(gbits[i], FormatOf(dtype));  // e4m3fn overflow becomes NaN, as stored
-      a[i] = DecodeFloat(abits[i], FormatOf(dtype));
-    }
-    const RefResult ref = Reference(g, a, gbits, abits, dtype, standard, non_compute, hf32);
-
-    JudgeOptions options;
-    options.standard = standard;
-    options.non_compute = non_compute;
-    options.precision_mode = hf32 ? PrecisionMode::kHF32 : PrecisionMode::kNone;
-    options.threads = gen.Int(1, 3);
-    Verdict v = Judge(testing::OwnedTensor::FromBits(dtype, gbits), testing::OwnedTensor::FromBits(dtype, abits), options);
-    const OutputMetrics& m = v.metrics;
     const std::string where = "iteration " + std::to_string(iteration) + " " + std::string(DTypeName(dtype)) +
                               " n=" + std::to_string(n) + " standard " + std::string(StandardName(standard));
-    ASSERT_EQ(std::string(ErrorTypeName(v.error_type)), ref.error_type) << where << ": " << v.error_msg;
-    ASSERT_EQ(v.passed, ref.passed) << where;
-    ASSERT_EQ(m.total_finite, ref.finite) << where;
-    ASSERT_EQ(m.nan_count, ref.nan_count) << where;
-    ASSERT_EQ(m.inf_count, ref.inf_count) << where;
-    ASSERT_EQ(m.max_abs_diff, ref.max_abs) << where;
-    ASSERT_EQ(m.eco.has_value(), row.has_eco) << where;
-    if (row.has_eco) {
-      ASSERT_EQ(m.eco->matched_count, ref.eco_matched) << where;
-      ASSERT_EQ(m.eco->over_count, ref.eco_over) << where;
-      ASSERT_EQ(m.eco->passed, ref.eco_pass) << where;
-    }
-    ASSERT_EQ(m.npu_benchmark.matched_count, ref.npu_matched) << where;
-    ASSERT_EQ(m.npu_benchmark.max_error_cap_violation_count, ref.cap) << where;
-    ASSERT_EQ(m.npu_benchmark.small_count, ref.small) << where;
-    ASSERT_EQ(m.npu_benchmark.passed, ref.npu_pass) << where;
-    ASSERT_EQ(m.mere_mare.passed, ref.mm_pass) << where;
-    ASSERT_EQ(m.mere_mare.mare, ref.finite ? ref.mm_max : 0.0) << where;
-    if (ref.finite) {
-      ASSERT_NEAR(m.mere_mare.mere, static_cast<double>(ref.mm_sum / ref.finite), 1e-12 * m.mere_mare.mere + 1e-300) << where;
-      ASSERT_NEAR(m.npu_benchmark.mere, static_cast<double>(ref.npu_sum / ref.finite), 1e-12 * m.npu_benchmark.mere + 1e-300) << where;
-    }
-    if (non_compute) {
-      ASSERT_EQ(m.discrete->violation_count, ref.bit_diff) << where;
-    }
+    bool passed = false;
+    ExpectJudgeMatchesReference(dtype, Store(dtype, g, a), standard, non_compute, hf32, gen.Int(1, 3), where,
+                                &passed);
+    ASSERT_FALSE(HasFatalFailure());
     ++cases;
-    (v.passed ? passes_seen : failures_seen)++;
+    (passed ? passes_seen : failures_seen)++;
   }
   // The generator must exercise both outcomes in earnest.
   EXPECT_EQ(cases, 4000);
   EXPECT_GT(passes_seen, 800);
   EXPECT_GT(failures_seen, 800);
+}
+
+// ---- float16 and bfloat16: the float32 screen and its float64 fallback ------
+
+// The kernel rules of a 16-bit row, from the spec's tables above.
+kernel::FloatRules KernelRules(const RefRow& r) {
+  // In FloatRules' order: eco atol, rtol, limit; 32 ULP; npu svt, sve, rel, cap; T.
+  return {r.eco_atol, r.eco_rtol, r.eco_limit, 32 * P2(r.emin - r.p), static_cast<std::int64_t>(r.p - 5) << 52,
+          r.svt,      r.sve,      r.rel,       r.cap_atol,           r.cap_rtol,
+          r.t};
+}
+
+// The largest finite value of the format.
+double MaxFinite(DType dtype) { return dtype == DType::kFloat16 ? 65504.0 : std::ldexp(255.0, 120); }
+
+// An actual for golden g: equal, near a threshold, exactly at one, a few ULP
+// off, or anything at all (any exponent, so differences are inexact in float32).
+double SixteenBitActual(Generator& gen, double g, DType dtype, const RefRow& r, double error_rate) {
+  if (!gen.Chance(error_rate)) return g;
+  const double sign = gen.Chance(0.5) ? 1 : -1;
+  const double ag = std::fabs(g);
+  switch (gen.Int(0, 5)) {
+    case 0: return g + sign * gen.Error(g, r);
+    case 1: return g + sign * (ag < r.svt ? r.sve : r.rel * ag);  // the screen's own bound
+    case 2: return g + sign * gen.Int(1, 3) * RefUlp(g, r);
+    case 3: return g + sign * (r.eco_atol + r.eco_rtol * ag);
+    case 4: return sign * std::ldexp(gen.Uniform(1, 2), gen.Int(r.emin - r.p, 15));
+    default: return sign * MaxFinite(dtype) * (gen.Chance(0.5) ? 1 : gen.Uniform(0, 1));
+  }
+}
+
+double SixteenBitGolden(Generator& gen, DType dtype, const RefRow& r) {
+  switch (gen.Int(0, 9)) {
+    case 0: return std::ldexp(gen.Uniform(-1, 1), gen.Int(r.emin - r.p, r.emin));  // subnormal, tiny
+    case 1: return MaxFinite(dtype) * gen.Uniform(-1, 1);                             // huge
+    case 2: return (gen.Chance(0.5) ? 1 : -1) * r.svt;                                // the small bound
+    default: return gen.Golden(r);
+  }
+}
+
+TEST(JudgeProperty, SixteenBitScreenAgreesWithFloat64AndReference) {
+  Generator gen{std::mt19937_64(20261130)};
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  constexpr std::int64_t kRun = 2048;  // the judge's block
+  std::int64_t screened_groups = 0, float64_groups = 0, mixed_runs = 0, nonfinite_runs = 0;
+  for (int iteration = 0; iteration < 2000; ++iteration) {
+    const DType dtype = gen.Chance(0.5) ? DType::kFloat16 : DType::kBFloat16;
+    const Storage storage = dtype == DType::kFloat16 ? Storage::kFloat16 : Storage::kBFloat16;
+    const RefRow row = Row(dtype, false);
+    const int n = static_cast<int>(kRun) * gen.Int(1, 2) + (gen.Chance(0.3) ? gen.Int(1, 300) : 0);
+    const double error_rate = std::vector<double>{0.0, 0.001, 0.01, 0.1, 0.5, 1.0}[gen.Int(0, 5)];
+    const double special_rate = gen.Chance(0.2) ? 0.001 : 0.0;
+    std::vector<double> g(n), a(n);
+    for (int i = 0; i < n; ++i) {
+      g[i] = RoundToDType(SixteenBitGolden(gen, dtype, row), dtype);
+      a[i] = RoundToDType(SixteenBitActual(gen, g[i], dtype, row, error_rate), dtype);
+      if (gen.Chance(special_rate)) {
+        const double special = gen.Chance(0.5) ? kNaN : (gen.Chance(0.5) ? kInf : -kInf);
+        (gen.Chance(0.5) ? g[i] : a[i]) = special;
+        if (gen.Chance(0.5)) g[i] = a[i] = special;
+      }
+    }
+    const StoredPair pair = Store(dtype, g, a);
+    const std::string where = "iteration " + std::to_string(iteration) + " " + std::string(DTypeName(dtype)) +
+                              " n=" + std::to_string(n);
+
+    // The 16-bit kernel against the float64 kernel on the same values, bit for bit.
+    const kernel::FloatRules rules = KernelRules(row);
+    std::vector<std::uint16_t> g16(pair.gbits.begin(), pair.gbits.end()), a16(pair.abits.begin(), pair.abits.end());
+    for (std::int64_t start = 0; start + kRun <= n; start += kRun) {
+      const kernel::RunStats fast = kernel::Kernels().run[static_cast<int>(storage)](
+          g16.data() + start, a16.data() + start, kRun, rules);
+      const kernel::RunStats plain = kernel::Kernels().run[static_cast<int>(Storage::kFloat64)](
+          pair.g.data() + start, pair.a.data() + start, kRun, rules);
+      ASSERT_EQ(fast.all_finite, plain.all_finite) << where << " run at " << start;
+      if (!plain.all_finite) {
+        ++nonfinite_runs;
+        continue;
+      }
+      const std::string at = where + " run at " + std::to_string(start);
+      EXPECT_EQ(fast.eco_matched, plain.eco_matched) << at;
+      EXPECT_EQ(fast.eco_over, plain.eco_over) << at;
+      EXPECT_EQ(fast.npu_small, plain.npu_small) << at;
+      EXPECT_EQ(fast.npu_matched, plain.npu_matched) << at;
+      EXPECT_EQ(fast.cap_violations, plain.cap_violations) << at;
+      // Bit for bit: == would let -0 pass for +0.
+      for (const auto& [x, y] : {std::pair{fast.npu_rel_sum, plain.npu_rel_sum}, {fast.mm_rel_sum, plain.mm_rel_sum},
+                                 {fast.mm_rel_max, plain.mm_rel_max}, {fast.max_abs, plain.max_abs},
+                                 {fast.max_rel, plain.max_rel}}) {
+        ASSERT_EQ(std::memcmp(&x, &y, sizeof x), 0) << at << ": " << x << " vs " << y;
+      }
+      ASSERT_FALSE(HasFailure());
+      float64_groups += fast.float64_groups;
+      screened_groups += kRun / 4 - fast.float64_groups;
+      if (fast.float64_groups > 0 && fast.float64_groups < kRun / 4) ++mixed_runs;
+    }
+
+    // The whole judge against the scalar reference.
+    bool passed = false;
+    ExpectJudgeMatchesReference(dtype, pair, static_cast<Standard>(gen.Int(0, 3)), false, false, gen.Int(1, 3),
+                                where, &passed);
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  // Both branches, in earnest, and often within one run.
+  EXPECT_GT(screened_groups, 100000);
+  EXPECT_GT(float64_groups, 100000);
+  EXPECT_GT(mixed_runs, 500);
+  EXPECT_GT(nonfinite_runs, 100);
+}
+
+// Code built with fast-math may set flush-to-zero; the screen's float32
+// differences of bfloat16 subnormals would then vanish, so it must step aside.
+TEST(JudgeProperty, SixteenBitScreenKeepsSubnormalDifferencesUnderFlushToZero) {
+  const RefRow row = Row(DType::kBFloat16, false);
+  std::vector<double> g(2048), a(2048);
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    g[i] = std::ldexp(1.0, -130 - static_cast<int>(i % 3));
+    a[i] = i % 5 == 0 ? std::ldexp(1.0, -132) : g[i];
+  }
+  const StoredPair pair = Store(DType::kBFloat16, g, a);
+  const std::vector<std::uint16_t> g16(pair.gbits.begin(), pair.gbits.end()), a16(pair.abits.begin(), pair.abits.end());
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(csr | 0x8000);  // FTZ
+  const kernel::RunStats fast = kernel::Kernels().run[static_cast<int>(Storage::kBFloat16)](
+      g16.data(), a16.data(), 2048, KernelRules(row));
+  _mm_setcsr(csr);
+  const kernel::RunStats plain = kernel::Kernels().run[static_cast<int>(Storage::kFloat64)](
+      pair.g.data(), pair.a.data(), 2048, KernelRules(row));
+  EXPECT_GT(plain.max_abs, 0.0);
+  EXPECT_EQ(fast.max_abs, plain.max_abs);
+  EXPECT_EQ(fast.npu_rel_sum, plain.npu_rel_sum);
+  EXPECT_EQ(fast.mm_rel_sum, plain.mm_rel_sum);
 }
 
 }  // namespace

@@ -95,6 +95,12 @@ Status WritePerfResult(const fs::path& run_dir, const std::string& name, const O
     }
   }
   for (const ShapeResult& shape : result.shapes) {
+    if (shape.above_roofline) {
+      totals->review.push_back(name + " shape " + std::to_string(shape.case_idx) +
+                               ": faster than the device's memory roofline");
+    }
+  }
+  for (const ShapeResult& shape : result.shapes) {
     if (!shape.passed || !shape.speedup || !std::isfinite(*shape.speedup) || *shape.speedup <= 0) continue;
     const std::string dtype = shape.input_dtypes.empty() ? "none" : shape.input_dtypes.front();
     totals->by_dtype[dtype].push_back(*shape.speedup);

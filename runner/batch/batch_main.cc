@@ -201,7 +201,11 @@ int Run(int argc, char** argv) {
   if (refused) return 2;
 
   std::vector<OperatorShape> shapes;
-  for (const auto& op : job.operators) shapes.push_back({op.name, static_cast<int>(op.cases.size())});
+  // An operator with generated edge cases is one item: how many there are is
+  // known only once its executor has loaded it.
+  for (const auto& op : job.operators) {
+    shapes.push_back({op.name, op.edge_cases ? 0 : static_cast<int>(op.cases.size())});
+  }
   const std::vector<WorkItem> items =
       rank == 0 ? PlanWork(shapes, PreviousSeconds(options.previous_run), options.max_cases_per_item)
                 : std::vector<WorkItem>{};

@@ -27,6 +27,11 @@ OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
   spec.timeout_s = options.timeout_s.value_or(op.timeout_s);
   spec.lint = op.lint;
   spec.repeat = op.repeat;
+  spec.seeds = op.seeds;
+  spec.golden_precision = op.golden_precision;
+  spec.edge_cases = op.edge_cases;
+  spec.runtime_checks = op.runtime_checks;
+  spec.ghost_replay = op.ghost_replay;
   spec.params = op.cases;
   return spec;
 }
@@ -48,14 +53,22 @@ BenchSettings BenchSettingsFor(const JobBench& job) {
 // perf_result.json only for operators all of whose cases passed.
 bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions& run, const WorkItem& item,
                const OperatorOutcome& outcome, const std::function<std::string(int)>& case_id,
+               const std::function<std::string(const std::string&)>& edge_case_id,
                const WorkerSetup& setup, const std::function<void(const json&)>& report) {
   std::vector<int> indices = item.case_indices;
   if (indices.empty()) {
-    for (int i = 0; i < outcome.case_count; ++i) indices.push_back(i);
+    for (int i = 0; i < outcome.own_cases; ++i) indices.push_back(i);
   }
   std::map<int, bool> ran;
   for (const CaseOutcome& c : outcome.cases) ran[c.index] = c.passed;
   bool all_passed = !indices.empty();
+  // Generated edge cases are judged, not benchmarked; but one that failed
+  // (now or in the resumed run) keeps the operator out of the benchmark.
+  for (std::size_t k = 0; k < outcome.edge_labels.size(); ++k) {
+    const int index = outcome.own_cases + static_cast<int>(k);
+    const auto earlier = setup.done.find(edge_case_id(outcome.edge_labels[k]));
+    if ((ran.count(index) > 0 && !ran[index]) || (earlier != setup.done.end() && !earlier->second)) all_passed = false;
+  }
   std::set<int> to_bench;
   for (int i : indices) {
     const std::string id = case_id(i);
@@ -73,7 +86,8 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
 
   const auto started = std::chrono::steady_clock::now();
   OperatorSpec bench_spec = spec;
-  bench_spec.skip_case = [&](int i) { return to_bench.count(i) == 0; };
+  bench_spec.skip_case = [&](int i, const std::string&) { return to_bench.count(i) == 0; };
+  bench_spec.edge_cases = false;
   const BenchSettings settings = BenchSettingsFor(op.bench);
   const OperatorBenchResult result =
       BenchOperator(bench_spec, run, settings, DeviceClockOpener(setup.options->freq_check_interval_s));
@@ -116,13 +130,18 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   const OperatorJob& op = setup.job->operators.at(static_cast<std::size_t>(item.op_index));
   const BatchOptions& options = *setup.options;
   OperatorSpec spec = SpecFor(op, options);
-  auto case_id = [&](int index) {
+  auto own_case_id = [&](int index) {
     return CaseId(op.name, op.cases.empty() ? json(nullptr) : op.cases[static_cast<std::size_t>(index)], index);
+  };
+  auto edge_case_id = [&](const std::string& label) { return op.name + "/edge/" + label; };
+  auto case_id = [&](int index, const std::string& edge_label) {
+    return edge_label.empty() ? own_case_id(index) : edge_case_id(edge_label);
   };
   std::set<int> mine(item.case_indices.begin(), item.case_indices.end());
   const auto stopping = [&] { return setup.stop != nullptr && setup.stop->load() != 0; };
-  spec.skip_case = [&](int index) {
-    return (!mine.empty() && mine.count(index) == 0) || setup.done.count(case_id(index)) > 0 || stopping();
+  spec.skip_case = [&](int index, const std::string& edge_label) {
+    return (!mine.empty() && mine.count(index) == 0) || setup.done.count(case_id(index, edge_label)) > 0 ||
+           stopping();
   };
 
   RunOptions run;
@@ -136,10 +155,15 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   OperatorOutcome outcome = RunOperator(spec, run, [&](const CaseOutcome& c) {
     if (!store_ok) return;
     CaseRecord record;
-    record.case_id = case_id(c.index);
+    record.case_id = case_id(c.index, c.edge_label);
     record.op_name = op.name;
     record.case_index = c.index;
-    record.params = op.cases.empty() ? json::object() : op.cases[static_cast<std::size_t>(c.index)];
+    if (!c.edge_label.empty()) {
+      record.params = c.edge_params;
+      record.extra["edge_case"] = c.edge_label;
+    } else {
+      record.params = op.cases.empty() ? json::object() : op.cases[static_cast<std::size_t>(c.index)];
+    }
     record.input_desc = c.input_desc;
     record.passed = c.passed;
     record.error_type = c.error_type;
@@ -217,7 +241,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     }
   }
   if (store_ok && options.bench && op.bench.enabled && !stopping()) {
-    store_ok = BenchItem(op, spec, run, item, outcome, case_id, setup, report);
+    store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, edge_case_id, setup, report);
   }
   // The whole item's time: cases plus executor start-up, lint and loading, and the benchmark.
   report({{"kind", "item"}, {"item_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -

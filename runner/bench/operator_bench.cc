@@ -110,7 +110,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
   const int case_count = loaded.failure == CallFailure::kNone && loaded.reply.is_object()
                              ? loaded.reply.value("case_count", 0)
                              : 0;
-  auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i); };
+  auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i, ""); };
   auto fail_shape = [&](int index, const std::string& type, const std::string& message) {
     ShapeResult shape;
     shape.case_idx = index + 1;
@@ -164,6 +164,11 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
     if (prepared.failure == CallFailure::kNone) {
       shape.input_desc = prepared.reply.value("input_desc", json::array());
       for (const auto& d : prepared.reply.value("input_dtypes", json::array())) shape.input_dtypes.push_back(d.get<std::string>());
+      const std::optional<double> bandwidth_gbs = OptionalNumber(prepared.reply, "memory_bandwidth_gbs");
+      const std::optional<double> bytes = OptionalNumber(prepared.reply, "bytes_moved");
+      if (bandwidth_gbs && *bandwidth_gbs > 0 && bytes && *bytes > 0) {
+        shape.roofline_ms = *bytes / (*bandwidth_gbs * 1e9) * 1e3;
+      }
     }
     if (!failed(prepared, "preparing")) {
       // The clock the device runs at once warmed up is the one drift is measured from.
@@ -197,6 +202,14 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
         if (framework_ms && shape.implementation.latency_ms) {
           // 0/0 and x/0 stay what IEEE makes of them: the anomaly classes sort them out.
           shape.speedup = *framework_ms / *shape.implementation.latency_ms;
+        }
+        if (shape.roofline_ms && shape.implementation.latency_ms && *shape.implementation.latency_ms < *shape.roofline_ms) {
+          shape.above_roofline = true;
+          shape.warnings.push_back("implementation " + std::to_string(*shape.implementation.latency_ms * 1e3) +
+                                   " us is faster than the device's memory roofline (" +
+                                   std::to_string(*shape.roofline_ms * 1e3) +
+                                   " us to read the inputs and write the outputs once at peak bandwidth): it "
+                                   "cannot have done the work it claims; review it");
         }
         if (shape.speedup && std::isfinite(*shape.speedup) && *shape.speedup > settings.review_speedup) {
           shape.warnings.push_back("speedup " + std::to_string(*shape.speedup) + "x is above " +
@@ -255,6 +268,8 @@ json ShapeResultToJson(const ShapeResult& shape) {
           {"speedup", !shape.speedup ? json(nullptr)
                                      : std::isfinite(*shape.speedup) ? json(*shape.speedup)
                                                                      : json(std::to_string(*shape.speedup))},
+          {"roofline_ms", OrNull(shape.roofline_ms)},
+          {"above_roofline", shape.above_roofline},
           {"error_type", shape.error_type},
           {"error_msg", shape.error_msg},
           {"warnings", shape.warnings}};
@@ -276,6 +291,8 @@ ShapeResult ShapeResultFromJson(const json& j) {
   shape.error_type = j.value("error_type", "");
   shape.error_msg = j.value("error_msg", "");
   shape.warnings = j.value("warnings", std::vector<std::string>());
+  shape.roofline_ms = OptionalNumber(j, "roofline_ms");
+  shape.above_roofline = j.value("above_roofline", false);
   return shape;
 }
 
@@ -369,7 +386,11 @@ ordered_json PerfResultJson(const OperatorBenchResult& result, const BenchSettin
     s["error_msg"] = shape.error_msg.empty() ? ordered_json(nullptr) : ordered_json(shape.error_msg);
     s["input_dtypes"] = shape.input_dtypes;
     s["warnings"] = shape.warnings;
+    s["roofline_ms"] = OrNull(shape.roofline_ms);
     if (valid && *shape.speedup > settings.review_speedup) review.push_back("shape " + std::to_string(shape.case_idx));
+    if (shape.above_roofline) {
+      review.push_back("shape " + std::to_string(shape.case_idx) + ": faster than the device's memory roofline");
+    }
     shapes.push_back(std::move(s));
   }
   out["per_shape_results"] = std::move(shapes);

@@ -49,6 +49,10 @@ struct ShapeResult {
   bool passed = false;
   SideResult framework, implementation;
   std::optional<double> speedup;
+  // The memory roofline: the least time the device's peak bandwidth allows
+  // for reading the inputs and writing the outputs once (cuda only).
+  std::optional<double> roofline_ms;
+  bool above_roofline = false;  // the implementation measured faster than that: review it
   std::string error_type, error_msg;
   std::vector<std::string> warnings;
 };

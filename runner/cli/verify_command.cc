@@ -37,6 +37,17 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   cmd->add_option("--repeat", args->repeat,
                   "Stress runs: each case N times, each judged; outputs differing bit for bit: Nondeterministic")
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--seeds", args->seeds, "Input seeds per case (seed+1, ..., then --seed), each judged")
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--golden-precision", args->golden_precision,
+                  "fp64: the reference on inputs widened to float64, each output rounded once to its dtype")
+      ->check(CLI::IsMember({"native", "fp64"}));
+  cmd->add_flag("--edge-cases", args->edge_cases,
+                "Also generated edge cases: sizes 0, 1, 2^k-1, 2^k, 2^k+1 of each size parameter; NaN/Inf inputs");
+  cmd->add_flag("--no-runtime-checks", args->no_runtime_checks,
+                "cuda: skip the profiler's own-kernel check and the device operator trace");
+  cmd->add_flag("--ghost-replay", args->ghost_replay,
+                "cuda: rerun with the @triton.jit kernels made no-ops; unchanged outputs fail");
   return cmd;
 }
 
@@ -56,6 +67,11 @@ int RunVerify(const VerifyArgs& args) {
   spec.probe_determinism = args.probe_determinism;
   spec.seed = args.seed;
   spec.repeat = args.repeat;
+  spec.seeds = args.seeds;
+  spec.golden_precision = args.golden_precision;
+  spec.edge_cases = args.edge_cases;
+  spec.runtime_checks = !args.no_runtime_checks;
+  spec.ghost_replay = args.ghost_replay;
   if (args.keep_cache && !args.fresh_cache) spdlog::warn("--keep-cache has no effect without --fresh-cache");
 
   RunOptions options;

@@ -26,6 +26,11 @@ struct VerifyArgs {
   bool probe_determinism = false;
   unsigned long long seed = 0;
   int repeat = 1;
+  int seeds = 3;
+  std::string golden_precision = "native";
+  bool edge_cases = false;
+  bool no_runtime_checks = false;
+  bool ghost_replay = false;
 };
 
 CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args);

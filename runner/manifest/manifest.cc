@@ -467,6 +467,11 @@ Status Resolver::Add(const ManifestFile& file, const std::string& pointer, const
   job.timeout_s = fields.value("timeout_s", job.timeout_s);
   job.lint = fields.value("lint", job.lint);
   job.repeat = fields.value("repeat", job.repeat);
+  job.seeds = fields.value("seeds", job.seeds);
+  job.golden_precision = fields.value("golden_precision", job.golden_precision);
+  job.edge_cases = fields.value("edge_cases", job.edge_cases);
+  job.runtime_checks = fields.value("runtime_checks", job.runtime_checks);
+  job.ghost_replay = fields.value("ghost_replay", job.ghost_replay);
   job.bench = BenchFrom(fields);
   if (job.bench.adaptive && job.bench.max_repeats < job.bench.repeats) {
     return Status::InvalidInput(

@@ -41,6 +41,11 @@ struct OperatorJob {
   double timeout_s = 900;  // per case
   bool lint = true;
   int repeat = 1;  // stress runs per case (each judged; differing bits: Nondeterministic)
+  int seeds = 3;   // input seeds per case, each judged
+  std::string golden_precision = "native";  // or "fp64"
+  bool edge_cases = false;      // generated edge cases after the operator's own
+  bool runtime_checks = true;   // cuda: own kernels in the profile, torch operators on the allowed list
+  bool ghost_replay = false;    // cuda: outputs must change with the @triton.jit kernels made no-ops
   JobBench bench;
   std::vector<std::string> tags;
   std::optional<std::string> task_sha256;  // anchor: a changed task file is refused

@@ -20,7 +20,7 @@ struct Attempt {
 // Runs case `index` alone in a new executor with `options`.
 Attempt RunAlone(const OperatorSpec& spec, const RunOptions& options, int index) {
   OperatorSpec alone = spec;
-  alone.skip_case = [index](int i) { return i != index; };
+  alone.skip_case = [index](int i, const std::string&) { return i != index; };
   alone.lint = false;  // the original run already passed it
   OperatorOutcome outcome = RunOperator(alone, options);
   Attempt attempt;

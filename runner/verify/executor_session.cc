@@ -74,8 +74,11 @@ std::optional<CallError> OperatorSession::Failed(const CallResult& call) {
 
 CallResult OperatorSession::Load() {
   json load = {{"op", "load"},         {"task_file", spec_.task_file}, {"impl_file", spec_.impl_file},
-               {"backend", options_.backend}, {"seed", spec_.seed}};
+               {"backend", options_.backend}, {"seed", spec_.seed}, {"golden_precision", spec_.golden_precision}};
   if (!spec_.params.empty()) load["params"] = spec_.params;
+  load["edge_cases"] = spec_.edge_cases;
+  load["runtime_checks"] = spec_.runtime_checks && spec_.lint;
+  load["ghost_replay"] = spec_.ghost_replay;
   return executor_->Call(load, spec_.timeout_s);
 }
 

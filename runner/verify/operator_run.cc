@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -96,6 +97,125 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
   outcome->passed = outcome->error_type.empty();
 }
 
+// The seeds a case runs with: the extra ones first, the base seed last (so a
+// passing case's record is the base seed's run).
+std::vector<std::uint64_t> CaseSeeds(const OperatorSpec& spec) {
+  std::vector<std::uint64_t> seeds;
+  for (int k = 1; k < spec.seeds; ++k) seeds.push_back(spec.seed + static_cast<std::uint64_t>(k));
+  seeds.push_back(spec.seed);
+  return seeds;
+}
+
+// Makes a run the case's record; timings add up over runs, warnings gather.
+void TakeRun(CaseOutcome&& run, bool first, CaseOutcome* c) {
+  c->passed = run.passed;
+  c->error_type = std::move(run.error_type);
+  c->error_msg = std::move(run.error_msg);
+  c->outputs = std::move(run.outputs);
+  c->tensors = std::move(run.tensors);
+  c->actual_sha256 = std::move(run.actual_sha256);
+  if (!run.input_desc.empty()) c->input_desc = std::move(run.input_desc);
+  // A golden that fell back to the device in any run is told, with that device.
+  if (run.fallback_reason || !c->fallback_reason) {
+    c->golden_device = std::move(run.golden_device);
+    c->fallback_reason = std::move(run.fallback_reason);
+  }
+  c->golden_precision = std::move(run.golden_precision);
+  c->seed = run.seed;
+  if (c->probe.is_null()) c->probe = std::move(run.probe);
+  if (c->runtime_evidence.is_null()) c->runtime_evidence = std::move(run.runtime_evidence);
+  c->regression_type = run.regression_type;
+  c->judge_ms += run.judge_ms;
+  if (first) {
+    c->timings = std::move(run.timings);
+  } else {
+    for (const auto& [key, value] : run.timings.items()) {
+      if (value.is_number() && c->timings.contains(key) && c->timings[key].is_number()) {
+        c->timings[key] = c->timings[key].get<double>() + value.get<double>();
+      } else if (!c->timings.contains(key)) {
+        c->timings[key] = value;
+      }
+    }
+  }
+  for (std::string& w : run.warnings) {
+    if (std::find(c->warnings.begin(), c->warnings.end(), w) == c->warnings.end()) c->warnings.push_back(std::move(w));
+  }
+}
+
+// Whether the reference's output moves with its inputs: the first run of
+// each seed leaves a sample of every golden output (up to 4096 elements
+// spread over it); outputs that agree to 1e-6 across seeds whose inputs
+// differ do not depend on the inputs, so they cannot tell a right kernel
+// from a wrong one.
+class SeedComparison {
+ public:
+  void Add(std::uint64_t seed, const std::string& input_digest,
+           const std::vector<std::pair<TensorView, TensorView>>& tensors);
+  std::vector<std::string> Warnings() const;
+
+ private:
+  struct Seen {
+    std::uint64_t seed;
+    std::string input_digest;
+    std::vector<std::vector<double>> samples;  // per output; empty where not floating
+  };
+  std::vector<Seen> seen_;
+};
+
+void SeedComparison::Add(std::uint64_t seed, const std::string& input_digest,
+                         const std::vector<std::pair<TensorView, TensorView>>& tensors) {
+  constexpr std::int64_t kSamples = 4096;
+  Seen seen{seed, input_digest, {}};
+  for (const auto& [golden, actual] : tensors) {
+    std::vector<double> sample;
+    const std::int64_t n = golden.NumElements();
+    if (IsFloat(golden.dtype) && n >= 2) {
+      ElementReader reader(golden);
+      const std::int64_t step = std::max<std::int64_t>(1, n / kSamples);
+      for (std::int64_t at = 0; at < n; at += step) {
+        double v = 0;
+        reader.ReadDoubles(at, 1, DType::kFloat64, &v);
+        sample.push_back(v);
+      }
+    }
+    seen.samples.push_back(std::move(sample));
+  }
+  seen_.push_back(std::move(seen));
+}
+
+std::vector<std::string> SeedComparison::Warnings() const {
+  std::vector<std::string> out;
+  if (seen_.size() < 2) return out;
+  for (const Seen& s : seen_) {
+    if (s.input_digest.empty() || s.samples.size() != seen_.front().samples.size()) return out;
+  }
+  bool inputs_differ = false;
+  for (const Seen& s : seen_) inputs_differ |= s.input_digest != seen_.front().input_digest;
+  if (!inputs_differ) return out;
+  auto close = [](double a, double b) {
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+    return a == b || std::fabs(a - b) <= 1e-6 * std::max(std::fabs(a), std::fabs(b)) + 1e-12;
+  };
+  std::string seeds;
+  for (const Seen& s : seen_) seeds += (seeds.empty() ? "" : ", ") + std::to_string(s.seed);
+  for (std::size_t k = 0; k < seen_.front().samples.size(); ++k) {
+    const std::vector<double>& first = seen_.front().samples[k];
+    if (first.empty()) continue;
+    bool same = true;
+    for (std::size_t s = 1; s < seen_.size() && same; ++s) {
+      const std::vector<double>& other = seen_[s].samples[k];
+      same = other.size() == first.size();
+      for (std::size_t e = 0; same && e < first.size(); ++e) same = close(first[e], other[e]);
+    }
+    if (same) {
+      out.push_back("output " + std::to_string(k) + ": degenerate reference: its output is the same (to 1e-6) for "
+                    "seeds " + seeds + " though the inputs differ, so it does not depend on them and cannot tell a "
+                    "right kernel from a wrong one");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int OperatorOutcome::passed_cases() const {
@@ -134,7 +254,19 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   const bool load_ok = loaded.failure == CallFailure::kNone && loaded.reply.value("ok", false);
   const int case_count = loaded.reply.is_object() ? loaded.reply.value("case_count", 0) : 0;
   out.case_count = case_count;
-  auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i); };
+  // The generated edge cases come after the operator's own, labelled.
+  if (load_ok && loaded.reply.contains("edge_cases") && loaded.reply["edge_cases"].is_array()) {
+    for (const auto& edge : loaded.reply["edge_cases"]) {
+      out.edge_labels.push_back(edge.value("label", ""));
+      out.edge_params.push_back(edge.value("params", json::object()));
+    }
+  }
+  out.own_cases = case_count - static_cast<int>(out.edge_labels.size());
+  auto label_of = [&](int i) {
+    return i >= out.own_cases && i < case_count ? out.edge_labels[static_cast<std::size_t>(i - out.own_cases)]
+                                                : std::string();
+  };
+  auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i, label_of(i)); };
   out.non_compute = spec.non_compute.value_or(loaded.reply.is_object() && loaded.reply.value("non_compute", false));
 
   auto finish = [&](CaseOutcome c) {
@@ -209,75 +341,100 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     }
     CaseOutcome c;
     c.index = i;
+    c.edge_label = label_of(i);
+    if (!c.edge_label.empty()) c.edge_params = out.edge_params[static_cast<std::size_t>(i - out.own_cases)];
     if (out.environment.is_object() && out.environment.contains("device") && out.environment["device"].is_object()) {
       c.device_name = out.environment["device"].value("name", "");
     }
-    // The probe runs before the first case this call runs (seed §3).
-    json request = {{"op", "run_case"}, {"index", i}, {"seed", spec.seed},
-                    {"probe", spec.probe && !probed}, {"check_determinism", spec.probe_determinism}};
-    probed = true;
     const auto started = std::chrono::steady_clock::now();
-    CallResult call = session.executor()->Call(request, spec.timeout_s);
-    if (call.failure == CallFailure::kNone) {
-      const json& r = call.reply;
-      if (r.contains("input_desc")) c.input_desc = r["input_desc"];
-      if (r.contains("probe")) c.probe = r["probe"];
-      if (r.contains("timings")) c.timings = r["timings"];
-      c.golden_device = r.value("golden_device", "");
-      if (r.contains("fallback_reason") && r["fallback_reason"].is_string()) c.fallback_reason = r["fallback_reason"];
-      for (const auto& w : r.value("warnings", json::array())) c.warnings.push_back(w.get<std::string>());
+    // Every seed, each run `repeat` times; each run judged. The record is of
+    // the run that failed, else of the last: the base seed's last run, so a
+    // passing case reads as a single-seed run of --seed would.
+    const std::vector<std::uint64_t> seeds = CaseSeeds(spec);
+    const int runs = static_cast<int>(seeds.size()) * spec.repeat;
+    std::vector<std::string> first_sha;  // this seed's run 1
+    SeedComparison across_seeds;
+    for (int run = 0; run < runs; ++run) {
+      const std::uint64_t seed = seeds[static_cast<std::size_t>(run / spec.repeat)];
+      const int of_seed = run % spec.repeat + 1;
+      // The probe runs before the first case this call runs (seed §3).
+      json request = {{"op", "run_case"}, {"index", i}, {"seed", seed},
+                      {"probe", spec.probe && !probed}, {"check_determinism", spec.probe_determinism},
+                      {"evidence", run == 0}};  // runtime evidence and ghost replay: once per case
+      probed = true;
+      CallResult call = session.executor()->Call(request, spec.timeout_s);
+      CaseOutcome trial;
+      trial.index = i;
+      trial.device_name = c.device_name;
+      if (call.failure == CallFailure::kNone) {
+        const json& r = call.reply;
+        if (r.contains("input_desc")) trial.input_desc = r["input_desc"];
+        if (r.contains("probe")) trial.probe = r["probe"];
+        if (r.contains("timings")) trial.timings = r["timings"];
+        trial.golden_device = r.value("golden_device", "");
+        trial.golden_precision = r.value("golden_precision", "native");
+        if (r.contains("fallback_reason") && r["fallback_reason"].is_string()) trial.fallback_reason = r["fallback_reason"];
+        for (const auto& w : r.value("warnings", json::array())) trial.warnings.push_back(w.get<std::string>());
+        if (r.contains("runtime_evidence")) trial.runtime_evidence = r["runtime_evidence"];
+        if (r.contains("regression_type") && r["regression_type"].is_number_integer()) {
+          trial.regression_type = r["regression_type"].get<int>();
+        }
+      }
+      std::string which;  // names the run in messages when there are several
+      if (runs > 1) {
+        which = (seeds.size() > 1 ? "seed " + std::to_string(seed) + (spec.repeat > 1 ? ", " : "") : "") +
+                (spec.repeat > 1 ? "run " + std::to_string(of_seed) + " of " + std::to_string(spec.repeat) : "") + ": ";
+      }
+      if (call.failure == CallFailure::kNone && call.reply.value("ok", false) &&
+          call.reply.contains("not_applicable")) {
+        // A generated case the task cannot build or its reference cannot run.
+        trial.passed = true;
+        trial.warnings.push_back("edge case " + c.edge_label + " not applicable: " +
+                                 CutMiddle(call.reply["not_applicable"].get<std::string>(), 500));
+        trial.seed = seed;
+        TakeRun(std::move(trial), run == 0, &c);
+        break;
+      }
+      if (std::optional<CallError> error = session.Failed(call)) {
+        trial.error_type = error->type;
+        trial.error_msg = CutMiddle(which + error->message);
+        spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, trial.error_type, trial.error_msg.substr(0, 200));
+        if (trial.error_type == "HiddenStateMismatch") {
+          hidden_state_failure = "the hidden-state probe failed before case " + std::to_string(i + 1) +
+                                 " (Model's state differs from ModelNew's, so no output can be judged): " +
+                                 error->message.substr(0, 1000);
+        }
+      } else {
+        JudgeOutputs(spec, out.non_compute, call, &trial);
+        if (trial.fallback_reason) {
+          spdlog::info("[case {}/{}] golden fell back to the device: {}", i + 1, case_count, *trial.fallback_reason);
+        }
+        if (!trial.passed) trial.error_msg = which + trial.error_msg;
+        if (of_seed == 1) {
+          first_sha = trial.actual_sha256;
+        } else if (trial.passed) {
+          // Stress runs: the seed's first run's outputs must come back bit for bit.
+          for (std::size_t k = 0; k < trial.actual_sha256.size() && k < first_sha.size(); ++k) {
+            if (trial.actual_sha256[k] == first_sha[k]) continue;
+            trial.passed = false;
+            trial.error_type = "Nondeterministic";
+            trial.error_msg = which + "output " + std::to_string(k) + " differs bit for bit from run 1 (sha256 " +
+                              first_sha[k].substr(0, 16) + "... then " + trial.actual_sha256[k].substr(0, 16) +
+                              "...), though each run passed the judge";
+            spdlog::warn("[case {}/{}] Nondeterministic: {}", i + 1, case_count, trial.error_msg.substr(0, 200));
+            break;
+          }
+        }
+        if (of_seed == 1) across_seeds.Add(seed, call.reply.value("input_digest", ""), trial.tensors);
+      }
+      trial.seed = seed;
+      TakeRun(std::move(trial), run == 0, &c);
+      if (!c.passed) break;
     }
-    if (std::optional<CallError> error = session.Failed(call)) {
-      c.error_type = error->type;
-      c.error_msg = CutMiddle(error->message);
-      spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, c.error_type, c.error_msg.substr(0, 200));
-      if (c.error_type == "HiddenStateMismatch") {
-        hidden_state_failure = "the hidden-state probe failed before case " + std::to_string(i + 1) +
-                               " (Model's state differs from ModelNew's, so no output can be judged): " +
-                               c.error_msg.substr(0, 1000);
-      }
-    } else {
-      JudgeOutputs(spec, out.non_compute, call, &c);
-      if (c.fallback_reason) spdlog::info("[case {}/{}] golden fell back to the device: {}", i + 1, case_count, *c.fallback_reason);
-      // Stress runs: the same case again, each judged; the first run's
-      // outputs must come back bit for bit. The record keeps the last run's
-      // tensors (an earlier call's are gone once the next is made).
-      for (int run = 2; c.passed && run <= spec.repeat; ++run) {
-        json again = {{"op", "run_case"}, {"index", i}, {"seed", spec.seed}, {"probe", false}};
-        CallResult extra = session.executor()->Call(again, spec.timeout_s);
-        c.tensors.clear();
-        const std::string which = "run " + std::to_string(run) + " of " + std::to_string(spec.repeat) + ": ";
-        if (std::optional<CallError> stress_error = session.Failed(extra)) {
-          c.passed = false;
-          c.error_type = stress_error->type;
-          c.error_msg = CutMiddle(which + stress_error->message);
-          break;
-        }
-        CaseOutcome trial;
-        trial.index = i;
-        JudgeOutputs(spec, out.non_compute, extra, &trial);
-        c.tensors = trial.tensors;
-        std::optional<std::size_t> differs;  // the first output whose bits changed since run 1
-        for (std::size_t k = 0; k < trial.actual_sha256.size() && k < c.actual_sha256.size() && !differs; ++k) {
-          if (trial.actual_sha256[k] != c.actual_sha256[k]) differs = k;
-        }
-        if (trial.passed && !differs) continue;
-        // The record describes the run that failed: its verdicts, digests and tensors.
-        std::string message = trial.error_msg;
-        if (trial.passed) {
-          message = "output " + std::to_string(*differs) + " differs bit for bit from run 1 (sha256 " +
-                    c.actual_sha256[*differs].substr(0, 16) + "... then " +
-                    trial.actual_sha256[*differs].substr(0, 16) + "...), though each run passed the judge";
-        }
-        c.passed = false;
-        c.error_type = trial.passed ? "Nondeterministic" : trial.error_type;
-        c.error_msg = which + message;
-        c.outputs = std::move(trial.outputs);
-        c.actual_sha256 = std::move(trial.actual_sha256);
-      }
-      if (!c.passed && spec.repeat > 1) {
-        spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, c.error_type, c.error_msg.substr(0, 200));
-      }
+    c.seeds.assign(seeds.begin(), seeds.end());
+    for (const std::string& warning : across_seeds.Warnings()) {
+      spdlog::warn("[case {}/{}] {}", i + 1, case_count, warning);
+      c.warnings.push_back(warning);
     }
     c.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     finish(std::move(c));

@@ -35,9 +35,15 @@ struct OperatorSpec {
   bool probe_determinism = false;
   int repeat = 1;  // runs per case: each judged; outputs that differ bit for bit make it Nondeterministic
   std::uint64_t seed = 0;
+  int seeds = 3;  // input seeds per case (seed, seed+1, ...), each judged
+  std::string golden_precision = "native";  // or "fp64": the reference on float64 inputs, rounded once
+  bool edge_cases = false;      // generated edge cases after the operator's own (the executor makes them)
+  bool runtime_checks = true;   // cuda, with lint: own Triton kernels in the profile, allowed torch operators
+  bool ghost_replay = false;    // cuda: outputs must change with the @triton.jit kernels made no-ops
   std::vector<nlohmann::json> params;  // a sweep: one get_inputs(**params) per case
-  // Cases to leave out (resumed, or another rank's share); they are not reported.
-  std::function<bool(int index)> skip_case;
+  // Cases to leave out (resumed, or another rank's share); they are not
+  // reported. `edge_label` is a generated edge case's label, else empty.
+  std::function<bool(int index, const std::string& edge_label)> skip_case;
 };
 
 struct RunOptions {
@@ -55,18 +61,24 @@ struct OutputOutcome {
 
 struct CaseOutcome {
   int index = 0;  // 0-based; reports print index + 1
+  std::string edge_label;  // a generated edge case's label ("rows=1023", "nan_inf"); empty for the operator's own
+  nlohmann::json edge_params;  // its get_inputs parameters
   nlohmann::json input_desc = nlohmann::json::array();
   bool passed = false;
   std::string error_type;  // empty when passed; else a judge error type or an execution one
   std::string error_msg;
   std::vector<Verdict> outputs;  // one per output, when the case ran to the end
   std::string golden_device;
+  std::string golden_precision = "native";  // "fp64" when the golden came from the widened reference
   std::string device_name;  // where ModelNew ran (the environment's device name)
   std::optional<std::string> fallback_reason;
   nlohmann::json timings = nlohmann::json::object();
   std::vector<std::string> warnings;
   nlohmann::json probe;  // the probe's findings, first case only
+  nlohmann::json runtime_evidence;  // cuda: torch operators and device kernels of the first run's forward
   int regression_type = 0;  // LintError: the lint's type
+  std::uint64_t seed = 0;                  // the recorded run's input seed
+  std::vector<std::uint64_t> seeds;        // every seed the case ran with, in order
   std::vector<std::string> actual_sha256;  // per output: the actual's bytes, for bitwise A/B comparison
   double wall_ms = 0;   // request to judged
   double judge_ms = 0;
@@ -83,6 +95,9 @@ struct OperatorOutcome {
   nlohmann::json environment;  // the executor's fingerprint
   bool non_compute = false;
   int case_count = 0;  // of the operator, skipped cases included
+  int own_cases = 0;   // the operator's own; the generated edge cases follow them
+  std::vector<std::string> edge_labels;       // per generated edge case
+  std::vector<nlohmann::json> edge_params;    // its get_inputs parameters
   int passed_cases() const;
 };
 

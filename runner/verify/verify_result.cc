@@ -77,6 +77,7 @@ ordered_json FailureEntry(const CaseOutcome& c) {
   ordered_json failure;
   failure["case_idx"] = c.index + 1;
   failure["input_desc"] = ordered_json::parse(c.input_desc.dump());
+  if (!c.edge_label.empty()) failure["edge_case"] = c.edge_label;
   failure["error_type"] = c.error_type;
   failure["error_msg"] = CutMiddle(c.error_msg);
   if (c.error_type == "AccuracyError") {
@@ -96,6 +97,13 @@ ordered_json CaseDetails(const CaseOutcome& c) {
   details["case_idx"] = c.index + 1;
   details["passed"] = c.passed;
   details["golden_device"] = c.golden_device;
+  details["golden_precision"] = c.golden_precision;
+  if (!c.edge_label.empty()) {
+    details["edge_case"] = c.edge_label;
+    details["edge_params"] = ordered_json::parse(c.edge_params.dump());
+  }
+  details["seed"] = c.seed;
+  details["seeds"] = c.seeds;
   if (c.fallback_reason) details["golden_fallback_reason"] = *c.fallback_reason;
   details["warnings"] = c.warnings;
   details["timings_ms"] = ordered_json::parse(c.timings.dump());
@@ -103,6 +111,7 @@ ordered_json CaseDetails(const CaseOutcome& c) {
   for (const Verdict& v : c.outputs) outputs.push_back(ordered_json::parse(VerdictToJson(v).dump()));
   details["outputs"] = std::move(outputs);
   if (!c.probe.is_null()) details["hidden_state_probe"] = ordered_json::parse(c.probe.dump());
+  if (!c.runtime_evidence.is_null()) details["runtime_evidence"] = ordered_json::parse(c.runtime_evidence.dump());
   return details;
 }
 

@@ -39,6 +39,10 @@ class Backend:
     def empty_cache(self):
         pass
 
+    def memory_bandwidth_gbs(self):
+        """The device memory's peak bandwidth (GB/s), where it can be known."""
+        return None
+
     def device_name(self):
         """The CPU's model name (platform.processor() would spawn `uname -p`)."""
         try:
@@ -84,6 +88,18 @@ class CudaBackend(Backend):
 
     def compute_units(self):
         return self.torch.cuda.get_device_properties(0).multi_processor_count, "SMs"
+
+    def memory_bandwidth_gbs(self):
+        """2 transfers per memory clock (DDR/HBM) x bus width: from torch's
+        device properties where it has them, else from NVML."""
+        properties = self.torch.cuda.get_device_properties(0)
+        clock_khz = getattr(properties, "memory_clock_rate", None)
+        bus_bits = getattr(properties, "memory_bus_width", None)
+        if not (clock_khz and bus_bits):
+            clock_khz, bus_bits = _nvml_memory(self.device_uuid())
+        if not (clock_khz and bus_bits):
+            return None
+        return 2 * clock_khz * 1e3 * bus_bits / 8 / 1e9
 
     def device_uuid(self):
         uuid = getattr(self.torch.cuda.get_device_properties(0), "uuid", None)
@@ -166,6 +182,27 @@ class NpuBackend(Backend):
     def is_device_error(self, error):
         text = str(error)
         return "ACL" in text or "NPU error" in text or "EZ9999" in text
+
+
+def _nvml_memory(uuid):
+    """(max memory clock in kHz, bus width in bits) from NVML, or (None, None)."""
+    import ctypes
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+        if nvml.nvmlInit_v2() != 0:
+            return None, None
+        handle = ctypes.c_void_p()
+        if uuid:
+            found = nvml.nvmlDeviceGetHandleByUUID(uuid.encode(), ctypes.byref(handle)) == 0
+        else:
+            found = nvml.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(handle)) == 0
+        clock, width = ctypes.c_uint(), ctypes.c_uint()
+        ok = found and nvml.nvmlDeviceGetMaxClockInfo(handle, 2, ctypes.byref(clock)) == 0 \
+            and nvml.nvmlDeviceGetMemoryBusWidth(handle, ctypes.byref(width)) == 0  # 2: NVML_CLOCK_MEM
+        nvml.nvmlShutdown()
+        return (clock.value * 1000, width.value) if ok else (None, None)
+    except (OSError, AttributeError):
+        return None, None
 
 
 def select(torch, requested="auto"):

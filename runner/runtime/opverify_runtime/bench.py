@@ -196,19 +196,30 @@ def kernel_breakdown(torch, backend, fn, iterations):
         for _ in range(iterations):
             fn()
         backend.synchronize()
+    return profiled_times(torch, prof, on_device, iterations)
+
+
+def device_us(event):
+    """A device event's own time in microseconds, whichever name this torch gives it."""
+    for name in ("self_device_time_total", "device_time_total", "self_cuda_time_total", "cuda_time_total"):
+        us = getattr(event, name, 0) or 0
+        if us:
+            return us
+    return 0
+
+
+def profiled_times(torch, prof, on_device, iterations=1):
+    """{name: milliseconds per iteration} of a finished profile: the device's
+    own events (kernels, copies, fills) on a device, not the CPU operators
+    that launched them, so nothing counts twice; aten operators' self time
+    on the cpu backend. Largest first."""
     totals = {}
     device_kernel = getattr(getattr(torch.autograd, "DeviceType", None), "CUDA", None)
     for event in prof.key_averages():
         if on_device:
-            # The device's own events (kernels, copies, fills), not the CPU
-            # operators that launched them, so nothing counts twice.
             if getattr(event, "device_type", None) != device_kernel:
                 continue
-            us = 0
-            for name in ("self_device_time_total", "device_time_total", "self_cuda_time_total", "cuda_time_total"):
-                us = getattr(event, name, 0) or 0
-                if us:
-                    break
+            us = device_us(event)
         else:
             us = event.self_cpu_time_total if event.key.startswith("aten::") else 0
         if us and us > 0:

@@ -15,6 +15,7 @@ Requests (JSON objects, "op" picks the handler):
   bench_transfer {nbytes}   (benchmarks only)
 Every reply has "ok"; failures carry "error_type" and "error_msg".
 """
+import contextlib
 import importlib.util
 import json
 import os
@@ -25,17 +26,18 @@ import time
 import traceback
 
 from . import backend as backend_module
-from . import environment, probe
+from . import edge_cases, environment, guard, probe, runtime_evidence
 from .compile_clock import CompileClock
 
 
 class CaseError(Exception):
     """A failure that is this case's verdict, with its error_type."""
 
-    def __init__(self, error_type, message, device_poisoned=False):
+    def __init__(self, error_type, message, device_poisoned=False, **extra):
         super().__init__(message)
         self.error_type = error_type
         self.device_poisoned = device_poisoned
+        self.extra = extra  # more reply fields (regression_type, runtime_evidence)
 
 
 def seed_everything(seed, torch=None):
@@ -156,6 +158,33 @@ def input_changes(originals, used, torch):
     return changed
 
 
+def input_digest(inputs, torch, limit=1 << 20):
+    """A fingerprint of the inputs (shapes, dtypes and up to 1 MiB of each
+    tensor's bytes): whether two seeds gave different data."""
+    import hashlib
+    digest = hashlib.blake2b(digest_size=16)
+    for name, tensor in input_tensors(inputs, torch):
+        digest.update(f"{name}:{list(tensor.shape)}:{tensor.dtype};".encode())
+        flat = tensor.detach().cpu().contiguous().reshape(-1)
+        if flat.numel():
+            raw = flat.view(torch.uint8) if flat.dtype != torch.bool else flat.to(torch.uint8)
+            digest.update(raw[:limit].numpy().tobytes())
+    for value in inputs:
+        if not isinstance(value, (torch.Tensor, list, tuple)):
+            digest.update(repr(value).encode())
+    return digest.hexdigest()
+
+
+def same_bits(a, b, torch):
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    a = a.contiguous().reshape(-1)
+    b = b.contiguous().reshape(-1)
+    if a.dtype == torch.bool:
+        return torch.equal(a, b)
+    return torch.equal(a.view(torch.uint8), b.view(torch.uint8))
+
+
 def flatten_outputs(output, torch):
     items = list(output) if isinstance(output, (tuple, list)) else [output]
     tensors = []
@@ -176,9 +205,13 @@ class Session:
         self.task = None
         self.impl = None
         self.cases = []        # per case: parameters (dict) or None
-        self.groups = None     # get_input_groups() result, when used
+        self._groups_by_seed = {}  # seed -> the task's own cases made with it
+        self.edges = {}  # case index -> (label, laced): the generated edge cases
         self.init_inputs = []
         self.load_seed = 0
+        self.golden_precision = "native"
+        self.runtime_checks = self.ghost_replay = False
+        self.own_kernels = {}
         self.compile_clock = CompileClock()
 
     # -- protocol ---------------------------------------------------------
@@ -194,7 +227,7 @@ class Session:
             reply["ok"] = True
         except CaseError as error:
             reply = {"ok": False, "error_type": error.error_type, "error_msg": str(error),
-                     "device_poisoned": error.device_poisoned}
+                     "device_poisoned": error.device_poisoned, **error.extra}
         except BaseException as error:  # noqa: BLE001 - a bug of ours must become a reply, not a death
             reply = {"ok": False, "error_type": "RuntimeError", "error_msg": "executor: " + describe(error),
                      "device_poisoned": False}
@@ -237,8 +270,16 @@ class Session:
         except RuntimeError as error:
             raise CaseError("DeviceError", str(error)) from error
         self.load_seed = int(request.get("seed", 0))
+        self.golden_precision = request.get("golden_precision", "native")
+        if self.golden_precision not in ("native", "fp64"):
+            raise CaseError("RuntimeError", f"unknown golden_precision {self.golden_precision!r}")
         self.task = import_file(request["task_file"], "task")
         self.impl = import_file(request["impl_file"], "impl")
+        # Runtime evidence needs a device profile and Triton kernels: cuda only.
+        on_cuda = self.backend.name == "cuda"
+        self.runtime_checks = bool(request.get("runtime_checks")) and on_cuda
+        self.ghost_replay = bool(request.get("ghost_replay")) and on_cuda
+        self.own_kernels = runtime_evidence.own_kernels(self.impl) if on_cuda else {}
         if self.compile_clock.install():
             self.compile_clock.take()  # what importing compiled is not a case's
         for module, cls in ((self.task, "Model"), (self.impl, "ModelNew")):
@@ -248,24 +289,46 @@ class Session:
         get_init = getattr(self.task, "get_init_inputs", None)
         self.init_inputs = list(get_init()) if get_init else []
         params = request.get("params")
+        self._groups_by_seed = {}
         if params:
             self.cases = list(params)
-            self.groups = None
         else:
-            seed_everything(self.load_seed, torch)
-            if hasattr(self.task, "get_input_groups"):
-                self.groups = [list(g) for g in self.task.get_input_groups()]
-            else:
-                self.groups = [list(self.task.get_inputs())]
-            self.cases = [None] * len(self.groups)
-        return {"case_count": len(self.cases), "backend": self.backend.name,
+            self.cases = [None] * len(self._groups(self.load_seed))
+        self.edges = {}
+        generated = []
+        if request.get("edge_cases"):
+            for label, case_params, laced in edge_cases.generate(self.task, params):
+                self.edges[len(self.cases)] = (label, laced)
+                self.cases.append(case_params)
+                generated.append({"label": label, "params": case_params})
+        return {"case_count": len(self.cases), "backend": self.backend.name, "edge_cases": generated,
                 "non_compute": bool(getattr(self.task, "NON_COMPUTE", False))}, []
 
+    def _groups(self, seed):
+        """The task's own cases (get_input_groups(), else one get_inputs()),
+        made once per seed: several seeds per case each get their own."""
+        if seed not in self._groups_by_seed:
+            seed_everything(seed, self.torch)
+            if hasattr(self.task, "get_input_groups"):
+                groups = [list(g) for g in self.task.get_input_groups()]
+            else:
+                groups = [list(self.task.get_inputs())]
+            first = self._groups_by_seed.get(self.load_seed)
+            if first is not None and len(groups) != len(first):
+                raise CaseError("RuntimeError", f"get_input_groups() gave {len(groups)} cases for seed {seed}, "
+                                f"{len(first)} for seed {self.load_seed}: the case count must not depend on "
+                                "the seed")
+            self._groups_by_seed[seed] = groups
+        return self._groups_by_seed[seed]
+
     def inputs_for(self, index, seed):
-        if self.groups is not None:
-            return self.groups[index]
+        if self.cases[index] is None:
+            return self._groups(seed)[index]
         seed_everything(seed, self.torch)
-        return list(self.task.get_inputs(**self.cases[index]))
+        inputs = list(self.task.get_inputs(**self.cases[index]))
+        if self.edges.get(index, (None, False))[1]:
+            edge_cases.lace(inputs, self.torch)
+        return inputs
 
     def classify(self, error, stage):
         torch = self.torch
@@ -283,6 +346,105 @@ class Session:
             return CaseError("DeviceError", text, device_poisoned=True)
         return CaseError("RuntimeError", text)
 
+    def _reference(self, model, inputs, device, reply, vault):
+        """Runs the reference on its own copy of the inputs (on the CPU, the
+        seed's way; on the device only where the CPU run fails), puts its
+        outputs in the vault and returns (the inputs it wrote into, how many
+        outputs). Nothing of the golden is left in this frame or any other."""
+        torch = self.torch
+        with torch.no_grad():
+            widened = self._widened_model(model) if self.golden_precision == "fp64" else None
+            try:
+                golden_args = clone_to(inputs, "cpu", torch)
+                golden = model(*golden_args)
+            except BaseException as error:  # noqa: BLE001 - only execution errors fall back
+                reply["fallback_reason"] = f"{type(error).__name__}: {error}"
+                reply["golden_device"] = str(device)
+                print(f"golden on CPU failed, retrying on {device}: {reply['fallback_reason']}", file=sys.stderr)
+                try:
+                    model = model.to(device)
+                    golden_args = clone_to(inputs, device, torch)
+                    golden = model(*golden_args)
+                    self.backend.synchronize()
+                except BaseException as second:  # noqa: BLE001
+                    raise CaseError("RuntimeError", "reference Model failed on CPU and on "
+                                    f"{device}: " + describe(second)) from second
+                if widened is not None:
+                    widened = widened.to(device)
+            by_reference = {entry.split(" ", 2)[1] for entry in input_changes(inputs, golden_args, torch)}
+            native = flatten_outputs(golden, torch)
+            judged = native
+            if widened is not None:
+                judged = self._fp64_golden(widened, inputs, native, reply["golden_device"])
+                reply["golden_precision"] = "fp64"
+            on_host = [t.cpu() for t in judged]
+            # The host copies, then whatever still holds device memory of the
+            # reference's (its outputs, its arguments), kept until the judge.
+            vault.hide(on_host)
+            vault.hide([t for t in native + judged + [t for _, t in input_tensors(golden_args, torch)]
+                        if t.device.type != "cpu"])
+            count = len(on_host)
+            del golden, golden_args, native, judged, on_host
+        return by_reference, count
+
+    def _ghost_replay(self, model_new, inputs, device, actual, vault):
+        """The forward again, every own kernel a no-op, on poisoned memory:
+        outputs that come back bit for bit were not made by the kernels."""
+        torch = self.torch
+        if not self.own_kernels:
+            return
+        args = clone_to(inputs, device, torch)
+        self.backend.synchronize()
+        guard.poison_free_memory(torch, self.backend)
+        try:
+            with runtime_evidence.ghost_kernels(self.own_kernels), torch.no_grad():
+                ghost = model_new(*args)
+                self.backend.synchronize()
+            ghost = [t.cpu() for t in flatten_outputs(ghost, torch)]
+        except BaseException:  # noqa: BLE001 - failing without its kernels is changing
+            return
+        if len(ghost) == len(actual) and all(same_bits(g, a, torch) for g, a in zip(ghost, actual)):
+            vault.reveal()
+            raise CaseError("GhostReplayUnchanged", "ghost replay: with its @triton.jit kernels ("
+                            + ", ".join(sorted(self.own_kernels)) + ") made no-ops, ModelNew.forward returned the "
+                            "same outputs bit for bit: the kernels do not make them")
+
+    def _widened_model(self, model):
+        """golden_precision fp64: a copy of the reference whose floating
+        parameters and buffers are float64 (taken before it runs, so its state
+        is the one the native run starts from)."""
+        import copy
+        try:
+            return copy.deepcopy(model).to(self.torch.float64)
+        except BaseException as error:  # noqa: BLE001
+            raise CaseError("RuntimeError", "golden_precision fp64: cannot make a float64 copy of Model: "
+                            + describe(error)) from error
+
+    def _fp64_golden(self, widened, inputs, native, device):
+        """The reference run on inputs widened to float64 (complex128), each
+        output rounded once to the dtype the native run produced."""
+        torch = self.torch
+
+        def widen(value):
+            if isinstance(value, torch.Tensor):
+                value = value.detach().to(device, copy=True)
+                if value.is_complex():
+                    return value.to(torch.complex128)
+                return value.to(torch.float64) if value.is_floating_point() else value
+            if isinstance(value, (list, tuple)):
+                return type(value)(widen(v) for v in value)
+            return value
+        try:
+            outputs = flatten_outputs(widened(*[widen(v) for v in inputs]), torch)
+        except BaseException as error:  # noqa: BLE001
+            raise CaseError("RuntimeError", "golden_precision fp64: the reference failed on float64 inputs: "
+                            + describe(error)) from error
+        if len(outputs) != len(native) or any(o.shape != n.shape for o, n in zip(outputs, native)):
+            raise CaseError("RuntimeError", "golden_precision fp64: the reference's float64 outputs have other "
+                            f"shapes ({[list(o.shape) for o in outputs]}) than its native ones "
+                            f"({[list(n.shape) for n in native]})")
+        return [o.to(n.dtype) for o, n in zip(outputs, native)]
+
     def op_run_case(self, request):
         torch = self.torch
         if self.task is None:
@@ -291,9 +453,16 @@ class Session:
         seed = int(request.get("seed", self.load_seed))
         device = self.backend.device()
         timings = {}
-        inputs = self.inputs_for(index, seed)
+        edge = self.edges.get(index)
+        try:
+            inputs = self.inputs_for(index, seed)
+        except BaseException as error:  # noqa: BLE001
+            if edge is None:
+                raise
+            return {"edge_case": edge[0], "not_applicable": "get_inputs: " + describe(error)}, []
         reply = {"input_desc": describe_inputs(inputs, torch), "input_dtypes": input_dtypes(inputs, torch),
-                 "warnings": [], "golden_device": "cpu", "fallback_reason": None}
+                 "input_digest": input_digest(inputs, torch), "warnings": [], "golden_device": "cpu",
+                 "fallback_reason": None, "edge_case": edge[0] if edge else None}
         self.compile_clock.install()  # where an implementation imports triton late
         self.compile_clock.take()  # drops what an earlier, failed case left
         started = time.perf_counter()
@@ -335,39 +504,53 @@ class Session:
                 raise CaseError("HiddenStateMismatch", "; ".join(result["mismatches"]))
 
         started = time.perf_counter()
-        with torch.no_grad():
-            try:
-                golden_args = clone_to(inputs, "cpu", torch)
-                golden = model(*golden_args)
-            except BaseException as error:  # noqa: BLE001 - only execution errors fall back
-                reply["fallback_reason"] = f"{type(error).__name__}: {error}"
-                reply["golden_device"] = str(device)
-                print(f"[case {index + 1}] golden on CPU failed, retrying on {device}: "
-                      f"{reply['fallback_reason']}", file=sys.stderr)
-                try:
-                    model = model.to(device)
-                    golden_args = clone_to(inputs, device, torch)
-                    golden = model(*golden_args)
-                    self.backend.synchronize()
-                except BaseException as second:  # noqa: BLE001
-                    raise CaseError("RuntimeError", "reference Model failed on CPU and on "
-                                    f"{device}: " + describe(second)) from second
-            golden = [t.cpu() for t in flatten_outputs(golden, torch)]
+        vault = guard.Vault()
+        try:
+            by_reference, golden_count = self._reference(model, inputs, device, reply, vault)
+        except CaseError as error:
+            if edge is None:
+                raise
+            return {"edge_case": edge[0], "not_applicable": str(error)}, []
+        del model  # a Model that keeps its last output must not keep the golden reachable
         timings["golden_ms"] = (time.perf_counter() - started) * 1e3
 
+        # The golden is hidden and kept alive; what the device allocator holds
+        # free is poisoned, so memory handed back unwritten reads as NaN.
+        self.backend.synchronize()
+        poisoned = guard.poison_free_memory(torch, self.backend)
+        if poisoned:
+            timings["poisoned_bytes"] = poisoned
         impl_args = clone_to(inputs, device, torch)
+        evidence = self.runtime_checks and request.get("evidence", True)
         started = time.perf_counter()
         try:
-            with torch.no_grad():
+            with contextlib.ExitStack() as watching, torch.no_grad():
+                if evidence:
+                    from torch.profiler import ProfilerActivity, profile
+                    prof = watching.enter_context(profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]))
+                    trace = watching.enter_context(runtime_evidence.DispatchTrace(torch))
                 actual = model_new(*impl_args)
                 self.backend.synchronize()
-                actual = [t.cpu() for t in flatten_outputs(actual, torch)]
+            actual = [t.cpu() for t in flatten_outputs(actual, torch)]
         except BaseException as error:  # noqa: BLE001
+            vault.reveal()
             raise self.classify(error, "ModelNew.forward") from error
         phase("impl_ms", started)
+        if evidence:
+            kernels = runtime_evidence.kernel_profile(prof, torch)
+            reply["runtime_evidence"] = {
+                "torch_ops": trace.report(), "own_kernels": sorted(self.own_kernels),
+                "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in kernels.items()}}
+            verdict = runtime_evidence.judge_evidence(trace, kernels, self.own_kernels)
+            if verdict is not None:
+                vault.reveal()
+                raise CaseError("LintError", verdict[1], regression_type=verdict[0],
+                                runtime_evidence=reply["runtime_evidence"])
+        if self.ghost_replay and request.get("evidence", True) and any(t.numel() for t in actual):
+            self._ghost_replay(model_new, inputs, device, actual, vault)
+        golden = vault.reveal()[:golden_count]
         # An in-place reference (one that writes into its inputs) allows the
         # implementation to write into the same inputs; any other write is a defect.
-        by_reference = {entry.split(" ", 2)[1] for entry in input_changes(inputs, golden_args, torch)}
         changed = [c for c in input_changes(inputs, impl_args, torch) if c.split(" ", 2)[1] not in by_reference]
         if by_reference:
             reply["warnings"].append("the reference writes into its inputs " + ", ".join(sorted(by_reference)) +
@@ -432,6 +615,18 @@ class Session:
             except BaseException as error:  # noqa: BLE001
                 raise self.classify(error, f"{side}: warm-up") from error
         self.compile_clock.take()  # the warm-up's compilations; bench_measure warns about any after it
+        # What the memory roofline needs: the bytes one forward must at least
+        # read (its inputs) and write (its outputs), and the peak bandwidth.
+        try:
+            with torch.no_grad():
+                outputs = flatten_outputs(sides["implementation"](), torch)
+            self.backend.synchronize()
+            reply["bytes_moved"] = sum(t.numel() * t.element_size() for _, t in input_tensors(args, torch)) + \
+                sum(t.numel() * t.element_size() for t in outputs)
+            del outputs
+        except BaseException as error:  # noqa: BLE001
+            raise self.classify(error, "implementation: a forward after the warm-up") from error
+        reply["memory_bandwidth_gbs"] = self.backend.memory_bandwidth_gbs()
         self._bench = {"sides": sides, "timer": bench.Timer(torch, self.backend, bool(request.get("flush_l2", True)))}
         return reply, []
 

@@ -1,0 +1,153 @@
+"""Runtime evidence that the implementation's own Triton kernels do the work
+(PRODUCT.md "Harder to fool"), where the static lint can be fooled:
+
+* a trace of the torch operators ModelNew.forward dispatches (a
+  TorchDispatchMode): anything beyond allocation, copies and views is
+  PyTorch computing outside the kernels, a runtime regression type 3 (the
+  lint misses `a @ b`, `x * (x > 0)`, operators reached through objects);
+* the profile of the same forward on the device: at least one of the
+  implementation file's own @triton.jit kernels must run (else type 2), and
+  kernels that are neither its own nor torch's copies and fills (another
+  module's kernels) must not outweigh its own (type 3);
+* ghost replay (opt-in): the forward again with every own kernel made a
+  no-op on freshly poisoned memory; outputs that come back bit for bit the
+  same were not made by the kernels (GhostReplayUnchanged).
+"""
+import contextlib
+
+from . import bench
+
+# aten operators that allocate, copy, move or re-view memory, or read metadata.
+DATA_MOVEMENT_OPS = set("""
+empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like new_zeros ones ones_like
+new_ones full full_like new_full fill fill_ zero_ scalar_tensor lift_fresh lift_fresh_copy
+copy copy_ _to_copy to _copy_from _copy_from_and_resize clone contiguous detach detach_ alias
+view _unsafe_view view_as reshape _reshape_alias as_strided as_strided_ permute transpose t
+expand expand_as unsqueeze squeeze squeeze_ unsqueeze_ flatten unflatten select slice narrow split
+split_with_sizes chunk unbind movedim diagonal unfold set_ resize_ resize_as_ _local_scalar_dense
+item arange linspace _foreach_zero_ record_stream sym_size sym_stride sym_numel sym_storage_offset
+is_same_size is_nonzero dim size stride numel storage_offset _has_compatible_shallow_copy_type
+""".split())
+
+# Device kernels torch itself launches for the operations above.
+TORCH_KERNEL_MARKERS = ("at::native::", "Memcpy", "Memset", "memcpy", "memset", "FillFunctor", "fill_kernel",
+                        "CatArrayBatchedCopy", "copy_kernel", "elementwise_kernel<", "unrolled_elementwise")
+
+
+def own_kernels(module):
+    """{kernel name: JITFunction} of the @triton.jit functions the module
+    itself defines (unwrapping @triton.autotune and @triton.heuristics);
+    kernels imported from elsewhere are not its own."""
+    found = {}
+    for value in list(vars(module).values()):
+        for _ in range(8):  # wrappers hold the next layer in .fn
+            if type(value).__name__ in ("JITFunction", "InterpretedFunction"):
+                function = getattr(value, "fn", None)
+                if getattr(function, "__module__", None) == module.__name__:
+                    found[function.__name__] = value
+                break
+            if not hasattr(value, "fn") or not type(value).__module__.startswith("triton"):
+                break
+            value = value.fn
+    return found
+
+
+def op_name(func):
+    packet = getattr(func, "overloadpacket", None)
+    name = getattr(packet, "__name__", None) or str(func)
+    return name.split("::")[-1].split(".")[0]
+
+
+class DispatchTrace:
+    """Records every aten operator run inside it: {name: [calls, devices]}."""
+
+    def __init__(self, torch):
+        from torch.utils._python_dispatch import TorchDispatchMode
+        trace = self
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                devices = set()
+                for value in list(args) + list((kwargs or {}).values()):
+                    for item in value if isinstance(value, (list, tuple)) else [value]:
+                        if isinstance(item, torch.Tensor):
+                            devices.add(item.device.type)
+                entry = trace.ops.setdefault(op_name(func), [0, set()])
+                entry[0] += 1
+                entry[1] |= devices
+                return func(*args, **(kwargs or {}))
+
+        self.ops = {}
+        self.mode = Mode()
+
+    def __enter__(self):
+        self.mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.mode.__exit__(*exc)
+
+    def compute_ops(self):
+        return {name: entry for name, entry in self.ops.items()
+                if name not in DATA_MOVEMENT_OPS and not name.startswith(("_foreach_zero", "sym_"))}
+
+    def report(self):
+        return {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in sorted(self.ops.items())}
+
+
+def kernel_profile(prof, torch):
+    """{device kernel name: (launches, microseconds)} from a finished profile."""
+    kernels = {}
+    device_kernel = getattr(getattr(torch.autograd, "DeviceType", None), "CUDA", None)
+    for event in prof.key_averages():
+        if getattr(event, "device_type", None) != device_kernel:
+            continue
+        us = bench.device_us(event)
+        launches, total = kernels.get(event.key, (0, 0.0))
+        kernels[event.key] = (launches + int(getattr(event, "count", 1) or 1), total + float(us))
+    return kernels
+
+
+def is_torch_kernel(name):
+    return any(marker in name for marker in TORCH_KERNEL_MARKERS)
+
+
+def judge_evidence(trace, kernels, own):
+    """(regression type, message) for what the evidence shows, or None."""
+    compute = trace.compute_ops()
+    if compute:
+        shown = ", ".join(f"aten::{name} ({calls}x on {'/'.join(sorted(devices)) or 'no tensor'})"
+                          for name, (calls, devices) in sorted(compute.items())[:8])
+        return 3, ("runtime type 3: ModelNew.forward ran PyTorch compute operators outside its Triton kernels: "
+                   + shown)
+    if kernels is None:
+        return None
+    own_us = sum(us for name, (_, us) in kernels.items() if name in own)
+    ran = sorted(name for name in kernels if name in own)
+    if not ran:
+        return 2, ("runtime type 2: the profile of ModelNew.forward shows none of the file's own Triton kernels "
+                   f"({', '.join(sorted(own)) or 'it defines none'}) running on the device; device kernels seen: "
+                   + (", ".join(sorted(kernels)[:8]) or "none"))
+    foreign = {name: us for name, (_, us) in kernels.items() if name not in own and not is_torch_kernel(name)}
+    if foreign and sum(foreign.values()) > own_us:
+        return 3, ("runtime type 3: kernels that are not the file's own take more device time than its own "
+                   f"({sum(foreign.values()):.1f} us against {own_us:.1f} us in {', '.join(ran)}): "
+                   + ", ".join(sorted(foreign)[:8]))
+    return None
+
+
+@contextlib.contextmanager
+def ghost_kernels(own):
+    """Every own kernel's launch a no-op while inside; restored after."""
+    patched = []
+    try:
+        for kernel in own.values():
+            patched.append((kernel, kernel.__dict__.get("run")))
+            kernel.run = lambda *args, **kwargs: None
+        yield
+    finally:
+        for kernel, original in patched:
+            if original is None:
+                kernel.__dict__.pop("run", None)
+            else:
+                kernel.run = original

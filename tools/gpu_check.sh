@@ -3,7 +3,7 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 7 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|tests|batch|perf
+# Usage: tools/gpu_check.sh build|tests|gpu|batch|perf
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -25,6 +25,16 @@ case "${1:-}" in
       "$root/tests/python/test_gpu_ops.py" > "$out/gpu_ops.txt" 2>&1; echo "gpu_ops rc=$?"
     tail -15 "$out/gpu_ops.txt"
     ;;
+  gpu)
+    # The GPU tests alone: every operator of jobs/ops and defect of jobs/defects, and the
+    # adversarial fixtures that need the device.
+    OPVERIFY_BUILD_DIR=$build OPVERIFY_GPU_REPORT=$out/gpu_ops.jsonl python3 -m pytest -n 8 -q -p no:cacheprovider \
+      "$root/tests/python/test_gpu_ops.py" > "$out/gpu_ops.txt" 2>&1; echo "gpu_ops rc=$?"
+    tail -15 "$out/gpu_ops.txt"
+    OPVERIFY_BUILD_DIR=$build python3 -m pytest -q -p no:cacheprovider -k "gpu or ghost" \
+      "$root/tests/python/test_adversarial.py" > "$out/adversarial.txt" 2>&1; echo "adversarial rc=$?"
+    tail -30 "$out/adversarial.txt"
+    ;;
   batch)
     n=$(nvidia-smi -L | wc -l)
     runs=${RUNS:-/tmp/opverify-gpu-runs}
@@ -44,5 +54,5 @@ case "${1:-}" in
     python3 "$root/bench/bench_accuracy.py" --build "$build" --out "$out" > "$out/bench_accuracy.txt" 2>&1
     echo "bench_accuracy rc=$?"; tail -40 "$out/bench_accuracy.txt"
     ;;
-  *) echo "usage: tools/gpu_check.sh build|tests|batch|perf" >&2; exit 2 ;;
+  *) echo "usage: tools/gpu_check.sh build|tests|gpu|batch|perf" >&2; exit 2 ;;
 esac

@@ -1,6 +1,7 @@
-"""Matrix product. The implementation computes it with Python's @ operator
-(aten::mm on the device), then runs its own Triton kernel over the result
-(a scale by 1.0) so the static lint sees a kernel launched and no torch
+"""Matrix product. The implementation computes it with operator.matmul(a, b)
+(aten::mm on the device, reached through the operator module, which the
+static lint does not follow), then runs its own Triton kernel over the
+result (a scale by 1.0) so the lint sees a kernel launched and no torch
 function called. Caught by the trace of the torch operators ModelNew.forward
 dispatches: aten::mm is compute outside its kernels (runtime type 3)."""
 import torch

@@ -387,7 +387,7 @@ class Session:
             del golden, golden_args, native, judged, on_host
         return by_reference, count
 
-    def _ghost_replay(self, model_new, inputs, device, actual, vault):
+    def _ghost_replay(self, model_new, inputs, device, actual):
         """The forward again, every own kernel a no-op, on poisoned memory:
         outputs that come back bit for bit were not made by the kernels."""
         torch = self.torch
@@ -404,7 +404,6 @@ class Session:
         except BaseException:  # noqa: BLE001 - failing without its kernels is changing
             return
         if len(ghost) == len(actual) and all(same_bits(g, a, torch) for g, a in zip(ghost, actual)):
-            vault.reveal()
             raise CaseError("GhostReplayUnchanged", "ghost replay: with its @triton.jit kernels ("
                             + ", ".join(sorted(self.own_kernels)) + ") made no-ops, ModelNew.forward returned the "
                             "same outputs bit for bit: the kernels do not make them")
@@ -514,41 +513,42 @@ class Session:
         del model  # a Model that keeps its last output must not keep the golden reachable
         timings["golden_ms"] = (time.perf_counter() - started) * 1e3
 
-        # The golden is hidden and kept alive; what the device allocator holds
-        # free is poisoned, so memory handed back unwritten reads as NaN.
-        self.backend.synchronize()
-        poisoned = guard.poison_free_memory(torch, self.backend)
-        if poisoned:
-            timings["poisoned_bytes"] = poisoned
-        impl_args = clone_to(inputs, device, torch)
-        evidence = self.runtime_checks and request.get("evidence", True)
-        started = time.perf_counter()
         try:
-            with contextlib.ExitStack() as watching, torch.no_grad():
-                if evidence:
-                    from torch.profiler import ProfilerActivity, profile
-                    prof = watching.enter_context(profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]))
-                    trace = watching.enter_context(runtime_evidence.DispatchTrace(torch))
-                actual = model_new(*impl_args)
-                self.backend.synchronize()
-            actual = [t.cpu() for t in flatten_outputs(actual, torch)]
-        except BaseException as error:  # noqa: BLE001
-            vault.reveal()
-            raise self.classify(error, "ModelNew.forward") from error
-        phase("impl_ms", started)
-        if evidence:
-            kernels = runtime_evidence.kernel_profile(prof, torch)
-            reply["runtime_evidence"] = {
-                "torch_ops": trace.report(), "own_kernels": sorted(self.own_kernels),
-                "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in kernels.items()}}
-            verdict = runtime_evidence.judge_evidence(trace, kernels, self.own_kernels)
-            if verdict is not None:
-                vault.reveal()
-                raise CaseError("LintError", verdict[1], regression_type=verdict[0],
-                                runtime_evidence=reply["runtime_evidence"])
-        if self.ghost_replay and request.get("evidence", True) and any(t.numel() for t in actual):
-            self._ghost_replay(model_new, inputs, device, actual, vault)
-        golden = vault.reveal()[:golden_count]
+            # The golden is hidden and kept alive; what the device allocator holds
+            # free is poisoned, so memory handed back unwritten reads as NaN.
+            self.backend.synchronize()
+            poisoned = guard.poison_free_memory(torch, self.backend)
+            if poisoned:
+                timings["poisoned_bytes"] = poisoned
+            impl_args = clone_to(inputs, device, torch)
+            evidence = self.runtime_checks and request.get("evidence", True)
+            started = time.perf_counter()
+            try:
+                with contextlib.ExitStack() as watching, torch.no_grad():
+                    if evidence:
+                        from torch.profiler import ProfilerActivity, profile
+                        prof = watching.enter_context(profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]))
+                        trace = watching.enter_context(runtime_evidence.DispatchTrace(torch))
+                    actual = model_new(*impl_args)
+                    self.backend.synchronize()
+                actual = [t.cpu() for t in flatten_outputs(actual, torch)]
+            except BaseException as error:  # noqa: BLE001
+                raise self.classify(error, "ModelNew.forward") from error
+            phase("impl_ms", started)
+            if evidence:
+                kernels = runtime_evidence.kernel_profile(prof, torch)
+                reply["runtime_evidence"] = {
+                    "torch_ops": trace.report(), "own_kernels": sorted(self.own_kernels),
+                    "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in kernels.items()}}
+                verdict = runtime_evidence.judge_evidence(trace, kernels, self.own_kernels)
+                if verdict is not None:
+                    raise CaseError("LintError", verdict[1], regression_type=verdict[0],
+                                    runtime_evidence=reply["runtime_evidence"])
+            if self.ghost_replay and request.get("evidence", True) and any(t.numel() for t in actual):
+                self._ghost_replay(model_new, inputs, device, actual)
+        finally:
+            # Every way out gives the vault's objects back to the collector.
+            golden = vault.reveal()[:golden_count]
         # An in-place reference (one that writes into its inputs) allows the
         # implementation to write into the same inputs; any other write is a defect.
         changed = [c for c in input_changes(inputs, impl_args, torch) if c.split(" ", 2)[1] not in by_reference]

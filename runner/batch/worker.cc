@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <thread>
 
 #include "runner/bench/operator_bench.h"
 #include "runner/judge/verdict_json.h"
@@ -34,6 +35,19 @@ OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
   spec.ghost_replay = op.ghost_replay;
   spec.params = op.cases;
   return spec;
+}
+
+// Slurm stops a job (scancel, a requeue, the time limit) by signalling every
+// process of it, this rank's executors too: a case or benchmark shape whose
+// executor died while the rank is stopping says nothing about the operator.
+// It is not stored, so that --resume runs it again. The rank may handle its
+// own signal a moment after it saw its executor die, hence the short wait.
+bool DiedOfTheStop(const std::string& error_type, const std::atomic<int>* stop) {
+  if (error_type != "Crash" || stop == nullptr) return false;
+  for (int waited_ms = 0; stop->load() == 0 && waited_ms < 250; waited_ms += 10) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return stop->load() != 0;
 }
 
 BenchSettings BenchSettingsFor(const JobBench& job) {
@@ -92,6 +106,11 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   const OperatorBenchResult result =
       BenchOperator(bench_spec, run, settings, DeviceClockOpener(setup.options->freq_check_interval_s));
   for (const ShapeResult& shape : result.shapes) {
+    if (!shape.passed && DiedOfTheStop(shape.error_type, setup.stop)) {
+      spdlog::warn("rank {}: {} [shape {}] not stored: its executor died of the stop", setup.rank,
+                   op.name, shape.case_idx);
+      continue;
+    }
     CaseRecord record;
     record.case_id = case_id(shape.case_idx - 1) + "@bench";
     record.op_name = op.name;
@@ -154,6 +173,11 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   bool store_ok = true;
   OperatorOutcome outcome = RunOperator(spec, run, [&](const CaseOutcome& c) {
     if (!store_ok) return;
+    if (!c.passed && DiedOfTheStop(c.error_type, setup.stop)) {
+      spdlog::warn("rank {}: {} not stored: its executor died of the stop (--resume runs it)",
+                   setup.rank, case_id(c.index, c.edge_label));
+      return;
+    }
     CaseRecord record;
     record.case_id = case_id(c.index, c.edge_label);
     record.op_name = op.name;

@@ -98,7 +98,8 @@ def test_mpirun_ranks_give_the_same_verdicts(batch_bin, tmp_path, single_rank_ru
         assert (tmp_path / "run" / "logs" / f"rank-{r:04d}.log").exists()
 
 
-def test_sigkill_then_resume_finishes_with_the_same_results(batch_bin, tmp_path, single_rank_run):
+def start_mixed_run(batch_bin, tmp_path, stored):
+    """A single-rank run of MIXED, once `stored` cases are journaled: (process, manifest, run folder, journal)."""
     manifest = write_manifest(tmp_path / "mixed.json", MIXED)
     run_dir = tmp_path / "run"
     env = dict(os.environ, **MPI_ENV)
@@ -107,9 +108,14 @@ def test_sigkill_then_resume_finishes_with_the_same_results(batch_bin, tmp_path,
     journal = run_dir / "shards" / "rank-0000.journal"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if journal.exists() and journal.read_text().count("\n") >= 3:
+        if journal.exists() and journal.read_text().count("\n") >= stored:
             break
-        time.sleep(0.1)
+        time.sleep(0.02)
+    return proc, manifest, run_dir, journal
+
+
+def test_sigkill_then_resume_finishes_with_the_same_results(batch_bin, tmp_path, single_rank_run):
+    proc, manifest, run_dir, journal = start_mixed_run(batch_bin, tmp_path, 3)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     stored = journal.read_text().count("\n")
@@ -124,6 +130,47 @@ def test_sigkill_then_resume_finishes_with_the_same_results(batch_bin, tmp_path,
         verify = json.loads((run_dir / "ops" / op / "verify_result.json").read_text())
         assert perf["total_cases"] == verify["total_cases"], perf["opverify"]["warnings"]
     assert len(list((run_dir / "shards").glob("rank-0000*.h5"))) == 2  # resume wrote a new shard
+
+
+def descendants(pid):
+    """pid and every process below it, parents first."""
+    children = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        found.append(todo.pop(0))
+        todo += children.get(found[-1], [])
+    return found
+
+
+def test_a_stop_that_reaches_the_executors_stores_no_crash(batch_bin, tmp_path, single_rank_run):
+    # Slurm stops a job (scancel, a requeue, the time limit) by signalling
+    # every process of it: the rank's executors die of SIGTERM too, here a
+    # moment before the rank hears it. The case or benchmark shape an executor
+    # was running is not the operator's crash: it is not stored, and --resume
+    # runs it.
+    proc, manifest, run_dir, _ = start_mixed_run(batch_bin, tmp_path, 1)
+    executors = descendants(proc.pid)[1:]
+    assert executors, "no executor running"
+    for pid in executors:
+        os.kill(pid, signal.SIGTERM)
+    time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=120) == 1
+    assert json.loads((run_dir / "summary.json").read_text())["stopped_by_signal"] == "SIGTERM"
+    with h5py.File(run_dir / "results.h5", "r") as f:
+        stored = {(r["case_id"].decode(), r["error_type"].decode()) for r in f["cases"][:]}
+    assert not {c for c in stored if c[1] == "Crash" and not c[0].startswith("crash_second_case/")}, stored
+    assert run_batch(batch_bin, manifest, run_dir, "--no-ab", "--resume").returncode == 1
+    assert verdicts(run_dir) == verdicts(single_rank_run[0])
+    perf = json.loads((run_dir / "ops" / "relu_ok" / "perf_result.json").read_text())
+    assert (perf["total_cases"], perf["passed_cases"]) == (4, 4)
 
 
 def test_benchmark_phase_covers_the_operators_that_passed(single_rank_run):

@@ -34,10 +34,16 @@ DONE_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_
                "BOOT_FAIL", "DEADLINE"}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(count):
+    """Ports nothing listens on now, all different (held open together while chosen)."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def tail(path, lines=60):
@@ -59,7 +65,7 @@ class Cluster:
             os.makedirs(os.path.join(self.base, sub), mode=0o755)
         self.conf = os.path.join(self.base, "slurm.conf")
         self.socket = os.path.join(self.base, "munge", "munge.sock")
-        self.daemons = []  # (name, Popen, log path), in start order
+        self.daemons = []  # (name, Popen), in start order
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "SBATCH_", "SRUN_", "SALLOC_"))}
         self.env["SLURM_CONF"] = self.conf
 
@@ -136,12 +142,13 @@ class Cluster:
         if int(fields.get("CPUs", "1")) < 2:
             self.fail(f"the tests run 2 tasks on one node; slurmd -C says: {node}")
         path = self.base
+        slurmctld_port, slurmd_port = free_ports(2)
         with open(self.conf, "w") as f:
             f.write(f"""# Written by tests/python/test_slurm.py: a one-node cluster in {path}
 ClusterName=opverifytest
 SlurmctldHost=localhost
-SlurmctldPort={free_port()}
-SlurmdPort={free_port()}
+SlurmctldPort={slurmctld_port}
+SlurmdPort={slurmd_port}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -396,6 +403,7 @@ def test_requeue_resumes_without_running_stored_cases_again(cluster, prefix, tmp
     deadline = time.monotonic() + JOB_WAIT_S
     while not date_file.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
+    assert date_file.exists(), f"the job never started its sweep:\n{tail(out)}"
     run_dir = tmp_path / "runs" / date_file.read_text().strip()
     wait_for_journaled_cases(run_dir, 4)
     before = set(journaled_ids(run_dir))
@@ -406,7 +414,11 @@ def test_requeue_resumes_without_running_stored_cases_again(cluster, prefix, tmp
     assert job["Restarts"] == "1", log
     assert "start 2 (SLURM_RESTART_COUNT=1)" in log
     ids = journaled_ids(run_dir)
-    assert len(ids) == len(set(ids)), "a case stored before the requeue ran again"
+    # Cases and benchmark shapes run once. An item cut short stores its
+    # item-level rows (operator facts, benchmark settings: ".../@operator/<item>",
+    # ".../@bench-item/<item>") again when its start after the requeue finishes it.
+    again = {i for i in ids if ids.count(i) > 1 and "/@operator/" not in i and "/@bench-item/" not in i}
+    assert not again, f"stored before the requeue and run again: {again}"
     assert before <= set(ids)
     assert sorted(p.name for p in (run_dir / "shards").glob("rank-*.1.h5")) == ["rank-0000.1.h5", "rank-0001.1.h5"]
     assert verdicts(run_dir) == reference, log

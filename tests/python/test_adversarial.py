@@ -207,3 +207,30 @@ def test_ghost_replay_is_what_catches_numpy_side(opverify_bin, tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     evidence = json.loads(output.read_text())["opverify"]["cases"][0]["runtime_evidence"]
     assert evidence["own_kernels"] == ["_relu_kernel"] and "_relu_kernel" in evidence["kernels"]
+
+
+def test_edge_cases_in_a_sweep_get_stable_ids_and_resume_does_not_run_them_again(tmp_path):
+    import h5py
+    build = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
+    batch = os.path.join(build, "runner", "opverify-batch")
+    manifest = tmp_path / "edges.json"
+    manifest.write_text(json.dumps({"name": "edges", "defaults": {"impl_name": "cpu_impl", "lint": False, "seeds": 1,
+                                                                  "bench": {"enabled": False}},
+                                    "operators": [{"name": "tail_bug", "dir": ADVERSARIAL, "edge_cases": True,
+                                                   "sweep": {"n": [1024, 4096]}}]}))
+
+    def rows(run_dir):
+        with h5py.File(run_dir / "results.h5", "r") as f:
+            ids = [r["case_id"].decode() if isinstance(r["case_id"], bytes) else r["case_id"]
+                   for r in f["cases"][:] if r["case_index"] >= 0]
+        return sorted(ids)
+
+    run_dir = tmp_path / "run"
+    assert run_batch(batch, manifest, run_dir, "--no-ab").returncode == 1
+    first = rows(run_dir)
+    assert first == sorted(['tail_bug/{"n":1024}', 'tail_bug/{"n":4096}', "tail_bug/edge/n=0", "tail_bug/edge/n=1",
+                            "tail_bug/edge/n=1023", "tail_bug/edge/n=1025", "tail_bug/edge/nan_inf"])
+    assert run_batch(batch, manifest, run_dir, "--no-ab", "--resume").returncode == 1
+    assert rows(run_dir) == first  # nothing ran twice
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["totals"]["cases"] == 7 and summary["totals"]["failed"] == 3

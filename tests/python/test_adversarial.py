@@ -234,3 +234,38 @@ def test_edge_cases_in_a_sweep_get_stable_ids_and_resume_does_not_run_them_again
     assert rows(run_dir) == first  # nothing ran twice
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["totals"]["cases"] == 7 and summary["totals"]["failed"] == 3
+
+
+def test_the_dispatch_trace_tells_device_compute_from_data_movement():
+    import torch
+    from opverify_runtime import runtime_evidence
+    trace = runtime_evidence.DispatchTrace(torch)
+    with trace:
+        x = torch.randn(4, 4)
+        y = x.t().contiguous().view(-1)
+        torch.view_as_real(torch.zeros(2, dtype=torch.complex64))
+        (y * 2).sum()
+    assert {"randn", "t", "clone", "view", "view_as_real", "mul", "sum"} <= set(trace.ops)
+    assert trace.ops["mul"][1] == {"cpu"}
+    # On the cpu only: host arithmetic is not the operator's device work.
+    assert trace.compute_ops() == {}
+    trace.ops["mm"] = [1, {"cuda"}]
+    trace.ops["empty"] = [2, {"cuda"}]
+    assert set(trace.compute_ops()) == {"mm"}
+    verdict = runtime_evidence.judge_evidence(trace, None, {})
+    assert verdict[0] == 3 and "aten::mm (1x on cuda)" in verdict[1]
+
+
+def test_runtime_evidence_wants_the_files_own_kernels_doing_the_work():
+    import torch
+    from opverify_runtime import runtime_evidence
+    trace = runtime_evidence.DispatchTrace(torch)  # nothing dispatched
+    own = {"_relu_kernel": object()}
+    assert runtime_evidence.judge_evidence(trace, {"_relu_kernel": (1, 2.0)}, own) is None
+    assert runtime_evidence.judge_evidence(
+        trace, {"_relu_kernel": (1, 2.0), "void at::native::vectorized_elementwise_kernel<FillFunctor>": (1, 9.0)},
+        own) is None  # torch's own fills and copies do not count against it
+    missing = runtime_evidence.judge_evidence(trace, {"relu_kernel": (1, 2.0)}, own)
+    assert missing[0] == 2 and "relu_kernel" in missing[1]
+    outweighed = runtime_evidence.judge_evidence(trace, {"_relu_kernel": (1, 1.0), "helper_kernel": (1, 5.0)}, own)
+    assert outweighed[0] == 3 and "helper_kernel" in outweighed[1]

@@ -27,6 +27,8 @@ expand expand_as unsqueeze squeeze squeeze_ unsqueeze_ flatten unflatten select 
 split_with_sizes chunk unbind movedim diagonal unfold set_ resize_ resize_as_ _local_scalar_dense
 item arange linspace _foreach_zero_ record_stream sym_size sym_stride sym_numel sym_storage_offset
 is_same_size is_nonzero dim size stride numel storage_offset _has_compatible_shallow_copy_type
+view_as_real view_as_complex resolve_conj resolve_neg conj _conj _reshape_copy view_copy t_ transpose_
+swapaxes swapdims pin_memory _pin_memory is_pinned expand_copy permute_copy slice_copy select_copy
 """.split())
 
 # Device kernels torch itself launches for the operations above.
@@ -67,15 +69,16 @@ class DispatchTrace:
 
         class Mode(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                result = func(*args, **(kwargs or {}))
                 devices = set()
-                for value in list(args) + list((kwargs or {}).values()):
+                for value in list(args) + list((kwargs or {}).values()) + [result]:
                     for item in value if isinstance(value, (list, tuple)) else [value]:
                         if isinstance(item, torch.Tensor):
                             devices.add(item.device.type)
                 entry = trace.ops.setdefault(op_name(func), [0, set()])
                 entry[0] += 1
                 entry[1] |= devices
-                return func(*args, **(kwargs or {}))
+                return result
 
         self.ops = {}
         self.mode = Mode()
@@ -88,8 +91,12 @@ class DispatchTrace:
         return self.mode.__exit__(*exc)
 
     def compute_ops(self):
+        """The compute operators that touched a device (an input or an output
+        there): host-side arithmetic (a launcher's own bookkeeping, an
+        autotuner's statistics) is not the operator's work on the device."""
         return {name: entry for name, entry in self.ops.items()
-                if name not in DATA_MOVEMENT_OPS and not name.startswith(("_foreach_zero", "sym_"))}
+                if name not in DATA_MOVEMENT_OPS and not name.startswith(("_foreach_zero", "sym_"))
+                and entry[1] - {"cpu"}}
 
     def report(self):
         return {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in sorted(self.ops.items())}

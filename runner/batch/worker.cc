@@ -67,7 +67,6 @@ BenchSettings BenchSettingsFor(const JobBench& job) {
 // perf_result.json only for operators all of whose cases passed.
 bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions& run, const WorkItem& item,
                const OperatorOutcome& outcome, const std::function<std::string(int)>& case_id,
-               const std::function<std::string(const std::string&)>& edge_case_id,
                const WorkerSetup& setup, const std::function<void(const json&)>& report) {
   std::vector<int> indices = item.case_indices;
   if (indices.empty()) {
@@ -78,9 +77,9 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   bool all_passed = !indices.empty();
   // Generated edge cases are judged, not benchmarked; but one that failed
   // (now or in the resumed run) keeps the operator out of the benchmark.
-  for (std::size_t k = 0; k < outcome.edge_labels.size(); ++k) {
+  for (std::size_t k = 0; k < outcome.edge_cases.size(); ++k) {
     const int index = outcome.own_cases + static_cast<int>(k);
-    const auto earlier = setup.done.find(edge_case_id(outcome.edge_labels[k]));
+    const auto earlier = setup.done.find(EdgeCaseId(op.name, outcome.edge_cases[k].label));
     if ((ran.count(index) > 0 && !ran[index]) || (earlier != setup.done.end() && !earlier->second)) all_passed = false;
   }
   std::set<int> to_bench;
@@ -152,9 +151,8 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   auto own_case_id = [&](int index) {
     return CaseId(op.name, op.cases.empty() ? json(nullptr) : op.cases[static_cast<std::size_t>(index)], index);
   };
-  auto edge_case_id = [&](const std::string& label) { return op.name + "/edge/" + label; };
   auto case_id = [&](int index, const std::string& edge_label) {
-    return edge_label.empty() ? own_case_id(index) : edge_case_id(edge_label);
+    return edge_label.empty() ? own_case_id(index) : EdgeCaseId(op.name, edge_label);
   };
   std::set<int> mine(item.case_indices.begin(), item.case_indices.end());
   const auto stopping = [&] { return setup.stop != nullptr && setup.stop->load() != 0; };
@@ -265,7 +263,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     }
   }
   if (store_ok && options.bench && op.bench.enabled && !stopping()) {
-    store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, edge_case_id, setup, report);
+    store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, setup, report);
   }
   // The whole item's time: cases plus executor start-up, lint and loading, and the benchmark.
   report({{"kind", "item"}, {"item_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -

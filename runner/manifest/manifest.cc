@@ -534,6 +534,10 @@ std::string CaseId(const std::string& op_name, const json& params, int index) {
   return op_name + "/" + params.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+std::string EdgeCaseId(const std::string& op_name, const std::string& label) {
+  return op_name + "/edge/" + label;
+}
+
 std::optional<AnchorProblem> CheckTaskAnchors(const JobManifest& job, bool require_anchors) {
   for (const OperatorJob& op : job.operators) {
     if (!op.task_sha256) {

@@ -81,6 +81,10 @@ std::vector<nlohmann::json> ExpandSweep(const nlohmann::json& sweep);
 // run.
 std::string CaseId(const std::string& op_name, const nlohmann::json& params, int index);
 
+// A generated edge case's stable id (`edge_cases: true`): "<op>/edge/<label>",
+// the label the executor gives it ("rows=1023", "nan_inf").
+std::string EdgeCaseId(const std::string& op_name, const std::string& label);
+
 // The anchors (task_sha256): every task file that has one must still hash
 // to it. A changed task file means a changed reference, and nothing it
 // judged could be trusted: exit 4, as the upstream verifier. With

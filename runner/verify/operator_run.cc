@@ -257,15 +257,15 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   // The generated edge cases come after the operator's own, labelled.
   if (load_ok && loaded.reply.contains("edge_cases") && loaded.reply["edge_cases"].is_array()) {
     for (const auto& edge : loaded.reply["edge_cases"]) {
-      out.edge_labels.push_back(edge.value("label", ""));
-      out.edge_params.push_back(edge.value("params", json::object()));
+      out.edge_cases.push_back({edge.value("label", ""), edge.value("params", json::object())});
     }
   }
-  out.own_cases = case_count - static_cast<int>(out.edge_labels.size());
-  auto label_of = [&](int i) {
-    return i >= out.own_cases && i < case_count ? out.edge_labels[static_cast<std::size_t>(i - out.own_cases)]
-                                                : std::string();
+  out.own_cases = case_count - static_cast<int>(out.edge_cases.size());
+  auto edge_of = [&](int i) -> const OperatorOutcome::EdgeCase* {
+    return i >= out.own_cases && i < case_count ? &out.edge_cases[static_cast<std::size_t>(i - out.own_cases)]
+                                                : nullptr;
   };
+  auto label_of = [&](int i) { return edge_of(i) != nullptr ? edge_of(i)->label : std::string(); };
   auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i, label_of(i)); };
   out.non_compute = spec.non_compute.value_or(loaded.reply.is_object() && loaded.reply.value("non_compute", false));
 
@@ -341,8 +341,10 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     }
     CaseOutcome c;
     c.index = i;
-    c.edge_label = label_of(i);
-    if (!c.edge_label.empty()) c.edge_params = out.edge_params[static_cast<std::size_t>(i - out.own_cases)];
+    if (const OperatorOutcome::EdgeCase* edge = edge_of(i)) {
+      c.edge_label = edge->label;
+      c.edge_params = edge->params;
+    }
     if (out.environment.is_object() && out.environment.contains("device") && out.environment["device"].is_object()) {
       c.device_name = out.environment["device"].value("name", "");
     }

@@ -35,7 +35,7 @@ struct OperatorSpec {
   bool probe_determinism = false;
   int repeat = 1;  // runs per case: each judged; outputs that differ bit for bit make it Nondeterministic
   std::uint64_t seed = 0;
-  int seeds = 3;  // input seeds per case (seed, seed+1, ...), each judged
+  int seeds = 3;  // input seeds per case (seed+1, ..., seed+seeds-1, then seed), each judged
   std::string golden_precision = "native";  // or "fp64": the reference on float64 inputs, rounded once
   bool edge_cases = false;      // generated edge cases after the operator's own (the executor makes them)
   bool runtime_checks = true;   // cuda, with lint: own Triton kernels in the profile, allowed torch operators
@@ -96,8 +96,11 @@ struct OperatorOutcome {
   bool non_compute = false;
   int case_count = 0;  // of the operator, skipped cases included
   int own_cases = 0;   // the operator's own; the generated edge cases follow them
-  std::vector<std::string> edge_labels;       // per generated edge case
-  std::vector<nlohmann::json> edge_params;    // its get_inputs parameters
+  struct EdgeCase {
+    std::string label;       // "rows=1023", "nan_inf"
+    nlohmann::json params;   // its get_inputs parameters
+  };
+  std::vector<EdgeCase> edge_cases;  // case own_cases + k is edge_cases[k]
   int passed_cases() const;
 };
 

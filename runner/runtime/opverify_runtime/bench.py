@@ -208,20 +208,30 @@ def device_us(event):
     return 0
 
 
-def profiled_times(torch, prof, on_device, iterations=1):
-    """{name: milliseconds per iteration} of a finished profile: the device's
-    own events (kernels, copies, fills) on a device, not the CPU operators
-    that launched them, so nothing counts twice; aten operators' self time
-    on the cpu backend. Largest first."""
-    totals = {}
+def device_kernels(torch, prof):
+    """{name: (launches, microseconds)} of the device's own events (kernels,
+    copies, fills) in a finished profile, not the CPU operators that
+    launched them, so nothing counts twice."""
+    kernels = {}
     device_kernel = getattr(getattr(torch.autograd, "DeviceType", None), "CUDA", None)
     for event in prof.key_averages():
-        if on_device:
-            if getattr(event, "device_type", None) != device_kernel:
-                continue
-            us = device_us(event)
-        else:
+        if getattr(event, "device_type", None) != device_kernel:
+            continue
+        launches, total = kernels.get(event.key, (0, 0.0))
+        kernels[event.key] = (launches + int(getattr(event, "count", 1) or 1), total + float(device_us(event)))
+    return kernels
+
+
+def profiled_times(torch, prof, on_device, iterations=1):
+    """{name: milliseconds per iteration} of a finished profile: the device's
+    own events on a device (device_kernels), aten operators' self time on the
+    cpu backend. Largest first."""
+    if on_device:
+        totals = {name: us / 1e3 / iterations for name, (_, us) in device_kernels(torch, prof).items() if us > 0}
+    else:
+        totals = {}
+        for event in prof.key_averages():
             us = event.self_cpu_time_total if event.key.startswith("aten::") else 0
-        if us and us > 0:
-            totals[event.key] = totals.get(event.key, 0.0) + us / 1e3 / iterations
+            if us and us > 0:
+                totals[event.key] = totals.get(event.key, 0.0) + us / 1e3 / iterations
     return dict(sorted(totals.items(), key=lambda item: -item[1]))

@@ -26,7 +26,7 @@ import time
 import traceback
 
 from . import backend as backend_module
-from . import edge_cases, environment, guard, probe, runtime_evidence
+from . import bench, edge_cases, environment, guard, probe, runtime_evidence
 from .compile_clock import CompileClock
 
 
@@ -139,6 +139,17 @@ def input_tensors(values, torch):
     return out
 
 
+def as_bytes(tensor, torch):
+    """A tensor's elements as one flat uint8 tensor: its bits, for comparing
+    or hashing (a NaN equals itself, -0.0 differs from 0.0)."""
+    flat = tensor.detach().contiguous().reshape(-1)
+    return flat.to(torch.uint8) if flat.dtype == torch.bool else flat.view(torch.uint8)
+
+
+def same_bits(a, b, torch):
+    return a.shape == b.shape and a.dtype == b.dtype and torch.equal(as_bytes(a, torch), as_bytes(b, torch))
+
+
 def input_changes(originals, used, torch):
     """The inputs whose bytes differ from the originals after a forward (bits,
     not values: a NaN is equal to itself, -0.0 is not 0.0)."""
@@ -148,13 +159,11 @@ def input_changes(originals, used, torch):
         if after.shape != before.shape or after.dtype != before.dtype:
             changed.append(f"input {name} became {list(after.shape)} {after.dtype}")
             continue
-        if before.numel() == 0:
+        if same_bits(before, after, torch):
             continue
-        a = before.detach().contiguous().reshape(-1).view(torch.uint8)
-        b = after.contiguous().reshape(-1).view(torch.uint8)
-        if not torch.equal(a, b):
-            changed.append(f"input {name} ({list(before.shape)} {str(before.dtype).replace('torch.', '')}): "
-                           f"{int((a != b).sum())} of {a.numel()} bytes differ")
+        a, b = as_bytes(before, torch), as_bytes(after, torch)
+        changed.append(f"input {name} ({list(before.shape)} {str(before.dtype).replace('torch.', '')}): "
+                       f"{int((a != b).sum())} of {a.numel()} bytes differ")
     return changed
 
 
@@ -165,24 +174,11 @@ def input_digest(inputs, torch, limit=1 << 20):
     digest = hashlib.blake2b(digest_size=16)
     for name, tensor in input_tensors(inputs, torch):
         digest.update(f"{name}:{list(tensor.shape)}:{tensor.dtype};".encode())
-        flat = tensor.detach().cpu().contiguous().reshape(-1)
-        if flat.numel():
-            raw = flat.view(torch.uint8) if flat.dtype != torch.bool else flat.to(torch.uint8)
-            digest.update(raw[:limit].numpy().tobytes())
+        digest.update(as_bytes(tensor.cpu(), torch)[:limit].numpy().tobytes())
     for value in inputs:
         if not isinstance(value, (torch.Tensor, list, tuple)):
             digest.update(repr(value).encode())
     return digest.hexdigest()
-
-
-def same_bits(a, b, torch):
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    a = a.contiguous().reshape(-1)
-    b = b.contiguous().reshape(-1)
-    if a.dtype == torch.bool:
-        return torch.equal(a, b)
-    return torch.equal(a.view(torch.uint8), b.view(torch.uint8))
 
 
 def flatten_outputs(output, torch):
@@ -521,7 +517,8 @@ class Session:
             if poisoned:
                 timings["poisoned_bytes"] = poisoned
             impl_args = clone_to(inputs, device, torch)
-            evidence = self.runtime_checks and request.get("evidence", True)
+            first_run = request.get("evidence", True)  # the case's first run carries the runtime checks
+            evidence = self.runtime_checks and first_run
             started = time.perf_counter()
             try:
                 with contextlib.ExitStack() as watching, torch.no_grad():
@@ -536,7 +533,7 @@ class Session:
                 raise self.classify(error, "ModelNew.forward") from error
             phase("impl_ms", started)
             if evidence:
-                kernels = runtime_evidence.kernel_profile(prof, torch)
+                kernels = bench.device_kernels(torch, prof)
                 reply["runtime_evidence"] = {
                     "torch_ops": trace.report(), "own_kernels": sorted(self.own_kernels),
                     "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in kernels.items()}}
@@ -544,7 +541,7 @@ class Session:
                 if verdict is not None:
                     raise CaseError("LintError", verdict[1], regression_type=verdict[0],
                                     runtime_evidence=reply["runtime_evidence"])
-            if self.ghost_replay and request.get("evidence", True) and any(t.numel() for t in actual):
+            if self.ghost_replay and first_run and any(t.numel() for t in actual):
                 self._ghost_replay(model_new, inputs, device, actual)
         finally:
             # Every way out gives the vault's objects back to the collector.
@@ -574,7 +571,6 @@ class Session:
     def op_bench_prepare(self, request):
         """Builds one case's inputs on the device and both models there, and
         warms both up. Kept until the next bench_prepare or bench_release."""
-        from . import bench
         torch = self.torch
         if self.task is None:
             raise CaseError("RuntimeError", "bench_prepare before load")
@@ -641,7 +637,6 @@ class Session:
     def op_bench_measure(self, request):
         """Times one side of the prepared case: repeats (adaptive on request),
         peak memory, and the per-kernel breakdown."""
-        from . import bench
         state = getattr(self, "_bench", None)
         if not state:
             raise CaseError("RuntimeError", "bench_measure before bench_prepare")

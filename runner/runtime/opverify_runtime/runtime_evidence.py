@@ -15,8 +15,6 @@
 """
 import contextlib
 
-from . import bench
-
 # aten operators that allocate, copy, move or re-view memory, or read metadata.
 DATA_MOVEMENT_OPS = set("""
 empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like new_zeros ones ones_like
@@ -100,19 +98,6 @@ class DispatchTrace:
 
     def report(self):
         return {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in sorted(self.ops.items())}
-
-
-def kernel_profile(prof, torch):
-    """{device kernel name: (launches, microseconds)} from a finished profile."""
-    kernels = {}
-    device_kernel = getattr(getattr(torch.autograd, "DeviceType", None), "CUDA", None)
-    for event in prof.key_averages():
-        if getattr(event, "device_type", None) != device_kernel:
-            continue
-        us = bench.device_us(event)
-        launches, total = kernels.get(event.key, (0, 0.0))
-        kernels[event.key] = (launches + int(getattr(event, "count", 1) or 1), total + float(us))
-    return kernels
 
 
 def is_torch_kernel(name):

@@ -4,15 +4,19 @@ median for the same call, and how well two runs of `opverify bench` agree.
 Needs a CUDA device, torch and triton (the H200 machine).
 
   python3 bench/bench_accuracy.py [--build build-gpu] [--ops softmax,layernorm,rmsnorm,matmul,gelu_tanh]
-                                  [--repeats 100] [--out DIR]
+                                  [--repeats 100] [--job jobs/perf_large.json] [--out DIR]
 
-For each operator of jobs/ops: `opverify bench` twice (--verify_not_required:
-tests/python/test_gpu_ops.py verifies these operators), then, for each
-shape, do_bench(fn, warmup=25, rep=100, return_mode="median") on the very
-callable opverify times (the executor's bench_prepare builds it, in this
-process). Targets (issue 5): every implementation latency within 5% of
-do_bench's median; the two runs within 3% of each other.
+Without --job, for each operator of jobs/ops on its own cases (CASES):
+`opverify bench` twice (--verify_not_required: tests/python/test_gpu_ops.py
+verifies these operators). With --job: the batch, `opverify-batch JOB`, twice
+(verify, then the performance phase), each operator of the job on its sweep.
+Then, for each shape, do_bench(fn, warmup=25, rep=100, return_mode="median")
+on the very callable opverify times (the executor's bench_prepare builds it,
+in this process, with the same case parameters). Targets (issue 5): every
+implementation latency within 5% of do_bench's median; the two runs within 3%
+of each other.
 """
+import itertools
 import argparse
 import json
 import os
@@ -35,7 +39,37 @@ def opverify_bench(build, op, repeats, output):
         return json.load(f)
 
 
-def do_bench_medians(op):
+def batch_runs(build, job, folder, log_dir):
+    """Two runs of the batch on `job`: [{op: perf_result.json}, ...], and
+    each operator's case parameters (its sweep, expanded as the manifest
+    module does: keys sorted, the first one outermost)."""
+    with open(job) as f:
+        manifest = json.load(f)
+    params = {}
+    for entry in manifest["operators"]:
+        if "name" not in entry or "sweep" not in entry:
+            sys.exit(f"{job}: every operator needs a name and a sweep here")
+        sweep = entry["sweep"]
+        keys = sorted(sweep)
+        params[entry["name"]] = [dict(zip(keys, values)) for values in itertools.product(*(sweep[k] for k in keys))]
+    runs = []
+    for k in (1, 2):
+        run_dir = os.path.join(folder, f"run{k}")
+        command = [os.path.join(build, "runner", "opverify-batch"), job, "--run-dir", run_dir, "--backend", "cuda"]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+        with open(os.path.join(log_dir, f"batch{k}.log"), "w") as f:
+            f.write(proc.stdout + proc.stderr)
+        if proc.returncode != 0:
+            sys.exit(f"{' '.join(command)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+        results = {}
+        for op in params:
+            with open(os.path.join(run_dir, "ops", op, "perf_result.json")) as f:
+                results[op] = json.load(f)
+        runs.append(results)
+    return runs, params
+
+
+def do_bench_medians(op, params=None):
     """{case_idx: {"framework": ms, "implementation": ms}} from do_bench."""
     import triton.testing
     from opverify_runtime.executor import Session
@@ -43,7 +77,8 @@ def do_bench_medians(op):
     ops_dir = os.path.join(ROOT, "jobs", "ops")
     reply = json.loads(session.handle_json(json.dumps({
         "op": "load", "task_file": os.path.join(ops_dir, f"{op}_torch.py"),
-        "impl_file": os.path.join(ops_dir, f"{op}_triton_impl.py"), "backend": "cuda", "seed": 0}))[0])
+        "impl_file": os.path.join(ops_dir, f"{op}_triton_impl.py"), "backend": "cuda", "seed": 0,
+        "params": params}))[0])
     assert reply["ok"], reply
     medians = {}
     for index in range(reply["case_count"]):
@@ -69,19 +104,28 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build-gpu"))
     parser.add_argument("--ops", default="softmax,layernorm,rmsnorm,matmul,gelu_tanh")
     parser.add_argument("--repeats", type=int, default=100)
+    parser.add_argument("--job", default=None, help="a manifest of jobs/ops operators with sweeps: time the batch")
     parser.add_argument("--out", default=None, help="folder for the JSON report")
     args = parser.parse_args()
-    report = {"ops": {}, "repeats": args.repeats}
+    report = {"ops": {}, "repeats": args.repeats, "job": args.job}
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
     worst_vs_do_bench = worst_between_runs = 0.0
     shapes = within_5 = within_3 = 0
     print(f"{'op':<10} {'shape':>5} {'ours run1 ms':>13} {'run2 ms':>10} {'do_bench ms':>12} {'vs do_bench':>12} "
           f"{'run1/run2':>10} {'graph ms':>9} {'vs graph':>9} {'kernels ms':>10}")
     within_5_graph = graph_shapes = 0
     with tempfile.TemporaryDirectory() as folder:
-        for op in args.ops.split(","):
-            runs = [opverify_bench(args.build, op, args.repeats, os.path.join(folder, f"{op}-{k}.json"))
-                    for k in (1, 2)]
-            reference = do_bench_medians(op)
+        if args.job:
+            batch, job_params = batch_runs(args.build, os.path.abspath(args.job), folder, args.out or folder)
+        for op in (list(job_params) if args.job else args.ops.split(",")):
+            if args.job:
+                runs = [run[op] for run in batch]
+                reference = do_bench_medians(op, job_params[op])
+            else:
+                runs = [opverify_bench(args.build, op, args.repeats, os.path.join(folder, f"{op}-{k}.json"))
+                        for k in (1, 2)]
+                reference = do_bench_medians(op)
             rows = []
             for first, second in zip(runs[0]["per_shape_results"], runs[1]["per_shape_results"]):
                 ours = first["implementation"]["avg_latency_ms"]

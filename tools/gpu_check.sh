@@ -3,7 +3,7 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 7 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|tests|gpu|batch|perf
+# Usage: tools/gpu_check.sh build|tests|gpu|batch|perf|perf-large
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -54,5 +54,12 @@ case "${1:-}" in
     python3 "$root/bench/bench_accuracy.py" --build "$build" --out "$out" > "$out/bench_accuracy.txt" 2>&1
     echo "bench_accuracy rc=$?"; tail -40 "$out/bench_accuracy.txt"
     ;;
-  *) echo "usage: tools/gpu_check.sh build|tests|gpu|batch|perf" >&2; exit 2 ;;
+  perf-large)
+    # The batch on jobs/perf_large.json (device-bound sizes) against do_bench.
+    mkdir -p "$out/large"
+    python3 "$root/bench/bench_accuracy.py" --build "$build" --job "$root/jobs/perf_large.json" --out "$out/large" \
+      > "$out/large/bench_accuracy.txt" 2>&1
+    echo "bench_accuracy (perf_large) rc=$?"; tail -30 "$out/large/bench_accuracy.txt"
+    ;;
+  *) echo "usage: tools/gpu_check.sh build|tests|gpu|batch|perf|perf-large" >&2; exit 2 ;;
 esac

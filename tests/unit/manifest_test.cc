@@ -161,6 +161,24 @@ TEST(ShippedManifests, CpuMixedAddsFailuresAndASweep) {
   EXPECT_EQ(Find(mixed, "relu_ok").source, kSource + "/jobs/cpu_smoke.json:/operators/0");
 }
 
+// bench/bench_accuracy.py --job expands these sweeps itself, in the same
+// order: keys sorted, the first one outermost.
+TEST(ShippedManifests, PerfLargeTimesFiveOperatorsOfOpsOnOneSeed) {
+  const JobManifest perf = MustLoad(kSource + "/jobs/perf_large.json");
+  EXPECT_THAT(Names(perf), ElementsAre("softmax", "layernorm", "rmsnorm", "matmul", "gelu_tanh"));
+  for (const OperatorJob& op : perf.operators) {
+    EXPECT_EQ(op.task_file, kSource + "/jobs/ops/" + op.name + "_torch.py");
+    EXPECT_EQ(op.seeds, 1) << op.name;
+    EXPECT_TRUE(op.bench.enabled) << op.name;
+    EXPECT_EQ(op.bench.repeats, 100) << op.name;
+    EXPECT_EQ(op.cases.size(), 2u) << op.name;
+  }
+  EXPECT_EQ(Find(perf, "softmax").cases.front(),
+            json::parse(R"({"cols": 8192, "dtype": "float16", "rows": 16384})"));
+  EXPECT_EQ(Find(perf, "matmul").cases.back(),
+            json::parse(R"({"K": 4096, "M": 4096, "N": 4096, "dtype": "bfloat16"})"));
+}
+
 // ---- Sweeps and case ids ------------------------------------------------
 
 TEST(Sweep, IsTheCartesianProductInKeyOrderLastKeyFastest) {

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 #include "runner/judge/float_format.h"
@@ -96,16 +95,38 @@ void DecodeDoubles(DType dtype, const std::byte* src, std::int64_t n, double* ou
   }
 }
 
-Int128 FloatToInt(double v) {
-  if (std::isnan(v)) return 0;
-  constexpr double kMax = 9223372036854775807.0;  // rounds to 2^63
-  if (v >= kMax) return std::numeric_limits<std::int64_t>::max();
-  if (v <= -kMax) return std::numeric_limits<std::int64_t>::min();
-  return static_cast<Int128>(static_cast<std::int64_t>(std::trunc(v)));
+// A float truncated toward zero, when the result is a value of integer dtype
+// `as`; else kUnrepresentable (NaN, an infinity, or out of range: casts
+// torch leaves undefined, whose results differ between its code paths).
+Int128 FloatToInt(double v, DType as) {
+  if (!std::isfinite(v)) return kUnrepresentable;
+  const int bits = static_cast<int>(DTypeSize(as)) * 8;
+  const double t = std::trunc(v);
+  const double low = IsSigned(as) ? -std::ldexp(1.0, bits - 1) : 0.0;
+  const double high = std::ldexp(1.0, IsSigned(as) ? bits - 1 : bits);  // exclusive
+  if (t < low || t >= high) return kUnrepresentable;
+  return static_cast<Int128>(t);
+}
+
+// torch builds its 16- and 8-bit floats (c10's Half, BFloat16, Float8 types)
+// from a float: a cast to them rounds to float32 first, then to the target.
+double CastFloat(double v, DType as) {
+  if (as == DType::kFloat64) return v;
+  const float rounded = static_cast<float>(v);
+  return as == DType::kFloat32 ? rounded : RoundToDType(rounded, as);
+}
+
+// An integer to a float dtype: rounded once from the exact integer (to
+// float32 first for the narrower ones, as above).
+double CastInteger(Int128 v, DType as) {
+  if (as == DType::kFloat64) return static_cast<double>(v);
+  const float rounded = static_cast<float>(v);
+  return as == DType::kFloat32 ? rounded : RoundToDType(rounded, as);
 }
 
 // Two's complement wrap of v to the width and signedness of `dtype`.
 Int128 WrapTo(Int128 v, DType dtype) {
+  if (v == kUnrepresentable) return v;
   if (dtype == DType::kBool) return v != 0 ? 1 : 0;
   const int bits = static_cast<int>(DTypeSize(dtype)) * 8;
   const auto u = static_cast<UInt128>(v);
@@ -164,12 +185,10 @@ void ElementReader::ReadDoubles(std::int64_t start, std::int64_t count, DType as
     auto& ints = scratch_->ints;
     ints.resize(static_cast<std::size_t>(count));
     ReadInts(start, count, view_.dtype, ints.data());
-    for (std::int64_t i = 0; i < count; ++i) {
-      out[i] = RoundToDType(static_cast<double>(static_cast<long double>(ints[i])), as);
-    }
+    for (std::int64_t i = 0; i < count; ++i) out[i] = CastInteger(ints[i], as);
     return;
   }
-  for (std::int64_t i = 0; i < count; ++i) out[i] = RoundToDType(out[i], as);
+  for (std::int64_t i = 0; i < count; ++i) out[i] = CastFloat(out[i], as);
 }
 
 void ElementReader::ReadInts(std::int64_t start, std::int64_t count, DType as, Int128* out) {
@@ -206,7 +225,7 @@ void ElementReader::ReadInts(std::int64_t start, std::int64_t count, DType as, I
       DecodeDoubles(view_.dtype, src, count, doubles.data());
       for (std::int64_t i = 0; i < count; ++i) {
         const double v = doubles[static_cast<std::size_t>(i)];
-        out[i] = as == DType::kBool ? (v != 0.0 || std::isnan(v) ? 1 : 0) : FloatToInt(v);
+        out[i] = as == DType::kBool ? (v != 0.0 || std::isnan(v) ? 1 : 0) : FloatToInt(v, as);
       }
       break;
     }
@@ -236,7 +255,9 @@ void ElementReader::ReadBits(std::int64_t start, std::int64_t count, DType as, s
     ReadDoubles(start, count, as, doubles.data());
     const FloatFormat& format = FormatOf(as);
     for (std::int64_t i = 0; i < count; ++i) {
-      out[i] = EncodeFloat(doubles[static_cast<std::size_t>(i)], format);
+      const double v = doubles[static_cast<std::size_t>(i)];
+      // torch's float -> bfloat16 gives every NaN as 0x7FC0, sign dropped.
+      out[i] = as == DType::kBFloat16 && std::isnan(v) ? 0x7FC0 : EncodeFloat(v, format);
     }
     return;
   }

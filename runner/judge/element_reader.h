@@ -1,10 +1,13 @@
 // Reads a run of elements of a TensorView, in logical C order, as doubles,
 // integers or raw bits, cast to another dtype on the way when asked.
 //
-// Casts follow torch where torch defines them: float -> narrower float rounds
-// to nearest even; int -> int wraps modulo the width; anything -> bool is
-// "non-zero" (NaN is true). float -> int truncates toward zero and saturates
-// at the int64 range first, NaN giving 0 (torch leaves these undefined).
+// Casts follow torch where torch defines them: float -> float rounds to
+// nearest even (to float32 first when the target is narrower, as torch's
+// 16- and 8-bit types are built from a float); int -> float rounds once from
+// the exact integer; int -> int wraps modulo the width; anything -> bool is
+// "non-zero" (NaN is true). float -> int truncates toward zero; a NaN, an
+// infinity or a value outside the target's range (casts torch leaves
+// undefined) reads as kUnrepresentable, which equals no integer.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +17,10 @@
 namespace opverify {
 
 __extension__ typedef __int128 Int128;  // exact integer differences
+
+// What ReadInts gives for a float element that has no value in the integer
+// dtype asked for: outside the range of every integer dtype.
+constexpr Int128 kUnrepresentable = -(static_cast<Int128>(1) << 100);
 
 // Scratch the strided path gathers into; one per thread.
 struct ReaderScratch;
@@ -33,7 +40,8 @@ class ElementReader {
   // out[i] = element (start + i) cast to integer or bool dtype `as`.
   void ReadInts(std::int64_t start, std::int64_t count, DType as, Int128* out);
   // out[i] = the raw bits of element (start + i) once cast to `as`
-  // (real float, integer or bool; at most 8 bytes), zero-extended.
+  // (real float, integer or bool; at most 8 bytes), zero-extended. The judge
+  // compares integers with ReadInts, which marks values without bits.
   void ReadBits(std::int64_t start, std::int64_t count, DType as, std::uint64_t* out);
 
  private:

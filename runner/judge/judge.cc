@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 #include "runner/common/strings.h"
@@ -283,14 +284,20 @@ void JudgeIntegerBlocks(const PartJob& job, std::int64_t first_block, std::int64
     a_reader.ReadInts(start, n, job.as, a.data());
     acc->finite += n;
     for (std::int64_t i = 0; i < n; ++i) {
+      const bool unrepresentable = a[i] == kUnrepresentable || g[i] == kUnrepresentable;
       const Int128 diff = a[i] > g[i] ? a[i] - g[i] : g[i] - a[i];
-      if (diff == 0) continue;
-      const auto gv = static_cast<double>(g[i]);
-      const auto av = static_cast<double>(a[i]);
-      const auto d = static_cast<double>(diff);
+      if (diff == 0 && !unrepresentable) continue;
+      auto gv = static_cast<double>(g[i]);
+      auto av = static_cast<double>(a[i]);
+      auto d = static_cast<double>(diff);
+      if (unrepresentable) {  // a float with no integer value (NaN, Inf, out of range): report it as it is
+        if (g[i] == kUnrepresentable) g_reader.ReadDoubles(start + i, 1, job.golden->dtype, &gv);
+        if (a[i] == kUnrepresentable) a_reader.ReadDoubles(start + i, 1, job.actual->dtype, &av);
+        d = std::numeric_limits<double>::infinity();
+      }
       acc->max_abs = std::max(acc->max_abs, d);
       acc->max_rel = std::max(acc->max_rel, d / (std::fabs(gv) + kNpuRelativeEpsilon));
-      if (diff > allowed) ++acc->discrete_violations;
+      if (unrepresentable || diff > allowed) ++acc->discrete_violations;
       ++acc->bit_mismatch;
       RecordFirst(&acc->first_bit_mismatches, job.k, start + i, gv, av);
       if (d > acc->worst.Threshold()) acc->worst.Offer({d, start + i, gv, av});

@@ -515,6 +515,75 @@ TEST(JudgeEdges, DtypeMismatchCastsActualAndWarns) {
   EXPECT_EQ(v.metrics.max_abs_diff, 0.0);
 }
 
+// A float actual against an integer golden: a NaN, an infinity or a value
+// outside the golden's range has no integer value (torch's cast gives
+// whatever its code path gives: INT_MIN, 0, the low bits), so it is a
+// violation on every integer route, even where torch's result would match.
+TEST(JudgeCasts, FloatWithoutAnIntegerValueIsAViolation) {
+  JudgeOptions quant = Opts();
+  quant.input_type = InputType::kFloat;
+  Verdict nan = Judge(OwnedTensor(DType::kInt64, Filled(4, 0)), OwnedTensor(DType::kFloat32, Filled(4, kNaN)), quant);
+  EXPECT_EQ(nan.route, Route::kQuant);
+  EXPECT_FALSE(nan.passed);
+  EXPECT_EQ(nan.metrics.discrete->violation_count, 4);
+  ASSERT_FALSE(nan.worst.empty());
+  EXPECT_TRUE(std::isnan(nan.worst[0].actual));  // reported as it was, not as a cast value
+  EXPECT_TRUE(std::isinf(nan.metrics.max_abs_diff));
+
+  Verdict inf = Judge(OwnedTensor(DType::kInt32, {-1, -1}), OwnedTensor(DType::kFloat32, {kInf, -kInf}), Opts());
+  EXPECT_EQ(inf.route, Route::kExact);
+  EXPECT_FALSE(inf.passed);
+  EXPECT_EQ(inf.metrics.discrete->violation_count, 2);
+
+  // 300 in int8 would wrap to 44; 4294967301 in int32 to 5.
+  EXPECT_FALSE(Judge(OwnedTensor(DType::kInt8, {44}), OwnedTensor(DType::kFloat32, {300}), quant).passed);
+  EXPECT_FALSE(Judge(OwnedTensor(DType::kInt32, {5}), OwnedTensor(DType::kFloat64, {4294967301.0}), Opts()).passed);
+  EXPECT_FALSE(Judge(OwnedTensor(DType::kUInt8, {254}), OwnedTensor(DType::kFloat32, {-2.7}), Opts()).passed);
+  JudgeOptions bitwise = Opts();
+  bitwise.non_compute = true;
+  EXPECT_FALSE(Judge(OwnedTensor(DType::kInt16, {0}), OwnedTensor(DType::kFloat32, {kNaN}), bitwise).passed);
+}
+
+TEST(JudgeCasts, FloatInRangeTruncatesTowardZero) {
+  EXPECT_TRUE(Judge(OwnedTensor(DType::kInt32, {2, -2, 127}), OwnedTensor(DType::kFloat32, {2.7, -2.7, 127.9}), Opts()).passed);
+  EXPECT_TRUE(Judge(OwnedTensor(DType::kInt8, {-128}), OwnedTensor(DType::kFloat32, {-128.5}), Opts()).passed);
+  // A NaN is non-zero: true, as torch's cast to bool says.
+  EXPECT_TRUE(Judge(OwnedTensor(DType::kBool, {1, 0}), OwnedTensor(DType::kFloat32, {kNaN, 0}), Opts()).passed);
+}
+
+// torch's 16-bit floats are built from a float: float64 -> float16 rounds to
+// float32 first. 1 + 2^-11 + 2^-40 rounds to 1 + 2^-11 in float32, a tie that
+// goes to 1.0 in float16; rounded directly it would go up to 1 + 2^-10.
+TEST(JudgeCasts, Float64ToSixteenBitsRoundsThroughFloat32) {
+  const double x = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+  JudgeOptions bitwise = Opts();
+  bitwise.non_compute = true;
+  EXPECT_TRUE(Judge(OwnedTensor(DType::kFloat16, {1.0}), OwnedTensor(DType::kFloat64, {x}), bitwise).passed);
+  const double y = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40);
+  EXPECT_TRUE(Judge(OwnedTensor(DType::kBFloat16, {1.0}), OwnedTensor(DType::kFloat64, {y}), bitwise).passed);
+}
+
+// int64 -> float32 rounds once: 2^60 + 2^36 + 1 is just above the halfway
+// point, so it goes up to 2^60 + 2^37. Through a double first it would lose
+// the +1, become an exact tie and go down to 2^60.
+TEST(JudgeCasts, Int64ToFloat32RoundsOnce) {
+  const std::uint64_t v = (std::uint64_t{1} << 60) + (std::uint64_t{1} << 36) + 1;
+  JudgeOptions bitwise = Opts();
+  bitwise.non_compute = true;
+  const OwnedTensor actual = OwnedTensor::FromBits(DType::kInt64, {v});
+  EXPECT_TRUE(Judge(OwnedTensor(DType::kFloat32, {std::ldexp(1.0, 60) + std::ldexp(1.0, 37)}), actual, bitwise).passed);
+  EXPECT_FALSE(Judge(OwnedTensor(DType::kFloat32, {std::ldexp(1.0, 60)}), actual, bitwise).passed);
+}
+
+// torch's float -> bfloat16 gives every NaN as 0x7FC0, its sign dropped.
+TEST(JudgeCasts, NaNToBFloat16IsTorchsCanonicalNaN) {
+  JudgeOptions bitwise = Opts();
+  bitwise.non_compute = true;
+  const OwnedTensor negative_nan = OwnedTensor::FromBits(DType::kFloat32, {0xFFC00001});
+  EXPECT_TRUE(Judge(OwnedTensor::FromBits(DType::kBFloat16, {0x7FC0}), negative_nan, bitwise).passed);
+  EXPECT_FALSE(Judge(OwnedTensor::FromBits(DType::kBFloat16, {0xFFC0}), negative_nan, bitwise).passed);
+}
+
 TEST(JudgeEdges, SignedZerosDifferOnlyBitwise) {
   OwnedTensor g = OwnedTensor::FromBits(DType::kFloat32, {0x00000000}), a = OwnedTensor::FromBits(DType::kFloat32, {0x80000000});
   EXPECT_TRUE(Judge(g, a, Opts()).passed);

@@ -5,6 +5,7 @@
 
 #include "reduce/report_file.h"
 #include "reduce/text_escape.h"
+#include "runner/common/utf8.h"
 
 namespace opverify {
 
@@ -14,7 +15,7 @@ double Seconds(const CaseRecord& c) { return c.timings.value("wall_ms", 0.0) / 1
 
 std::string FirstLine(const std::string& text, std::size_t limit = 300) {
   std::string line = text.substr(0, text.find('\n'));
-  return line.size() > limit ? line.substr(0, limit) + "..." : line;
+  return CodePointCount(line) > limit ? Utf8Prefix(line, limit) + "..." : line;
 }
 
 }  // namespace

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto report = diff->ToJson();
-  std::ofstream(fs::path(run_dir) / "baseline_diff.json") << report.dump(2) << "\n";
+  std::ofstream(fs::path(run_dir) / "baseline_diff.json") << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   const auto list = [](const char* what, const std::vector<std::string>& names) {
     if (names.empty()) return;
     std::printf("%s:", what);

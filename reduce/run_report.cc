@@ -17,6 +17,7 @@
 #include "runner/bench/perf_result.h"
 #include "runner/store/shard.h"
 #include "runner/verify/verify_result.h"
+#include "runner/common/utf8.h"
 
 namespace fs = std::filesystem;
 
@@ -27,7 +28,7 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 Status WriteJson(const fs::path& path, const ordered_json& value) {
-  return WriteReportFile(path.string(), value.dump(2) + "\n");
+  return WriteReportFile(path.string(), value.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 struct OperatorCases {
@@ -141,7 +142,8 @@ std::string CaseDtype(const CaseRecord& c) {
   for (const auto& input : c.input_desc) {
     if (!input.is_object()) continue;
     std::string dtype = input.value("dtype", "");
-    if (input.value("type", "") == "tensor_list" && input.contains("items") && !input["items"].empty()) {
+    if (input.contains("items") && input["items"].is_array() && !input["items"].empty() &&
+        input["items"][0].is_object()) {  // a list of tensors: its first one's
       dtype = input["items"][0].value("dtype", "");
     }
     if (dtype.empty()) continue;
@@ -302,7 +304,7 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
       op_errors[c->error_type]++;
       by_error[c->error_type]++;
       ordered_json failure = {{"case_id", c->case_id}, {"op", name}, {"error_type", c->error_type},
-                              {"error_msg", c->error_msg.substr(0, 300)}, {"rank", c->rank},
+                              {"error_msg", Utf8Prefix(c->error_msg, 300)}, {"rank", c->rank},
                               {"stored_at", c->stored_at}};
       if (c->ab.is_object()) {
         failure["ab"] = c->ab.value("classification", json(nullptr));
@@ -313,6 +315,9 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
     parts.environment = op.facts.value("environment", json(nullptr));
     parts.lint = op.facts.value("lint", json(nullptr));
     parts.non_compute = op.facts.value("non_compute", false);
+    if (op.facts.contains("non_compute_given") && op.facts["non_compute_given"].is_boolean()) {
+      parts.non_compute_given = op.facts["non_compute_given"].get<bool>();
+    }
     VerifyContext context;
     context.impl_name = op.facts.value("impl_name", "");
     Status written = WriteJson(fs::path(run_dir) / "ops" / name / "verify_result.json",

@@ -252,6 +252,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
                   {"environment", outcome.environment},
                   {"lint", outcome.lint},
                   {"non_compute", outcome.non_compute},
+                  {"non_compute_given", outcome.non_compute_given},
                   {"case_count", outcome.case_count},
                   {"impl_name", op.impl_name},
                   {"task_file", op.task_file},

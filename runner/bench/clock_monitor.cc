@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/common/strings.h"
+#include "runner/common/utf8.h"
 
 namespace opverify {
 namespace {
@@ -69,7 +70,7 @@ std::string OneLine(const std::string& output) {
   std::replace(line.begin(), line.end(), '\n', ' ');
   line.erase(std::remove(line.begin(), line.end(), '\r'), line.end());
   constexpr std::size_t kMax = 300;
-  if (line.size() > kMax) line = line.substr(0, kMax) + "...";
+  line = CodePointCount(line) > kMax ? Utf8Prefix(line, kMax) + "..." : ValidUtf8(line);
   return line.empty() ? "(no output)" : line;
 }
 

@@ -9,6 +9,7 @@
 
 #include "runner/bench/perf_result.h"
 #include "runner/verify/executor_session.h"
+#include "runner/verify/verify_result.h"
 
 namespace opverify {
 
@@ -111,17 +112,22 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
                              ? loaded.reply.value("case_count", 0)
                              : 0;
   auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i, ""); };
-  auto fail_shape = [&](int index, const std::string& type, const std::string& message) {
+  auto fail_shape = [&](int index, const std::string& type, const std::string& message,
+                        const json& input_descs = json::array()) {
     ShapeResult shape;
     shape.case_idx = index + 1;
+    const auto at = static_cast<std::size_t>(index);
+    if (at < input_descs.size() && input_descs[at].is_array()) shape.input_desc = input_descs[at];
     shape.error_type = type;
     shape.error_msg = CutMiddle(message);
     out.shapes.push_back(std::move(shape));
   };
   if (loaded.failure != CallFailure::kNone || !loaded.reply.value("ok", false)) {
     session.Spoil();
+    // case_count is known once the task loaded, even when the implementation did not.
+    const json input_descs = case_count > 0 ? session.DescribeCases() : json::array();
     for (int i = 0; i < std::max(case_count, 1); ++i) {
-      if (!skipped(i)) fail_shape(i, CallErrorType(loaded), "load: " + CallErrorMessage(loaded));
+      if (!skipped(i)) fail_shape(i, CallErrorType(loaded), "load: " + CallErrorMessage(loaded), input_descs);
     }
     return out;
   }
@@ -154,7 +160,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
       shape.error_type = error->type;
       shape.error_msg = CutMiddle(stage + ": " + error->message);
       spdlog::warn("{} [shape {}/{}] {}: {}", spec.name, i + 1, case_count, shape.error_type,
-                   shape.error_msg.substr(0, 200));
+                   Utf8Prefix(shape.error_msg, 200));
       return true;
     };
     json prepare = {{"op", "bench_prepare"}, {"index", i},
@@ -374,7 +380,7 @@ ordered_json PerfResultJson(const OperatorBenchResult& result, const BenchSettin
   for (const ShapeResult& shape : result.shapes) {
     ordered_json s;
     s["case_idx"] = shape.case_idx;
-    s["input_desc"] = ordered_json::parse(shape.input_desc.dump());
+    s["input_desc"] = SeedInputDesc(shape.input_desc);
     s["status"] = shape.passed ? "pass" : "fail";
     s["framework"] = SideJson(shape.framework, true);
     if (settings.skip_framework) s["framework"]["avg_latency_ms"] = OrNull(settings.framework_latency_ms);

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "runner/common/utf8.h"
+
 namespace opverify {
 
 using nlohmann::json;
@@ -23,9 +25,13 @@ VerifyGate CheckVerifyGate(const std::string& verify_file) {
     gate.reason = verify_file + ": not a readable verify result (malformed JSON)";
     return gate;
   }
+  // An integer, or a float with an integer value (4.0), as Python compares them.
   const auto count = [&](const char* key) -> std::optional<long long> {
-    if (!result.contains(key) || !result[key].is_number_integer()) return std::nullopt;
-    return result[key].get<long long>();
+    if (!result.contains(key) || !result[key].is_number()) return std::nullopt;
+    if (result[key].is_number_integer()) return result[key].get<long long>();
+    const double value = result[key].get<double>();
+    if (!std::isfinite(value) || std::floor(value) != value || std::fabs(value) > 1e15) return std::nullopt;
+    return static_cast<long long>(value);
   };
   const auto total = count("total_cases");
   const auto passed = count("passed_cases");
@@ -37,6 +43,11 @@ VerifyGate CheckVerifyGate(const std::string& verify_file) {
     gate.reason = verify_file + ": total_cases is 0 (verify ran no case)";
     return gate;
   }
+  if (*passed > *total) {
+    gate.reason = verify_file + ": passed_cases " + std::to_string(*passed) + " is more than total_cases " +
+                  std::to_string(*total) + " (not a result opverify verify writes)";
+    return gate;
+  }
   if (*passed < *total) {
     std::string first;
     int shown = 0;
@@ -44,7 +55,7 @@ VerifyGate CheckVerifyGate(const std::string& verify_file) {
       if (shown++ == 5) break;
       first += "\n  case " + (failure.contains("case_idx") ? failure["case_idx"].dump() : std::string("?")) + ": " +
                failure.value("error_type", std::string("?")) + ": " +
-               failure.value("error_msg", std::string()).substr(0, 300);
+               Utf8Prefix(failure.value("error_msg", std::string()), 300);
     }
     gate.reason = verify_file + ": " + std::to_string(*passed) + "/" + std::to_string(*total) +
                   " cases passed; benchmarking an implementation that is not correct is meaningless" +

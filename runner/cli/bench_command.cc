@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <system_error>
 
 #include "runner/bench/clock_lock.h"
 #include "runner/bench/operator_bench.h"
@@ -57,17 +58,8 @@ CLI::App* AddBenchCommand(CLI::App& parent, BenchArgs* args) {
 
 int RunBench(const BenchArgs& args) {
   const fs::path dir = fs::absolute(args.verify_dir);
-  Result<OperatorSpec> found = SpecFromVerifyDir(dir.string(), args.op_name, args.triton_impl_name);
-  if (!found.ok()) {
-    std::fprintf(stderr, "opverify bench: %s\n", found.status().message().c_str());
-    return 2;
-  }
-  OperatorSpec spec = std::move(found).value();
-  spec.timeout_s = args.timeout_s;
-  spec.seed = args.seed;
-  if (args.skip_framework && !args.framework_latency_ms) {
-    spdlog::warn("--skip_framework without --framework_latency_ms: no speedup can be computed");
-  }
+  // The gate first (exit 2: run verify first); past it, missing operator
+  // files are the seed's "the script itself failed" (exit 1).
   if (!args.verify_not_required) {
     const VerifyGate gate = CheckVerifyGate((dir / VerifyResultFileName(args.triton_impl_name)).string());
     if (!gate.open) {
@@ -75,7 +67,25 @@ int RunBench(const BenchArgs& args) {
       return 2;
     }
   }
-  const fs::path output = args.output.empty() ? dir / PerfResultFileName(args.triton_impl_name) : fs::path(args.output);
+  Result<OperatorSpec> found = SpecFromVerifyDir(dir.string(), args.op_name, args.triton_impl_name);
+  if (!found.ok()) {
+    std::fprintf(stderr, "opverify bench: %s\n", found.status().message().c_str());
+    return 1;
+  }
+  OperatorSpec spec = std::move(found).value();
+  spec.timeout_s = args.timeout_s;
+  spec.seed = args.seed;
+  if (args.skip_framework && !args.framework_latency_ms) {
+    spdlog::warn("--skip_framework without --framework_latency_ms: no speedup can be computed");
+  }
+  const fs::path output =
+      fs::absolute(args.output.empty() ? dir / PerfResultFileName(args.triton_impl_name) : fs::path(args.output));
+  std::error_code ec;
+  fs::create_directories(output.parent_path(), ec);  // the executor's log goes beside it
+  if (ec) {
+    std::fprintf(stderr, "opverify bench: cannot create %s: %s\n", output.parent_path().c_str(), ec.message().c_str());
+    return 1;
+  }
 
   BenchSettings settings;
   settings.warmup = args.warmup;
@@ -122,10 +132,8 @@ int RunBench(const BenchArgs& args) {
   result.warnings.insert(result.warnings.end(), clock_problems.begin(), clock_problems.end());
   const auto perf = PerfResultJson(result, settings);
   {
-    std::error_code ec;
-    if (output.has_parent_path()) fs::create_directories(output.parent_path(), ec);
     std::ofstream out(output);
-    out << perf.dump(2) << "\n";
+    out << perf.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (!out) {
       std::fprintf(stderr, "opverify bench: cannot write %s\n", output.c_str());
       return 1;

@@ -60,7 +60,7 @@ int RunCompare(const CompareArgs& args) {
   options.threads = args.threads;
   const Verdict verdict = Judge(golden->view, actual->view, options);
   if (args.json) {
-    std::cout << VerdictToJson(verdict).dump(2) << "\n";
+    std::cout << VerdictToJson(verdict).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << VerdictSummary(verdict);
   }

@@ -116,24 +116,21 @@ Result<std::vector<TensorView>> Executor::MapTensors(const nlohmann::json& descr
   for (const auto& t : described) {
     needed = std::max(needed, t.at("offset").get<std::size_t>() + t.at("nbytes").get<std::size_t>());
   }
-  if (needed == 0) {
-    for (const auto& t : described) {
-      static const std::byte kNothing{};
-      views.push_back(TensorView::Contiguous(*ParseDType(t.at("dtype").get<std::string>()),
-                                             t.at("shape").get<std::vector<std::int64_t>>(), &kNothing));
-    }
-    return views;
+  static const std::byte kNothing{};
+  const std::byte* base = &kNothing;  // only empty tensors: nothing to map
+  if (needed > 0) {
+    void* mapping = mmap(nullptr, needed, PROT_READ, MAP_SHARED, tensor_fd_, 0);
+    if (mapping == MAP_FAILED) return Status::IoError(std::string("mapping the executor's tensors: ") + std::strerror(errno));
+    mapping_ = mapping;
+    mapped_bytes_ = needed;
+    base = static_cast<const std::byte*>(mapping_);
   }
-  void* mapping = mmap(nullptr, needed, PROT_READ, MAP_SHARED, tensor_fd_, 0);
-  if (mapping == MAP_FAILED) return Status::IoError(std::string("mapping the executor's tensors: ") + std::strerror(errno));
-  mapping_ = mapping;
-  mapped_bytes_ = needed;
   for (const auto& t : described) {
     const std::string name = t.at("dtype").get<std::string>();
     const std::optional<DType> dtype = ParseDType(name);
     if (!dtype) return Status::Unsupported("the executor returned a tensor of dtype '" + name + "', which the judge does not know");
-    views.push_back(TensorView::Contiguous(*dtype, t.at("shape").get<std::vector<std::int64_t>>(),
-                                           static_cast<const std::byte*>(mapping_) + t.at("offset").get<std::size_t>()));
+    const std::size_t offset = needed > 0 ? t.at("offset").get<std::size_t>() : 0;
+    views.push_back(TensorView::Contiguous(*dtype, t.at("shape").get<std::vector<std::int64_t>>(), base + offset));
   }
   return views;
 }
@@ -152,7 +149,7 @@ CallResult Executor::Call(const nlohmann::json& request, double timeout_s) {
     return result;
   };
   if (!alive_) return died("the executor had already stopped");
-  if (Status sent = SendMessage(request_fd_, request.dump()); !sent.ok()) return died("sending the request: " + sent.ToString());
+  if (Status sent = SendMessage(request_fd_, request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); !sent.ok()) return died("sending the request: " + sent.ToString());
   Received reply = ReceiveMessage(reply_fd_, timeout_s);
   if (!reply.ok) {
     if (reply.error == ReceiveError::kTimeout) {

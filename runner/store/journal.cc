@@ -84,7 +84,7 @@ Status Journal::Append(const JournalEntry& entry, bool sync) {
                                           {"shard", entry.shard},
                                           {"n", entry.n},
                                           {"address", entry.address}}
-                               .dump() +
+                               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                            "\n";
   struct stat info {};
   if (fstat(fd_, &info) != 0) return Errno(path_, "fstat failed");

@@ -758,7 +758,7 @@ Status MergeShards(const std::string& run_dir, const std::vector<std::string>& p
       return added;
     }
   }
-  const std::string text = record.dump(2) + "\n";
+  const std::string text = record.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   Status status = WriteNewFile((building / kMergeRecord).string(), text.data(), text.size(),
                                /*exclusive=*/true);
   if (!status.ok()) return status;

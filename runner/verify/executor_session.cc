@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "runner/common/utf8.h"
+
 namespace opverify {
 
 using nlohmann::json;
@@ -44,7 +46,7 @@ CallResult OperatorSession::Open() {
         return loaded;
       }
       spdlog::warn("{}: the warm executor was tainted by an earlier operator ({}); starting a new one", spec_.name,
-                   loaded.reply.value("error_msg", "").substr(0, 300));
+                   Utf8Prefix(loaded.reply.value("error_msg", ""), 300));
       executor_->Stop();
     }
   }
@@ -70,6 +72,14 @@ std::optional<CallError> OperatorSession::Failed(const CallResult& call) {
     executor_->Stop();
   }
   return CallError{CallErrorType(call), CallErrorMessage(call)};
+}
+
+json OperatorSession::DescribeCases() {
+  if (executor_ == nullptr || !executor_->alive()) return json::array();
+  CallResult described = executor_->Call({{"op", "describe_cases"}}, spec_.timeout_s);
+  if (described.failure != CallFailure::kNone || !described.reply.value("ok", false)) return json::array();
+  json descs = described.reply.value("input_descs", json::array());
+  return descs.is_array() ? descs : json::array();
 }
 
 CallResult OperatorSession::Load() {

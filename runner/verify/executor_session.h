@@ -41,6 +41,11 @@ class OperatorSession {
   // safe: the executor is spoiled, and stopped when it died or reported its
   // device poisoned (the next case needs a new one).
   std::optional<CallError> Failed(const CallResult& call);
+  // Each case's input_desc (an array per case), for the failures of an
+  // operator that cannot run: asked of the executor, which keeps the task
+  // loaded after an implementation failed to import or the lint refused it.
+  // An empty array when the executor is gone or cannot tell.
+  nlohmann::json DescribeCases();
 
  private:
   CallResult Load();

@@ -224,13 +224,6 @@ int OperatorOutcome::passed_cases() const {
   return passed;
 }
 
-std::string CutMiddle(const std::string& text, std::size_t limit) {
-  if (text.size() <= limit) return text;
-  const std::string marker = "\n... [" + std::to_string(text.size() - limit) + " characters cut] ...\n";
-  const std::size_t keep = limit > marker.size() ? limit - marker.size() : 0;
-  return text.substr(0, keep / 2) + marker + text.substr(text.size() - (keep - keep / 2));
-}
-
 Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string& op_name,
                                        const std::string& impl_name) {
   const std::filesystem::path folder = std::filesystem::absolute(dir);
@@ -254,8 +247,9 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   const bool load_ok = loaded.failure == CallFailure::kNone && loaded.reply.value("ok", false);
   const int case_count = loaded.reply.is_object() ? loaded.reply.value("case_count", 0) : 0;
   out.case_count = case_count;
-  // The generated edge cases come after the operator's own, labelled.
-  if (load_ok && loaded.reply.contains("edge_cases") && loaded.reply["edge_cases"].is_array()) {
+  // The generated edge cases come after the operator's own, labelled (a
+  // load that failed once they were made still names them).
+  if (loaded.reply.is_object() && loaded.reply.contains("edge_cases") && loaded.reply["edge_cases"].is_array()) {
     for (const auto& edge : loaded.reply["edge_cases"]) {
       out.edge_cases.push_back({edge.value("label", ""), edge.value("params", json::object())});
     }
@@ -268,6 +262,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   auto label_of = [&](int i) { return edge_of(i) != nullptr ? edge_of(i)->label : std::string(); };
   auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i, label_of(i)); };
   out.non_compute = spec.non_compute.value_or(loaded.reply.is_object() && loaded.reply.value("non_compute", false));
+  out.non_compute_given = spec.non_compute.value_or(false);
 
   auto finish = [&](CaseOutcome c) {
     c.environment = &out.environment;
@@ -276,11 +271,15 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     c.environment = nullptr;
     out.cases.push_back(std::move(c));
   };
-  auto fail_all = [&](int from, const std::string& type, const std::string& message, int regression = 0) {
+  auto describe_cases = [&]() { return case_count > 0 ? session.DescribeCases() : json::array(); };
+  auto fail_all = [&](int from, const std::string& type, const std::string& message, int regression = 0,
+                      const json& input_descs = json::array()) {
     for (int i = from; i < std::max(case_count, from == 0 ? 1 : from); ++i) {
       if (skipped(i)) continue;
       CaseOutcome c;
       c.index = i;
+      const auto at = static_cast<std::size_t>(i);
+      if (at < input_descs.size() && input_descs[at].is_array()) c.input_desc = input_descs[at];
       c.error_type = type;
       c.error_msg = CutMiddle(message);
       c.regression_type = regression;
@@ -290,7 +289,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   if (!load_ok) {
     session.Spoil();
     spdlog::error("{}: load failed: {}", spec.name, CallErrorMessage(loaded));
-    fail_all(0, CallErrorType(loaded), CallErrorMessage(loaded));
+    fail_all(0, CallErrorType(loaded), CallErrorMessage(loaded), 0, describe_cases());
     return out;
   }
   if (spec.lint) {
@@ -311,7 +310,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
                                   ? out.lint["error"].get<std::string>()
                                   : "regression type " + std::to_string(type);
       spdlog::warn("{}: lint: {}", spec.name, why);
-      fail_all(0, "LintError", why + ": " + out.lint.dump(), type);
+      fail_all(0, "LintError", why + ": " + out.lint.dump(), type, describe_cases());
       return out;
     }
   }
@@ -335,7 +334,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     if (session.executor() == nullptr || !session.executor()->alive()) {
       CallResult reopened = session.Open();
       if (reopened.failure != CallFailure::kNone || !reopened.reply.value("ok", false)) {
-        fail_all(i, CallErrorType(reopened), "restarting the executor: " + CallErrorMessage(reopened));
+        fail_all(i, CallErrorType(reopened), "restarting the executor: " + CallErrorMessage(reopened), 0,
+                 describe_cases());
         return out;
       }
     }
@@ -400,11 +400,11 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       if (std::optional<CallError> error = session.Failed(call)) {
         trial.error_type = error->type;
         trial.error_msg = CutMiddle(which + error->message);
-        spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, trial.error_type, trial.error_msg.substr(0, 200));
+        spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, trial.error_type, Utf8Prefix(trial.error_msg, 200));
         if (trial.error_type == "HiddenStateMismatch") {
           hidden_state_failure = "the hidden-state probe failed before case " + std::to_string(i + 1) +
                                  " (Model's state differs from ModelNew's, so no output can be judged): " +
-                                 error->message.substr(0, 1000);
+                                 Utf8Prefix(error->message, 1000);
         }
       } else {
         JudgeOutputs(spec, out.non_compute, call, &trial);
@@ -423,7 +423,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
             trial.error_msg = which + "output " + std::to_string(k) + " differs bit for bit from run 1 (sha256 " +
                               first_sha[k].substr(0, 16) + "... then " + trial.actual_sha256[k].substr(0, 16) +
                               "...), though each run passed the judge";
-            spdlog::warn("[case {}/{}] Nondeterministic: {}", i + 1, case_count, trial.error_msg.substr(0, 200));
+            spdlog::warn("[case {}/{}] Nondeterministic: {}", i + 1, case_count, Utf8Prefix(trial.error_msg, 200));
             break;
           }
         }

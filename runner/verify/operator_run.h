@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/common/utf8.h"  // CutMiddle, for error messages
 #include "runner/executor/executor_client.h"
 #include "runner/judge/judge.h"
 #include "runner/judge/tensor_view.h"
@@ -93,7 +94,8 @@ struct OperatorOutcome {
   std::vector<CaseOutcome> cases;
   nlohmann::json lint;         // the lint's JSON, when run
   nlohmann::json environment;  // the executor's fingerprint
-  bool non_compute = false;
+  bool non_compute = false;        // in effect: the spec's, else the task file's NON_COMPUTE
+  bool non_compute_given = false;  // the spec's alone (the --non-compute flag), as the seed's cmdline records it
   int case_count = 0;  // of the operator, skipped cases included
   int own_cases = 0;   // the operator's own; the generated edge cases follow them
   struct EdgeCase {
@@ -111,8 +113,5 @@ Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string
 // Calls on_case (if set) after each case, in order, while its tensors are valid.
 OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
                             const std::function<void(const CaseOutcome&)>& on_case = nullptr);
-
-// "head ... [N characters cut] ... tail", at most `limit` characters.
-std::string CutMiddle(const std::string& text, std::size_t limit = 2000);
 
 }  // namespace opverify

@@ -1,5 +1,8 @@
 #include "runner/verify/verify_result.h"
 
+#include <cmath>
+#include <cstdint>
+
 #include "runner/judge/verdict_json.h"
 
 namespace opverify {
@@ -18,10 +21,22 @@ ordered_json FlatMetrics(const Verdict& v) {
   ordered_json out;
   out["route"] = RouteName(v.route);
   if (m.discrete) {
-    out["category"] = m.discrete->category;
+    // The seed scripts' fields for each category, in their order.
+    const std::string& category = m.discrete->category;
+    out["category"] = category;
+    out["dtype"] = "torch." + std::string(DTypeName(v.dtype));
+    const bool counted = category == "quant_fp_to_int" || category == "integer_compute";
+    if (counted) out["input_type"] = InputTypeName(v.options.input_type);
+    const double d = m.max_abs_diff;
+    const bool integral = std::isfinite(d) && std::floor(d) == d && d < 9.2e18;  // an integer output's difference
+    if (integral) {
+      out["max_abs_diff"] = static_cast<std::int64_t>(d);
+    } else {
+      out["max_abs_diff"] = JsonNumber(d);
+    }
     out["violation_count"] = m.discrete->violation_count;
-    out["total"] = m.total;
-    out["max_abs_diff"] = JsonNumber(m.max_abs_diff);
+    out[category == "non_compute" ? "total_elements" : "total_finite"] = m.total;
+    if (counted) out["tolerance"] = static_cast<int>(m.discrete->max_allowed_diff);
     return out;
   }
   const bool eco = m.eco && (v.route == Route::kEco || v.route == Route::kStrict);
@@ -73,10 +88,30 @@ ordered_json FlatMetrics(const Verdict& v) {
   return out;
 }
 
+ordered_json SeedInputDesc(const nlohmann::json& input_desc) {
+  ordered_json out = ordered_json::array();
+  if (!input_desc.is_array()) return out;
+  for (const auto& input : input_desc) {
+    if (!input.is_object()) {
+      out.push_back(ordered_json::parse(input.dump()));
+      continue;
+    }
+    ordered_json entry = ordered_json::object();
+    for (const char* key : {"type", "shape", "dtype", "value"}) {
+      if (input.contains(key)) entry[key] = ordered_json::parse(input[key].dump());
+    }
+    for (const auto& [key, value] : input.items()) {
+      if (!entry.contains(key)) entry[key] = key == "items" ? SeedInputDesc(value) : ordered_json::parse(value.dump());
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 ordered_json FailureEntry(const CaseOutcome& c) {
   ordered_json failure;
   failure["case_idx"] = c.index + 1;
-  failure["input_desc"] = ordered_json::parse(c.input_desc.dump());
+  failure["input_desc"] = SeedInputDesc(c.input_desc);
   if (!c.edge_label.empty()) failure["edge_case"] = c.edge_label;
   failure["error_type"] = c.error_type;
   failure["error_msg"] = CutMiddle(c.error_msg);
@@ -122,7 +157,8 @@ ordered_json SeedVerifyResult(const SeedResultParts& parts, const VerifyContext&
   out["passed_cases"] = parts.passed_cases;
   out["failed_cases"] = parts.total_cases - parts.passed_cases;
   out["failures"] = parts.failures;
-  // The seed's order: timestamp, triton, cache, cann (or cuda), torch, device, cmdline.
+  // The seed's order: timestamp, triton, cache, cann (on every backend; then
+  // cuda on cuda), torch, device, cmdline.
   ordered_json environment = ordered_json::object();
   for (const char* key : {"timestamp", "triton", "cache", "cann", "cuda", "torch", "device"}) {
     if (parts.environment.is_object() && parts.environment.contains(key)) {
@@ -134,7 +170,11 @@ ordered_json SeedVerifyResult(const SeedResultParts& parts, const VerifyContext&
   } else {
     environment["cache"] = {{"dir", context.cache_dir}, {"fresh", context.fresh_cache}};
   }
-  environment["cmdline"] = {{"triton_impl_name", context.impl_name}, {"non_compute", parts.non_compute}};
+  // cmdline.non_compute is the flag as given (the seed's); the effective
+  // value, which a task's NON_COMPUTE may set, is ours beside it.
+  environment["cmdline"] = {{"triton_impl_name", context.impl_name},
+                            {"non_compute", parts.non_compute_given.value_or(parts.non_compute)},
+                            {"non_compute_effective", parts.non_compute}};
   out["environment"] = std::move(environment);
   ordered_json ours;
   ours["lint"] = parts.lint.is_null() ? ordered_json(nullptr) : ordered_json::parse(parts.lint.dump());
@@ -155,6 +195,7 @@ ordered_json VerifyResultJson(const OperatorOutcome& outcome, const VerifyContex
   parts.environment = outcome.environment;
   parts.lint = outcome.lint;
   parts.non_compute = outcome.non_compute;
+  parts.non_compute_given = outcome.non_compute_given;
   return SeedVerifyResult(parts, context);
 }
 

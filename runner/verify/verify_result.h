@@ -4,6 +4,7 @@
 // environment; then our own details under "opverify".
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,9 @@ nlohmann::ordered_json VerifyResultJson(const OperatorOutcome& outcome, const Ve
 // a failed case's entry in `failures`, a case's details under
 // opverify.cases, and the whole file from them.
 nlohmann::ordered_json FailureEntry(const CaseOutcome& c);
+// An input_desc (the executor's, through an unordered json) with each
+// entry's keys in the seed's order: type, shape, dtype, value, then ours.
+nlohmann::ordered_json SeedInputDesc(const nlohmann::json& input_desc);
 nlohmann::ordered_json CaseDetails(const CaseOutcome& c);
 struct SeedResultParts {
   std::string op_name;
@@ -34,7 +38,8 @@ struct SeedResultParts {
   std::vector<nlohmann::ordered_json> details;   // in case order
   nlohmann::json environment;                    // the executor's fingerprint
   nlohmann::json lint;
-  bool non_compute = false;
+  bool non_compute = false;               // in effect
+  std::optional<bool> non_compute_given;  // the --non-compute flag; unset: taken as non_compute
 };
 nlohmann::ordered_json SeedVerifyResult(const SeedResultParts& parts, const VerifyContext& context);
 

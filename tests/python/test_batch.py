@@ -378,3 +378,24 @@ def test_manifest_repeat_runs_each_case_again(batch_bin, tmp_path):
     v = verdicts(tmp_path / "run")
     assert v["jitter_ok/#0"] == (False, "Nondeterministic")
     assert all(v[f"relu_ok/#{i}"] == (True, "") for i in range(4))
+
+
+def test_a_long_multibyte_error_message_keeps_every_report(batch_bin, tmp_path):
+    # The reports cut messages (2000 characters stored, 300 in summary.json):
+    # never inside a character, so every file is still written.
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "wide_torch.py").write_text(open(os.path.join(CPU_OPS, "relu_ok_torch.py")).read())
+    (ops / "wide_cpu_impl.py").write_text(
+        "import torch\n\n\nclass ModelNew(torch.nn.Module):\n"
+        "    def forward(self, x):\n        raise ValueError('\\u9519\\u8bef\\u4fe1\\u606f' * 1000)\n")
+    manifest = tmp_path / "wide.json"
+    manifest.write_text(json.dumps({"name": "wide", "defaults": {"impl_name": "cpu_impl", "lint": False, "seeds": 1},
+                                    "operators": [{"name": "wide", "dir": str(ops)}]}))
+    proc = run_batch(batch_bin, manifest, tmp_path / "run", "--no-ab")
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["totals"]["failed"] == summary["totals"]["cases"] > 0
+    result = json.loads((tmp_path / "run" / "ops" / "wide" / "verify_result.json").read_text(encoding="utf-8"))
+    assert "[truncated " in result["failures"][0]["error_msg"]
+    assert (tmp_path / "run" / "junit.xml").exists()

@@ -57,12 +57,22 @@ def test_gate_refuses_without_a_verify_result(opverify_bin, workdir):
     ("{not json", "malformed JSON"),
     (json.dumps({"op_name": "relu_ok", "total_cases": 0, "passed_cases": 0}), "total_cases is 0"),
     (json.dumps({"op_name": "relu_ok", "passed_cases": 1}), "missing"),
+    (json.dumps({"op_name": "relu_ok", "total_cases": 2, "passed_cases": 3}), "more than total_cases"),
+    (json.dumps({"op_name": "relu_ok", "total_cases": 2.5, "passed_cases": 2.5}), "not an integer"),
 ])
 def test_gate_refuses_an_unusable_verify_result(opverify_bin, workdir, content, why):
     (workdir / "verify_result_cpu_impl.json").write_text(content)
     proc, perf = bench(opverify_bin, workdir, "relu_ok")
     assert proc.returncode == 2 and why in proc.stderr
     assert perf is None
+
+
+def test_gate_reads_integral_floats_as_the_seed_does(opverify_bin, workdir):
+    (workdir / "verify_result_cpu_impl.json").write_text(
+        json.dumps({"op_name": "relu_ok", "total_cases": 4.0, "passed_cases": 4.0}))
+    proc, perf = bench(opverify_bin, workdir, "relu_ok")
+    assert proc.returncode == 0, proc.stderr
+    assert perf["total_cases"] == 4
 
 
 def test_gate_refuses_a_failed_verify_and_shows_its_first_failures(opverify_bin, workdir):
@@ -133,6 +143,35 @@ def test_a_crashing_shape_fails_alone(opverify_bin, workdir):
         math.sqrt(shapes[0]["speedup_vs_torch"] * shapes[2]["speedup_vs_torch"]))
 
 
+def test_a_failing_shape_still_names_its_inputs(opverify_bin, workdir):
+    proc, perf = bench(opverify_bin, workdir, "runtime_bad", "--verify_not_required")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    shape = perf["per_shape_results"][0]
+    assert (shape["status"], shape["error_type"]) == ("fail", "RuntimeError")
+    assert shape["input_desc"] == [{"type": "tensor", "shape": [4], "dtype": "torch.float32"}]
+    assert list(shape["input_desc"][0]) == ["type", "shape", "dtype"]  # the seed's key order
+    proc, perf = bench(opverify_bin, workdir, "scalar_args_bad", "--verify_not_required")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    desc = perf["per_shape_results"][0]["input_desc"]
+    assert desc[1:4] == [{"type": "scalar", "value": 2}, {"type": "scalar", "value": 0.5},
+                         {"type": "scalar", "value": "None"}]
+
+
+def test_an_implementation_that_fails_to_import_fails_every_shape(opverify_bin, workdir):
+    proc, perf = bench(opverify_bin, workdir, "import_bad_cases", "--verify_not_required")
+    # The seed: exit 1 only when the script itself crashed; failed shapes are in the file.
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (perf["total_cases"], perf["passed_cases"], perf["failed_cases"]) == (3, 0, 3)
+    shapes = perf["per_shape_results"]
+    assert [(s["case_idx"], s["status"], s["error_type"]) for s in shapes] == [
+        (1, "fail", "ImportError"), (2, "fail", "ImportError"), (3, "fail", "ImportError")]
+    assert all("a_module_that_does_not_exist" in s["error_msg"] for s in shapes)
+    assert [s["input_desc"] for s in shapes] == [
+        [{"type": "tensor", "shape": [rows, cols], "dtype": "torch.float32"}]
+        for rows, cols in ((4, 1000), (3, 1023), (8, 4096))]
+    assert perf["speedup_vs_torch"] is None
+
+
 def test_given_framework_latency(opverify_bin, workdir):
     proc, perf = bench(opverify_bin, workdir, "relu_ok", "--verify_not_required", "--skip_framework",
                        "--framework_latency_ms", "2.0")
@@ -170,6 +209,21 @@ def test_bad_usage_is_exit_2(opverify_bin, workdir, flags):
     assert proc.returncode == 2
 
 
-def test_missing_operator_files_are_exit_2(opverify_bin, workdir):
+def test_missing_operator_files_past_the_gate_are_exit_1(opverify_bin, workdir):
+    # The seed's exit 1: the script itself could not run. (With the gate on,
+    # the missing verify file closes it first: exit 2.)
     proc = run(opverify_bin, "bench", "--op_name", "nope", "--verify_dir", str(workdir), "--verify_not_required")
-    assert proc.returncode == 2 and "nope_torch.py" in proc.stderr
+    assert proc.returncode == 1 and "nope_torch.py" in proc.stderr
+    gated = run(opverify_bin, "bench", "--op_name", "nope", "--verify_dir", str(workdir))
+    assert gated.returncode == 2 and "gate" in gated.stderr
+
+
+def test_output_in_a_new_folder_is_measured(opverify_bin, workdir, tmp_path):
+    # The seed's own usage: --output {path}/iter_{n}/perf_result.json.
+    output = tmp_path / "iter_0" / "perf_result.json"
+    proc = run(opverify_bin, "bench", "--op_name", "relu_ok", "--verify_dir", str(workdir), "--verify_not_required",
+               "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--warmup", "0", "--repeats", "2",
+               "--output", str(output))
+    assert proc.returncode == 0, proc.stderr
+    perf = json.loads(output.read_text())
+    assert perf["passed_cases"] == perf["total_cases"] > 0

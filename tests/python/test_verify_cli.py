@@ -34,9 +34,13 @@ def test_passing_operator_writes_the_seed_format(verify):
     env = r["environment"]
     assert env["device"]["backend"] == "cpu"
     assert env["torch"]["version"]
-    assert env["cmdline"] == {"triton_impl_name": "cpu_impl", "non_compute": False}
+    assert env["cmdline"] == {"triton_impl_name": "cpu_impl", "non_compute": False, "non_compute_effective": False}
     assert set(env["cache"]) >= {"dir", "fresh", "fresh_effective", "always_compile"}
     assert "triton" in env and "timestamp" in env
+    # The seed's fingerprint has cann on every machine: off Ascend, the reason it is missing.
+    assert list(env)[:4] == ["timestamp", "triton", "cache", "cann"]
+    if not os.environ.get("ASCEND_HOME_PATH"):
+        assert env["cann"] == {"error": "EnvironmentError: ASCEND_HOME_PATH is not set (source set_env.sh)"}
     cases = r["opverify"]["cases"]
     assert [c["outputs"][0]["dtype"] for c in cases] == ["float32"] * 3 + ["bfloat16"]
     assert all(c["outputs"][0]["route"] == "eco" for c in cases)
@@ -118,7 +122,9 @@ def test_quant_route_from_inferred_float_input(verify):
 def test_non_compute_from_the_task_file_is_bitwise(verify):
     code, r, _ = verify("transpose_ok")
     assert code == 0
-    assert r["environment"]["cmdline"]["non_compute"] is True
+    # cmdline records the flag as given (none); the task's NON_COMPUTE is what took effect.
+    assert r["environment"]["cmdline"]["non_compute"] is False
+    assert r["environment"]["cmdline"]["non_compute_effective"] is True
     assert r["opverify"]["cases"][0]["outputs"][0]["route"] == "bitwise"
 
 
@@ -127,6 +133,7 @@ def test_non_compute_flag_makes_any_operator_bitwise(verify):
     code, r, _ = verify("quant_ok", "--non-compute")
     assert code == 1
     assert r["environment"]["cmdline"]["non_compute"] is True
+    assert r["environment"]["cmdline"]["non_compute_effective"] is True
     assert r["opverify"]["cases"][0]["outputs"][0]["route"] == "bitwise"
 
 
@@ -195,7 +202,181 @@ def test_fresh_cache_is_private_and_removed_or_kept(verify, tmp_path):
     shutil.rmtree(kept[0])
 
 
-def test_missing_files_are_usage_errors(verify):
+def test_missing_files_fail_as_nothing_verified(verify):
+    # The seed's strict rule: anything but all cases passed is exit 1.
     code, r, err = verify("no_such_operator")
-    assert code == 2 and r is None
+    assert code == 1 and r is None
     assert "no_such_operator_torch.py" in err
+
+
+def test_default_output_is_the_seeds_and_the_gates_file(opverify_bin, tmp_path):
+    for name in ("relu_ok_torch.py", "relu_ok_cpu_impl.py"):
+        shutil.copy(os.path.join(FIXTURES, name), tmp_path / name)
+    proc = subprocess.run([opverify_bin, "verify", "--op_name", "relu_ok", "--verify_dir", str(tmp_path),
+                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    seed_default = json.loads((tmp_path / "verify_result.json").read_text())
+    assert seed_default["passed_cases"] == seed_default["total_cases"] == 4
+    # What `opverify bench --triton_impl_name cpu_impl` reads: the same result.
+    assert json.loads((tmp_path / "verify_result_cpu_impl.json").read_text()) == seed_default
+    gate = subprocess.run([opverify_bin, "bench", "--op_name", "relu_ok", "--verify_dir", str(tmp_path),
+                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--repeats", "2", "--warmup", "0"],
+                          capture_output=True, text=True, timeout=120)
+    assert gate.returncode == 0, gate.stderr
+
+
+def test_output_folder_is_made_first(opverify_bin, tmp_path):
+    output = tmp_path / "new" / "iter_0" / "verify_result.json"
+    proc = subprocess.run([opverify_bin, "verify", "--op_name", "relu_ok", "--verify_dir", FIXTURES,
+                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint", "--output", str(output)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(output.read_text())["passed_cases"] == 4
+
+
+def test_a_long_multibyte_message_is_cut_on_characters(opverify_bin, tmp_path):
+    # 3000 CJK characters (9000 bytes) in the exception: cut to the seed's
+    # 2000 characters with its marker, never inside a character, and written.
+    shutil.copy(os.path.join(FIXTURES, "relu_ok_torch.py"), tmp_path / "wide_torch.py")
+    (tmp_path / "wide_cpu_impl.py").write_text(
+        "import torch\n\n\nclass ModelNew(torch.nn.Module):\n"
+        "    def forward(self, x):\n        raise ValueError('\\u9519\\u8bef' * 1500)\n")
+    proc = subprocess.run([opverify_bin, "verify", "--op_name", "wide", "--verify_dir", str(tmp_path),
+                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint", "--seeds", "1"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    result = json.loads((tmp_path / "verify_result.json").read_text(encoding="utf-8"))
+    assert result["failed_cases"] == result["total_cases"] == 4
+    message = result["failures"][0]["error_msg"]
+    assert "\n... [truncated " in message and " chars] ...\n" in message
+    head, tail = message.split("\n... [truncated ")
+    assert tail.rstrip().endswith("\u9519\u8bef" * 10)
+    assert len(head) + len(tail.split(" chars] ...\n")[1]) == 2000
+
+
+TENSOR_4 = {"type": "tensor", "shape": [4], "dtype": "torch.float32"}
+
+
+@pytest.mark.parametrize("op", ["runtime_bad", "oom", "hidden_state_bad"])
+def test_execution_failures_carry_their_input_desc(verify, op):
+    # The inputs are built and described before the models: whatever fails
+    # after that (ModelNew's forward, its construction, the probe) says what it got.
+    code, r, _ = verify(op)
+    assert code == 1
+    assert r["failures"] and all(f["input_desc"] and f["input_desc"][0]["type"] == "tensor" for f in r["failures"])
+
+
+def test_a_runtime_error_names_its_input(verify):
+    _, r, _ = verify("runtime_bad")
+    assert [f["input_desc"] for f in r["failures"]] == [[TENSOR_4]]
+
+
+def test_non_tensor_inputs_are_described_as_the_seed_does(verify):
+    code, r, _ = verify("scalar_args_bad")
+    assert code == 1
+    desc = r["failures"][0]["input_desc"]
+    assert desc[:6] == [
+        {"type": "tensor", "shape": [8], "dtype": "torch.float32"},
+        {"type": "scalar", "value": 2},
+        {"type": "scalar", "value": 0.5},
+        {"type": "scalar", "value": "None"},  # repr: the seed keeps only bool, int, float and str as they are
+        {"type": "scalar", "value": "sum"},
+        {"type": "scalar", "value": True},
+    ]
+    assert [list(d) for d in desc[:2]] == [["type", "shape", "dtype"], ["type", "value"]]  # the seed's key order
+    parts = desc[6]
+    assert list(parts) == ["type", "value", "items"]
+    assert parts["type"] == "scalar" and parts["value"].startswith("[tensor([")
+    assert parts["items"] == [{"type": "tensor", "shape": [8], "dtype": "torch.float32"},
+                              {"type": "tensor", "shape": [8], "dtype": "torch.float64"}]
+
+
+def test_an_implementation_that_fails_to_import_fails_every_case(verify):
+    code, r, _ = verify("import_bad_cases")
+    assert code == 1
+    assert (r["total_cases"], r["passed_cases"], r["failed_cases"]) == (3, 0, 3)
+    assert [f["case_idx"] for f in r["failures"]] == [1, 2, 3]
+    assert {f["error_type"] for f in r["failures"]} == {"ImportError"}
+    assert all("a_module_that_does_not_exist" in f["error_msg"] for f in r["failures"])
+    assert [f["input_desc"] for f in r["failures"]] == [
+        [{"type": "tensor", "shape": [rows, cols], "dtype": "torch.float32"}]
+        for rows, cols in ((4, 1000), (3, 1023), (8, 4096))]
+
+
+def test_a_lint_failure_still_describes_each_case(opverify_bin, tmp_path):
+    # relu_ok is torch only: the lint refuses it (no Triton kernel does the work).
+    output = tmp_path / "lint.json"
+    proc = subprocess.run([opverify_bin, "verify", "--op_name", "relu_ok", "--verify_dir", FIXTURES,
+                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--output", str(output)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    r = json.loads(output.read_text())
+    assert r["total_cases"] == 4 and {f["error_type"] for f in r["failures"]} == {"LintError"}
+    assert [f["input_desc"][0]["shape"] for f in r["failures"]] == [[4, 1000], [3, 1023], [1, 1], [8, 4096]]
+    assert r["failures"][3]["input_desc"][0]["dtype"] == "torch.bfloat16"
+
+
+def test_a_lazy_conjugate_is_compared_by_its_values(verify):
+    # torch.conj(x) is x's memory with a flag: shipped raw, it would equal x.clone().
+    code, r, _ = verify("conj_bad")
+    assert code == 1, r
+    assert r["failures"][0]["error_type"] == "AccuracyError"
+    assert r["failures"][0]["input_desc"] == [{"type": "tensor", "shape": [64, 32], "dtype": "torch.complex64"}]
+
+
+def test_describe_input_follows_the_seed_rule():
+    import math
+    import torch
+    from opverify_runtime.executor import describe_inputs
+    desc = describe_inputs([torch.zeros(2, 3, dtype=torch.float16), 7, 1.5, "x", False, None, math.inf,
+                            (torch.ones(1),), torch.float32], torch)
+    assert desc == [
+        {"type": "tensor", "shape": [2, 3], "dtype": "torch.float16"},
+        {"type": "scalar", "value": 7}, {"type": "scalar", "value": 1.5}, {"type": "scalar", "value": "x"},
+        {"type": "scalar", "value": False}, {"type": "scalar", "value": "None"},
+        {"type": "scalar", "value": "inf"},  # JSON has no Infinity: its repr
+        {"type": "scalar", "value": repr((torch.ones(1),)),
+         "items": [{"type": "tensor", "shape": [1], "dtype": "torch.float32"}]},
+        {"type": "scalar", "value": "torch.float32"}]
+    json.dumps(desc, allow_nan=False)
+
+
+def test_shipped_tensors_are_materialised():
+    import torch
+    from opverify_runtime.executor import Session, as_bytes
+    x = torch.randn(5, dtype=torch.complex64)
+    conj = torch.conj(x)
+    neg = conj.imag  # the imaginary part of a conjugate view: a negative view
+    assert conj.is_conj() and neg.is_neg()  # lazy: a flag on x's memory
+    assert not torch.equal(as_bytes(conj, torch), as_bytes(x, torch))
+    session = Session()
+    session.op_ship = lambda request: ({}, [conj, neg])
+    _, shipped = session.handle_json(json.dumps({"op": "ship"}))
+    assert not shipped[0].is_conj() and torch.equal(shipped[0], torch.conj(x))
+    assert not shipped[1].is_neg() and torch.equal(shipped[1], -x.imag)
+
+
+def test_the_npu_device_section_has_the_seed_name():
+    import torch
+    from opverify_runtime import environment
+
+    class FakeNpu:
+        name = "npu"
+        visible_devices_variable = "ASCEND_RT_VISIBLE_DEVICES"
+
+        def device_name(self):
+            return "Ascend910B4"
+
+        def visible_devices(self):
+            return "3"
+
+        def device_uuid(self):
+            return None
+
+        def compute_units(self):
+            return 20, "AI core"
+    env = environment.collect(torch, FakeNpu())
+    assert env["device"]["npu_name"] == env["device"]["name"] == "Ascend910B4"
+    assert env["device"]["ASCEND_RT_VISIBLE_DEVICES"] == "3"
+    assert "cann" in env and "cuda" not in env

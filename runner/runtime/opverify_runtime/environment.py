@@ -66,7 +66,8 @@ def _cuda(torch):
 def _cann():
     home = os.environ.get("ASCEND_HOME_PATH")
     if not home:
-        raise EnvironmentError("ASCEND_HOME_PATH is not set (source set_env.sh)")
+        # The seed's words (Python's EnvironmentError is OSError by name).
+        return {"error": "EnvironmentError: ASCEND_HOME_PATH is not set (source set_env.sh)"}
     info = os.path.join(home, f"{os.uname().machine}-linux", "ascend_toolkit_install.info")
     out = {"ascend_home_path": home, "info_file": info, "info_sha256": _sha256_file(info)}
     with open(info) as f:
@@ -84,10 +85,11 @@ def collect(torch, backend):
     env = {"timestamp": timestamp()}
     env["triton"] = _section(_triton)
     env["cache"] = _section(_cache)
+    # The seed's fingerprint always has cann: off Ascend (ASCEND_HOME_PATH
+    # unset) it is {"error": "EnvironmentError: ..."}, which says so.
+    env["cann"] = _section(_cann)
     if backend is not None and backend.name == "cuda":
         env["cuda"] = _section(lambda: _cuda(torch))
-    if backend is not None and backend.name == "npu":
-        env["cann"] = _section(_cann)
 
     def torch_versions():
         out = {"version": torch.__version__}
@@ -101,6 +103,8 @@ def collect(torch, backend):
 
     def device():
         out = {"backend": backend.name, "current_device": 0, "name": backend.device_name()}
+        if backend.name == "npu":
+            out["npu_name"] = out["name"]  # the seed's key on Ascend
         if backend.visible_devices_variable:
             out[backend.visible_devices_variable] = backend.visible_devices()
         uuid = backend.device_uuid()

@@ -5,6 +5,7 @@ returned tensors to its parent as raw bytes.
 
 Requests (JSON objects, "op" picks the handler):
   load        {task_file, impl_file, backend, seed, params?: [dict, ...]}
+  describe_cases {}          (input_desc of every case, for an operator that cannot run)
   run_case    {index, seed, probe?: bool, check_determinism?: bool}
   environment {}
   lint        {file, non_compute?}
@@ -13,11 +14,15 @@ Requests (JSON objects, "op" picks the handler):
                  rse_target?, max_seconds?, profile_iterations?}
   bench_release {}
   bench_transfer {nbytes}   (benchmarks only)
-Every reply has "ok"; failures carry "error_type" and "error_msg".
+Every reply has "ok"; failures carry "error_type" and "error_msg", and what
+the request had established before it failed: a load's case_count once the
+task's cases are counted, a case's input_desc and input_dtypes once its
+inputs are built.
 """
 import contextlib
 import importlib.util
 import json
+import math
 import os
 import random
 import re
@@ -92,16 +97,27 @@ def describe(error):
     return f"{type(error).__name__}: {error}\n" + "".join(traceback.format_exception(error)[-12:])
 
 
+def describe_input(value, torch):
+    """One input as the seed's verify.py writes it in input_desc: a tensor by
+    shape and dtype; anything else {"type": "scalar", "value": ...}, the value
+    itself for a bool, int, float or str, else its repr (a non-finite float
+    too: JSON has no NaN). Ours: a list or tuple holding tensors also has
+    "items", each element described the same way."""
+    if isinstance(value, torch.Tensor):
+        return {"type": "tensor", "shape": list(value.shape), "dtype": str(value.dtype)}
+    plain = isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value))
+    try:
+        shown = value if plain else repr(value)
+    except Exception as error:  # noqa: BLE001 - a broken __repr__ must not fail the case
+        shown = f"<{type(value).__name__}: repr failed: {type(error).__name__}>"
+    out = {"type": "scalar", "value": shown}
+    if isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
+        out["items"] = [describe_input(v, torch) for v in value]
+    return out
+
+
 def describe_inputs(inputs, torch):
-    def one(value):
-        if isinstance(value, torch.Tensor):
-            return {"type": "tensor", "shape": list(value.shape), "dtype": str(value.dtype)}
-        if isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
-            return {"type": "tensor_list", "items": [one(v) for v in value]}
-        if isinstance(value, (bool, int, float, str)) or value is None:
-            return {"type": type(value).__name__, "value": value}
-        return {"type": type(value).__name__}
-    return [one(v) for v in inputs]
+    return [describe_input(v, torch) for v in inputs]
 
 
 def input_dtypes(inputs, torch):
@@ -139,10 +155,20 @@ def input_tensors(values, torch):
     return out
 
 
+def materialized(tensor):
+    """The tensor's values in memory of its own, contiguous: a lazy conjugate
+    or negative view (torch.conj(x); the .imag of a conjugate) holds its
+    base's memory and a flag, so its raw bytes are not its values."""
+    for resolve in ("resolve_conj", "resolve_neg"):  # absent from older torch
+        if hasattr(tensor, resolve):
+            tensor = getattr(tensor, resolve)()
+    return tensor.contiguous()
+
+
 def as_bytes(tensor, torch):
     """A tensor's elements as one flat uint8 tensor: its bits, for comparing
     or hashing (a NaN equals itself, -0.0 differs from 0.0)."""
-    flat = tensor.detach().contiguous().reshape(-1)
+    flat = materialized(tensor.detach()).reshape(-1)
     return flat.to(torch.uint8) if flat.dtype == torch.bool else flat.view(torch.uint8)
 
 
@@ -209,12 +235,14 @@ class Session:
         self.runtime_checks = self.ghost_replay = False
         self.own_kernels = {}
         self.compile_clock = CompileClock()
+        self._known = {}  # what a request established before it failed: its error reply says it too
 
     # -- protocol ---------------------------------------------------------
     def handle_json(self, text):
         """Returns (reply JSON text, list of CPU tensors to ship)."""
         request = json.loads(text)
         tensors = []
+        self._known = {}
         try:
             handler = getattr(self, "op_" + request.get("op", ""), None)
             if handler is None:
@@ -222,14 +250,14 @@ class Session:
             reply, tensors = handler(request)
             reply["ok"] = True
         except CaseError as error:
-            reply = {"ok": False, "error_type": error.error_type, "error_msg": str(error),
+            reply = {**self._known, "ok": False, "error_type": error.error_type, "error_msg": str(error),
                      "device_poisoned": error.device_poisoned, **error.extra}
         except BaseException as error:  # noqa: BLE001 - a bug of ours must become a reply, not a death
-            reply = {"ok": False, "error_type": "RuntimeError", "error_msg": "executor: " + describe(error),
-                     "device_poisoned": False}
+            reply = {**self._known, "ok": False, "error_type": "RuntimeError",
+                     "error_msg": "executor: " + describe(error), "device_poisoned": False}
         sys.stdout.flush()
         sys.stderr.flush()
-        return json.dumps(reply), [t.contiguous() for t in tensors]
+        return json.dumps(reply), [materialized(t) for t in tensors]
 
     # -- requests ---------------------------------------------------------
     def _torch_identities(self):
@@ -269,18 +297,14 @@ class Session:
         self.golden_precision = request.get("golden_precision", "native")
         if self.golden_precision not in ("native", "fp64"):
             raise CaseError("RuntimeError", f"unknown golden_precision {self.golden_precision!r}")
+        # A pooled executor's last operator must not answer for this one.
+        self.task = self.impl = None
+        self.cases = []
+        # The task and its cases first: an implementation that fails to import
+        # fails every case, and the error reply says how many there are.
         self.task = import_file(request["task_file"], "task")
-        self.impl = import_file(request["impl_file"], "impl")
-        # Runtime evidence needs a device profile and Triton kernels: cuda only.
-        on_cuda = self.backend.name == "cuda"
-        self.runtime_checks = bool(request.get("runtime_checks")) and on_cuda
-        self.ghost_replay = bool(request.get("ghost_replay")) and on_cuda
-        self.own_kernels = runtime_evidence.own_kernels(self.impl) if on_cuda else {}
-        if self.compile_clock.install():
-            self.compile_clock.take()  # what importing compiled is not a case's
-        for module, cls in ((self.task, "Model"), (self.impl, "ModelNew")):
-            if not hasattr(module, cls):
-                raise CaseError("ImportError", f"{module.__file__}: defines no class {cls}")
+        if not hasattr(self.task, "Model"):
+            raise CaseError("ImportError", f"{self.task.__file__}: defines no class Model")
         seed_everything(self.load_seed, torch)
         get_init = getattr(self.task, "get_init_inputs", None)
         self.init_inputs = list(get_init()) if get_init else []
@@ -297,8 +321,34 @@ class Session:
                 self.edges[len(self.cases)] = (label, laced)
                 self.cases.append(case_params)
                 generated.append({"label": label, "params": case_params})
-        return {"case_count": len(self.cases), "backend": self.backend.name, "edge_cases": generated,
-                "non_compute": bool(getattr(self.task, "NON_COMPUTE", False))}, []
+        self._known = {"case_count": len(self.cases), "backend": self.backend.name, "edge_cases": generated,
+                       "non_compute": bool(getattr(self.task, "NON_COMPUTE", False))}
+        impl = import_file(request["impl_file"], "impl")
+        if not hasattr(impl, "ModelNew"):
+            raise CaseError("ImportError", f"{impl.__file__}: defines no class ModelNew")
+        self.impl = impl
+        # Runtime evidence needs a device profile and Triton kernels: cuda only.
+        on_cuda = self.backend.name == "cuda"
+        self.runtime_checks = bool(request.get("runtime_checks")) and on_cuda
+        self.ghost_replay = bool(request.get("ghost_replay")) and on_cuda
+        self.own_kernels = runtime_evidence.own_kernels(self.impl) if on_cuda else {}
+        if self.compile_clock.install():
+            self.compile_clock.take()  # what importing compiled is not a case's
+        return dict(self._known), []
+
+    def op_describe_cases(self, request):
+        """input_desc of every case (made with the load seed), for the failures
+        of an operator that cannot run (its implementation does not import or
+        fails the lint); [] for a case whose inputs cannot be built."""
+        if self.task is None or not self.cases:
+            raise CaseError("RuntimeError", "describe_cases: no task loaded")
+        described = []
+        for index in range(len(self.cases)):
+            try:
+                described.append(describe_inputs(self.inputs_for(index, self.load_seed), self.torch))
+            except Exception:  # noqa: BLE001 - that case's failure says what went wrong
+                described.append([])
+        return {"input_descs": described}, []
 
     def _groups(self, seed):
         """The task's own cases (get_input_groups(), else one get_inputs()),
@@ -455,8 +505,9 @@ class Session:
             if edge is None:
                 raise
             return {"edge_case": edge[0], "not_applicable": "get_inputs: " + describe(error)}, []
-        reply = {"input_desc": describe_inputs(inputs, torch), "input_dtypes": input_dtypes(inputs, torch),
-                 "input_digest": input_digest(inputs, torch), "warnings": [], "golden_device": "cpu",
+        # Described before anything runs: a failure from here on is reported with its inputs.
+        self._known = {"input_desc": describe_inputs(inputs, torch), "input_dtypes": input_dtypes(inputs, torch)}
+        reply = {**self._known, "input_digest": input_digest(inputs, torch), "warnings": [], "golden_device": "cpu",
                  "fallback_reason": None, "edge_case": edge[0] if edge else None}
         self.compile_clock.install()  # where an implementation imports triton late
         self.compile_clock.take()  # drops what an earlier, failed case left
@@ -579,7 +630,8 @@ class Session:
         seed = int(request.get("seed", self.load_seed))
         device = self.backend.device()
         inputs = self.inputs_for(index, seed)
-        reply = {"input_desc": describe_inputs(inputs, torch), "input_dtypes": input_dtypes(inputs, torch)}
+        self._known = {"input_desc": describe_inputs(inputs, torch), "input_dtypes": input_dtypes(inputs, torch)}
+        reply = dict(self._known)
         sides = {}
         self.compile_clock.install()
         self.compile_clock.take()

@@ -19,11 +19,24 @@ namespace {
 
 using nlohmann::json;
 
+// The input type of a case from its tensors' dtype names. A dtype the judge
+// does not know (float8_e4m3fnuz, complex32, ...) still counts by its family:
+// every float ranks above every integer, so one float input makes "float".
 InputType InputTypeOf(const json& dtypes) {
   std::vector<DType> parsed;
-  for (const auto& name : dtypes) {
-    if (auto dtype = ParseDType(name.get<std::string>())) parsed.push_back(*dtype);
+  bool unknown_float = false, unknown_integer = false;
+  for (const auto& entry : dtypes) {
+    const std::string name = entry.get<std::string>();
+    if (auto dtype = ParseDType(name)) {
+      parsed.push_back(*dtype);
+    } else if (name.find("float") != std::string::npos || name.find("complex") != std::string::npos) {
+      unknown_float = true;
+    } else {
+      unknown_integer = true;
+    }
   }
+  if (unknown_float) return InputType::kFloat;
+  if (parsed.empty() && unknown_integer) return InputType::kInt;
   return InferInputType(parsed);
 }
 

@@ -380,3 +380,12 @@ def test_the_npu_device_section_has_the_seed_name():
     assert env["device"]["npu_name"] == env["device"]["name"] == "Ascend910B4"
     assert env["device"]["ASCEND_RT_VISIBLE_DEVICES"] == "3"
     assert "cann" in env and "cuda" not in env
+
+
+def test_an_input_dtype_the_judge_cannot_read_still_counts_by_its_family(verify):
+    # complex32 input, int64 output one off: the quant route (|diff| <= 1)
+    # applies as for any float input; dropping the unknown dtype would make
+    # it "no tensor" and the exact route would fail every element.
+    code, r, err = verify("chalf_quant_ok")
+    assert code == 0, err
+    assert r["passed_cases"] == r["total_cases"] == 1

@@ -46,6 +46,27 @@ def bench(opverify_bin, folder, op, *flags, impl="cpu_impl"):
     return proc, (json.loads(output.read_text()) if output.exists() else None)
 
 
+def input_bytes(input_desc):
+    sizes = {"torch.float32": 4, "torch.bfloat16": 2, "torch.float16": 2, "torch.int64": 8, "torch.int8": 1}
+    return sum(math.prod(d["shape"]) * sizes[d["dtype"]] for d in input_desc if d["type"] == "tensor")
+
+
+def test_cpu_peak_memory_sees_what_the_forward_allocates(opverify_bin, tmp_path):
+    # The implementation makes a 64 MiB temporary; the framework does not.
+    (tmp_path / "big_tmp_torch.py").write_text(
+        "import torch\n\n\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        return x + 1\n\n\n"
+        "def get_init_inputs():\n    return []\n\n\ndef get_inputs():\n    return [torch.ones(1024)]\n")
+    (tmp_path / "big_tmp_cpu_impl.py").write_text(
+        "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+        "        scratch = torch.ones(16 * 1024 * 1024)\n        return x + scratch[:1024]\n")
+    proc, perf = bench(opverify_bin, tmp_path, "big_tmp", "--verify_not_required")
+    assert proc.returncode == 0, proc.stderr
+    shape = perf["per_shape_results"][0]
+    assert shape["implementation"]["added_memory_mb"] >= 60
+    assert shape["framework"]["added_memory_mb"] < 16
+    assert shape["implementation"]["peak_memory_mb"] > shape["framework"]["peak_memory_mb"] + 48
+
+
 def test_gate_refuses_without_a_verify_result(opverify_bin, workdir):
     proc, perf = bench(opverify_bin, workdir, "relu_ok")
     assert proc.returncode == 2
@@ -100,7 +121,10 @@ def test_verified_operator_gets_the_seed_perf_result(opverify_bin, workdir):
             stats = s[side]["stats"]
             assert stats["repeats"] == 5 and stats["min_ms"] <= stats["median_ms"] <= stats["max_ms"]
             assert s[side]["avg_latency_ms"] == stats["median_ms"] > 0
-            assert s[side]["peak_memory_mb"] is None  # the cpu backend has no allocator statistics
+            # The cpu backend: the inputs (no weights here) plus the resident-set growth.
+            resident_mb = input_bytes(s["input_desc"]) / 2**20
+            assert s[side]["added_memory_mb"] >= 0
+            assert s[side]["peak_memory_mb"] == pytest.approx(resident_mb + s[side]["added_memory_mb"])
             assert any(name.startswith("aten::") for name in s[side]["operators"])
         assert s["speedup_vs_torch"] == pytest.approx(s["framework"]["avg_latency_ms"] /
                                                       s["implementation"]["avg_latency_ms"])

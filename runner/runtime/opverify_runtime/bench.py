@@ -162,12 +162,19 @@ class Timer:
             stats["launch_not_hidden"] = not_hidden
         return stats
 
-    def peak_memory_mb(self, fn):
+    def peak_memory_mb(self, fn, resident_bytes=0):
         """(peak, added): the allocator's peak during one forward and how much
-        of it the forward itself added to what was allocated before, in MiB;
-        (None, None) on the cpu backend."""
+        of it the forward itself added to what was allocated before, in MiB.
+        On the cpu backend, which keeps no allocator statistics: the growth
+        of the process's resident set during the forward (cpu_rss_growth),
+        added to `resident_bytes` (the forward's inputs and the model's
+        state); (None, None) where Linux's /proc cannot say."""
         if not self.on_device:
-            return None, None
+            added = cpu_rss_growth(fn)
+            if added is None:
+                return None, None
+            mib = 1024.0 * 1024.0
+            return (resident_bytes + added) / mib, added / mib
         self.release()  # the flush buffer is the benchmark's, not the forward's
         self.backend.synchronize()
         self.backend.reset_peak_memory()
@@ -179,6 +186,60 @@ class Timer:
             return None, None
         mib = 1024.0 * 1024.0
         return peak / mib, (peak - before) / mib if before is not None else None
+
+
+def _status_bytes(key):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024  # kB
+    return None
+
+
+def cpu_rss_growth(fn):
+    """Bytes by which one call of fn raised the process's resident set above
+    what it was before: Linux's high-water mark (VmHWM), reset to the current
+    resident set through /proc/self/clear_refs ("5"), read after the call.
+    Large tensors are mapped pages of their own, so they show; small ones may
+    come from memory the process already holds, so this is a lower bound.
+    None where /proc does not offer this."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        before = _status_bytes("VmRSS")
+        fn()
+        peak = _status_bytes("VmHWM")
+    except OSError:
+        return None
+    if before is None or peak is None:
+        return None
+    return max(0, peak - before)
+
+
+def state_bytes(torch, *objects):
+    """Bytes of the distinct tensors among objects: tensors, lists/tuples of
+    them, and nn.Modules (their parameters and buffers)."""
+    seen, total = set(), 0
+    def add(t):
+        nonlocal total
+        try:
+            key = (t.data_ptr(), t.numel(), t.dtype)
+        except RuntimeError:  # no storage of its own (sparse, meta): count it once
+            key = id(t)
+        if key not in seen:
+            seen.add(key)
+            total += t.numel() * t.element_size()
+    for obj in objects:
+        if isinstance(obj, torch.nn.Module):
+            for t in list(obj.parameters()) + list(obj.buffers()):
+                add(t)
+        elif isinstance(obj, torch.Tensor):
+            add(obj)
+        elif isinstance(obj, (list, tuple)):
+            for t in obj:
+                if isinstance(t, torch.Tensor):
+                    add(t)
+    return total
 
 
 def kernel_breakdown(torch, backend, fn, iterations):

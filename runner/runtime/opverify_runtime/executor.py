@@ -633,6 +633,7 @@ class Session:
         self._known = {"input_desc": describe_inputs(inputs, torch), "input_dtypes": input_dtypes(inputs, torch)}
         reply = dict(self._known)
         sides = {}
+        resident = {}  # each side's inputs and model state: the cpu backend's peak memory starts there
         self.compile_clock.install()
         self.compile_clock.take()
         # One device copy of the inputs for both sides (correctness, with a
@@ -654,6 +655,7 @@ class Session:
             except BaseException as error:  # noqa: BLE001
                 raise self.classify(error, f"{side}: building the model on {device}") from error
             sides[side] = self._bench_callable(model, args)
+            resident[side] = bench.state_bytes(torch, model, *args)
         warmup = int(request.get("warmup", 5))
         for side, fn in sides.items():
             try:
@@ -675,7 +677,8 @@ class Session:
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, "implementation: a forward after the warm-up") from error
         reply["memory_bandwidth_gbs"] = self.backend.memory_bandwidth_gbs()
-        self._bench = {"sides": sides, "timer": bench.Timer(torch, self.backend, bool(request.get("flush_l2", True)))}
+        self._bench = {"sides": sides, "resident": resident,
+                       "timer": bench.Timer(torch, self.backend, bool(request.get("flush_l2", True)))}
         return reply, []
 
     def _bench_callable(self, model, args):
@@ -699,7 +702,7 @@ class Session:
         timer = state["timer"]
         self.compile_clock.take()
         try:
-            peak_mb, added_mb = timer.peak_memory_mb(fn)
+            peak_mb, added_mb = timer.peak_memory_mb(fn, state["resident"].get(side, 0))
             stats = timer.repeats(fn, int(request.get("repeats", 50)), adaptive=bool(request.get("adaptive")),
                                   max_repeats=request.get("max_repeats"),
                                   rse_target=float(request.get("rse_target", 0.01)),

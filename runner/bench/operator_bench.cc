@@ -116,8 +116,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
                         const json& input_descs = json::array()) {
     ShapeResult shape;
     shape.case_idx = index + 1;
-    const auto at = static_cast<std::size_t>(index);
-    if (at < input_descs.size() && input_descs[at].is_array()) shape.input_desc = input_descs[at];
+    shape.input_desc = OperatorSession::InputDescAt(input_descs, index);
     shape.error_type = type;
     shape.error_msg = CutMiddle(message);
     out.shapes.push_back(std::move(shape));

@@ -4,12 +4,11 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <system_error>
 
 #include "runner/bench/clock_lock.h"
 #include "runner/bench/operator_bench.h"
 #include "runner/bench/perf_result.h"
+#include "runner/cli/output_file.h"
 #include "runner/verify/verify_result.h"
 
 namespace fs = std::filesystem;
@@ -80,12 +79,7 @@ int RunBench(const BenchArgs& args) {
   }
   const fs::path output =
       fs::absolute(args.output.empty() ? dir / PerfResultFileName(args.triton_impl_name) : fs::path(args.output));
-  std::error_code ec;
-  fs::create_directories(output.parent_path(), ec);  // the executor's log goes beside it
-  if (ec) {
-    std::fprintf(stderr, "opverify bench: cannot create %s: %s\n", output.parent_path().c_str(), ec.message().c_str());
-    return 1;
-  }
+  if (!MakeOutputFolder("bench", output)) return 1;
 
   BenchSettings settings;
   settings.warmup = args.warmup;
@@ -131,14 +125,7 @@ int RunBench(const BenchArgs& args) {
   }
   result.warnings.insert(result.warnings.end(), clock_problems.begin(), clock_problems.end());
   const auto perf = PerfResultJson(result, settings);
-  {
-    std::ofstream out(output);
-    out << perf.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    if (!out) {
-      std::fprintf(stderr, "opverify bench: cannot write %s\n", output.c_str());
-      return 1;
-    }
-  }
+  if (!WriteOutputJson("bench", output, perf)) return 1;
   const json& speedup = perf["speedup_vs_torch"];
   std::printf("%s: %d/%d shapes measured, speedup %s -> %s\n", args.op_name.c_str(),
               perf["passed_cases"].get<int>(), perf["total_cases"].get<int>(),

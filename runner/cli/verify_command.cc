@@ -5,10 +5,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 #include <vector>
 
+#include "runner/cli/output_file.h"
 #include "runner/verify/operator_run.h"
 #include "runner/verify/verify_result.h"
 
@@ -98,12 +98,7 @@ int RunVerify(const VerifyArgs& args) {
   std::vector<fs::path> outputs{output};
   const fs::path gate_file = dir / VerifyResultFileName(args.triton_impl_name);
   if (args.output.empty() && gate_file != output) outputs.push_back(gate_file);
-  std::error_code ec;
-  fs::create_directories(output.parent_path(), ec);
-  if (ec) {
-    std::fprintf(stderr, "opverify verify: cannot create %s: %s\n", output.parent_path().c_str(), ec.message().c_str());
-    return 2;
-  }
+  if (!MakeOutputFolder("verify", output)) return 2;
   options.log_path = (output.parent_path() / (output.stem().string() + ".executor.log")).string();
 
   const OperatorOutcome outcome = RunOperator(spec, options, [](const CaseOutcome& c) {
@@ -114,14 +109,8 @@ int RunVerify(const VerifyArgs& args) {
     }
   });
   const auto result = VerifyResultJson(outcome, context);
-  const std::string text = result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   for (const fs::path& path : outputs) {
-    std::ofstream out(path);
-    out << text;
-    if (!out) {
-      std::fprintf(stderr, "opverify verify: cannot write %s\n", path.c_str());
-      return 2;
-    }
+    if (!WriteOutputJson("verify", path, result)) return 2;
   }
   for (const CaseOutcome& c : outcome.cases) {
     if (c.error_type == "Timeout") {  // the seed's words, which its callers look for
@@ -133,6 +122,7 @@ int RunVerify(const VerifyArgs& args) {
     if (args.keep_cache) {
       std::fprintf(stderr, "opverify verify: fresh cache kept at %s\n", cache_dir.c_str());
     } else {
+      std::error_code ec;
       fs::remove_all(cache_dir, ec);
     }
   }

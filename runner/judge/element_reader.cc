@@ -110,18 +110,16 @@ Int128 FloatToInt(double v, DType as) {
 
 // torch builds its 16- and 8-bit floats (c10's Half, BFloat16, Float8 types)
 // from a float: a cast to them rounds to float32 first, then to the target.
+double FromFloat32(float rounded, DType as) { return as == DType::kFloat32 ? rounded : RoundToDType(rounded, as); }
+
 double CastFloat(double v, DType as) {
-  if (as == DType::kFloat64) return v;
-  const float rounded = static_cast<float>(v);
-  return as == DType::kFloat32 ? rounded : RoundToDType(rounded, as);
+  return as == DType::kFloat64 ? v : FromFloat32(static_cast<float>(v), as);
 }
 
 // An integer to a float dtype: rounded once from the exact integer (to
 // float32 first for the narrower ones, as above).
 double CastInteger(Int128 v, DType as) {
-  if (as == DType::kFloat64) return static_cast<double>(v);
-  const float rounded = static_cast<float>(v);
-  return as == DType::kFloat32 ? rounded : RoundToDType(rounded, as);
+  return as == DType::kFloat64 ? static_cast<double>(v) : FromFloat32(static_cast<float>(v), as);
 }
 
 // Two's complement wrap of v to the width and signedness of `dtype`.

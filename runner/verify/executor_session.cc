@@ -82,6 +82,11 @@ json OperatorSession::DescribeCases() {
   return descs.is_array() ? descs : json::array();
 }
 
+json OperatorSession::InputDescAt(const json& input_descs, int index) {
+  const auto at = static_cast<std::size_t>(index);
+  return index >= 0 && at < input_descs.size() && input_descs[at].is_array() ? input_descs[at] : json::array();
+}
+
 CallResult OperatorSession::Load() {
   json load = {{"op", "load"},         {"task_file", spec_.task_file}, {"impl_file", spec_.impl_file},
                {"backend", options_.backend}, {"seed", spec_.seed}, {"golden_precision", spec_.golden_precision}};

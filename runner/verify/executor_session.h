@@ -46,6 +46,8 @@ class OperatorSession {
   // loaded after an implementation failed to import or the lint refused it.
   // An empty array when the executor is gone or cannot tell.
   nlohmann::json DescribeCases();
+  // Case `index`'s entry of what DescribeCases() returned; [] when it has none.
+  static nlohmann::json InputDescAt(const nlohmann::json& input_descs, int index);
 
  private:
   CallResult Load();

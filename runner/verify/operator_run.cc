@@ -291,8 +291,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       if (skipped(i)) continue;
       CaseOutcome c;
       c.index = i;
-      const auto at = static_cast<std::size_t>(i);
-      if (at < input_descs.size() && input_descs[at].is_array()) c.input_desc = input_descs[at];
+      c.input_desc = OperatorSession::InputDescAt(input_descs, i);
       c.error_type = type;
       c.error_msg = CutMiddle(message);
       c.regression_type = regression;

@@ -12,15 +12,19 @@ import pytest
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "cpu_ops")
 
 
+def run_verify(opverify_bin, op, verify_dir, *flags, timeout=120):
+    """`opverify verify` of a cpu_impl operator on the cpu backend."""
+    return subprocess.run([opverify_bin, "verify", "--op_name", op, "--verify_dir", str(verify_dir),
+                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", *flags],
+                          capture_output=True, text=True, timeout=timeout)
+
+
 @pytest.fixture
 def verify(opverify_bin, tmp_path):
     """verify(op, *flags) -> (exit code, verify_result.json as dict, stderr)."""
     def run(op, *flags, timeout=120):
         output = tmp_path / f"{op}.json"
-        proc = subprocess.run([opverify_bin, "verify", "--op_name", op, "--verify_dir", FIXTURES,
-                               "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint",
-                               "--output", str(output), *flags],
-                              capture_output=True, text=True, timeout=timeout)
+        proc = run_verify(opverify_bin, op, FIXTURES, "--no-lint", "--output", str(output), *flags, timeout=timeout)
         result = json.loads(output.read_text()) if output.exists() else None
         return proc.returncode, result, proc.stderr
     return run
@@ -212,9 +216,7 @@ def test_missing_files_fail_as_nothing_verified(verify):
 def test_default_output_is_the_seeds_and_the_gates_file(opverify_bin, tmp_path):
     for name in ("relu_ok_torch.py", "relu_ok_cpu_impl.py"):
         shutil.copy(os.path.join(FIXTURES, name), tmp_path / name)
-    proc = subprocess.run([opverify_bin, "verify", "--op_name", "relu_ok", "--verify_dir", str(tmp_path),
-                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint"],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_verify(opverify_bin, "relu_ok", tmp_path, "--no-lint")
     assert proc.returncode == 0, proc.stderr
     seed_default = json.loads((tmp_path / "verify_result.json").read_text())
     assert seed_default["passed_cases"] == seed_default["total_cases"] == 4
@@ -228,9 +230,7 @@ def test_default_output_is_the_seeds_and_the_gates_file(opverify_bin, tmp_path):
 
 def test_output_folder_is_made_first(opverify_bin, tmp_path):
     output = tmp_path / "new" / "iter_0" / "verify_result.json"
-    proc = subprocess.run([opverify_bin, "verify", "--op_name", "relu_ok", "--verify_dir", FIXTURES,
-                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint", "--output", str(output)],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_verify(opverify_bin, "relu_ok", FIXTURES, "--no-lint", "--output", str(output))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(output.read_text())["passed_cases"] == 4
 
@@ -242,9 +242,7 @@ def test_a_long_multibyte_message_is_cut_on_characters(opverify_bin, tmp_path):
     (tmp_path / "wide_cpu_impl.py").write_text(
         "import torch\n\n\nclass ModelNew(torch.nn.Module):\n"
         "    def forward(self, x):\n        raise ValueError('\\u9519\\u8bef' * 1500)\n")
-    proc = subprocess.run([opverify_bin, "verify", "--op_name", "wide", "--verify_dir", str(tmp_path),
-                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint", "--seeds", "1"],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_verify(opverify_bin, "wide", tmp_path, "--no-lint", "--seeds", "1")
     assert proc.returncode == 1, proc.stderr
     result = json.loads((tmp_path / "verify_result.json").read_text(encoding="utf-8"))
     assert result["failed_cases"] == result["total_cases"] == 4
@@ -307,9 +305,7 @@ def test_an_implementation_that_fails_to_import_fails_every_case(verify):
 def test_a_lint_failure_still_describes_each_case(opverify_bin, tmp_path):
     # relu_ok is torch only: the lint refuses it (no Triton kernel does the work).
     output = tmp_path / "lint.json"
-    proc = subprocess.run([opverify_bin, "verify", "--op_name", "relu_ok", "--verify_dir", FIXTURES,
-                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--output", str(output)],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_verify(opverify_bin, "relu_ok", FIXTURES, "--output", str(output))
     assert proc.returncode == 1, proc.stderr[-2000:]
     r = json.loads(output.read_text())
     assert r["total_cases"] == 4 and {f["error_type"] for f in r["failures"]} == {"LintError"}

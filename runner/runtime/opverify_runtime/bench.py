@@ -216,29 +216,18 @@ def cpu_rss_growth(fn):
     return max(0, peak - before)
 
 
-def state_bytes(torch, *objects):
-    """Bytes of the distinct tensors among objects: tensors, lists/tuples of
-    them, and nn.Modules (their parameters and buffers)."""
+def state_bytes(tensors):
+    """Bytes of the distinct tensors among `tensors` (one passed twice counts
+    once)."""
     seen, total = set(), 0
-    def add(t):
-        nonlocal total
+    for t in tensors:
         try:
             key = (t.data_ptr(), t.numel(), t.dtype)
-        except RuntimeError:  # no storage of its own (sparse, meta): count it once
+        except RuntimeError:  # no storage of its own (sparse, meta): by identity
             key = id(t)
         if key not in seen:
             seen.add(key)
             total += t.numel() * t.element_size()
-    for obj in objects:
-        if isinstance(obj, torch.nn.Module):
-            for t in list(obj.parameters()) + list(obj.buffers()):
-                add(t)
-        elif isinstance(obj, torch.Tensor):
-            add(obj)
-        elif isinstance(obj, (list, tuple)):
-            for t in obj:
-                if isinstance(t, torch.Tensor):
-                    add(t)
     return total
 
 

@@ -643,6 +643,7 @@ class Session:
             args = clone_to(inputs, device, torch)
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, f"copying the inputs to {device}") from error
+        arg_tensors = [t for _, t in input_tensors(args, torch)]
         for side, build in (("framework", lambda: self.task.Model(*self.init_inputs)),
                             ("implementation", lambda: self.impl.ModelNew(*self.init_inputs))):
             if side == "framework" and request.get("skip_framework"):
@@ -655,7 +656,8 @@ class Session:
             except BaseException as error:  # noqa: BLE001
                 raise self.classify(error, f"{side}: building the model on {device}") from error
             sides[side] = self._bench_callable(model, args)
-            resident[side] = bench.state_bytes(torch, model, *args)
+            weights = list(model.parameters()) + list(model.buffers()) if isinstance(model, torch.nn.Module) else []
+            resident[side] = bench.state_bytes(weights + arg_tensors)
         warmup = int(request.get("warmup", 5))
         for side, fn in sides.items():
             try:
@@ -671,8 +673,7 @@ class Session:
             with torch.no_grad():
                 outputs = flatten_outputs(sides["implementation"](), torch)
             self.backend.synchronize()
-            reply["bytes_moved"] = sum(t.numel() * t.element_size() for _, t in input_tensors(args, torch)) + \
-                sum(t.numel() * t.element_size() for t in outputs)
+            reply["bytes_moved"] = sum(t.numel() * t.element_size() for t in arg_tensors + outputs)
             del outputs
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, "implementation: a forward after the warm-up") from error

@@ -12,6 +12,7 @@
 
 #include "reduce/baseline_diff.h"
 #include "reduce/run_report.h"
+#include "runner/cli/usage.h"
 #include "runner/store/shard.h"
 
 namespace fs = std::filesystem;
@@ -62,6 +63,8 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
 int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("opverify-reduce"));
   CLI::App app{"opverify-reduce: rebuild a run's reports from its HDF5 shards; compare with a baseline run"};
+  opverify::DescribeProgram(app, "  0  reports written (no regression against --baseline)\n"
+                                 "  1  a regression against --baseline\n  2  bad usage, or unreadable shards");
   std::string run_dir, baseline;
   double threshold_pct = 5;
   app.add_option("RUN_DIR", run_dir, "The run folder (with shards/)")->required();

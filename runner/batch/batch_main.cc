@@ -26,6 +26,7 @@
 #include "reduce/run_report.h"
 #include "runner/batch/work_plan.h"
 #include "runner/batch/worker.h"
+#include "runner/cli/usage.h"
 #include "runner/common/strings.h"
 #include "runner/manifest/manifest.h"
 #include "runner/process/subprocess.h"
@@ -96,6 +97,9 @@ int Run(int argc, char** argv) {
   std::string store = "failures";
   double timeout = 0;
   CLI::App app{"opverify-batch: verify and benchmark every operator of a job manifest"};
+  DescribeProgram(app, "  0  every case passed\n  1  a case failed, or the run was stopped early\n"
+                       "  2  bad usage or input\n  3  --require-anchors: an operator without task_sha256\n"
+                       "  4  a task file differs from its task_sha256");
   app.add_option("jobs", options.jobs_path, "Job manifest (jobs/*.json)")->required();
   app.add_option("--run-dir", options.run_dir, "Run folder (default: runs/<job>-<UTC time>)");
   app.add_flag("--resume", options.resume, "Run only the cases not already stored in --run-dir");

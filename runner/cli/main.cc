@@ -6,12 +6,14 @@
 #include "runner/cli/bench_command.h"
 #include "runner/cli/compare_command.h"
 #include "runner/cli/lint_command.h"
+#include "runner/cli/usage.h"
 #include "runner/cli/verify_command.h"
 
 int main(int argc, char** argv) {
   // Logs go to stderr; stdout carries results (JSON, summaries).
   spdlog::set_default_logger(spdlog::stderr_color_mt("opverify"));
   CLI::App app{"opverify: strict precision verification of operator implementations"};
+  opverify::DescribeProgram(app, "  0  passed\n  1  failed\n  2  bad usage or input\n  (each subcommand's --help has its own)");
   app.require_subcommand(1);
   opverify::CompareArgs compare;
   CLI::App* compare_cmd = opverify::AddCompareCommand(app, &compare);
@@ -21,6 +23,14 @@ int main(int argc, char** argv) {
   CLI::App* bench_cmd = opverify::AddBenchCommand(app, &bench);
   opverify::LintArgs lint;
   CLI::App* lint_cmd = opverify::AddLintCommand(app, &lint);
+  opverify::SetExitCodes(*compare_cmd, "  0  passed\n  1  failed\n  2  bad usage or unreadable input");
+  opverify::SetExitCodes(*verify_cmd,
+                         "  0  every case passed\n  1  a case failed, or the operator's files are missing\n"
+                         "  2  bad usage, or the output could not be written");
+  opverify::SetExitCodes(*bench_cmd,
+                         "  0  done\n  1  the run failed (or a clock problem with --lock-frequency-fail-action error)\n"
+                         "  2  bad usage, or the L1 verify gate refused");
+  opverify::SetExitCodes(*lint_cmd, "  0  valid\n  1  a violation found\n  2  the file could not be read or parsed");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -49,11 +49,11 @@ def test_every_program_prints_the_same_version_line():
 
 
 @pytest.mark.parametrize("args, codes, default", [
-    (["opverify-batch"], ["0", "1", "2", "3", "4"], "[failures]"),  # --store
-    (["opverify-reduce"], ["0", "1", "2"], "[5]"),                   # --perf-threshold
-    (["opverify", "compare"], ["0", "1", "2"], "[eco]"),              # --standard
-    (["opverify", "verify"], ["0", "1", "2"], "[900]"),               # --timeout
-    (["opverify", "bench"], ["0", "1", "2"], "[50]"),                 # --repeats
+    (["opverify-batch"], ["0", "1", "2", "3", "4"], "=failures"),  # --store
+    (["opverify-reduce"], ["0", "1", "2"], "=5"),                    # --perf-threshold
+    (["opverify", "compare"], ["0", "1", "2"], "=eco"),               # --standard
+    (["opverify", "verify"], ["0", "1", "2"], "=900"),                # --timeout
+    (["opverify", "bench"], ["0", "1", "2"], "=50"),                  # --repeats
     (["opverify", "lint"], ["0", "1", "2"], None),
 ])
 def test_help_lists_the_exit_codes_and_the_defaults(args, codes, default):

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <atomic>
-
+#include <functional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -37,9 +37,13 @@ WorkItem WorkItemFromJson(const nlohmann::json& j);
 bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items, Progress* progress,
                 const std::atomic<int>* stop = nullptr, int* unassigned = nullptr);
 
-// A worker's loop: ask, run, repeat, until told to stop. `run` returns false
-// when the worker cannot go on.
-void WorkerLoop(Comm* link, int coordinator_rank,
-                const std::function<bool(const WorkItem&, const std::function<void(const nlohmann::json&)>&)>& run);
+// Runs one work item, giving `report` each case's summary (JSON) as it
+// completes; returns false when the worker cannot go on.
+using RunItemFunction =
+    std::function<bool(const WorkItem& item, const std::function<void(const nlohmann::json&)>& report)>;
+
+// A worker's loop: ask, run, repeat, until told to stop. After `run` returns
+// false the worker reports the failure instead of asking, and is told to stop.
+void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run);
 
 }  // namespace opverify

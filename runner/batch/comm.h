@@ -1,7 +1,7 @@
 // Messages between ranks: the one place MPI is called. A Comm moves tagged
 // byte strings between endpoints; MpiComm uses MPI_COMM_WORLD, LocalComms
-// connect endpoints inside one process (threads), for the embedded
-// single-rank default and for unit tests.
+// connect endpoints inside one process (threads): rank 0's own worker, and
+// the coordinator's unit tests (tests/unit/coordinator_test.cc).
 #pragma once
 
 #include <memory>

@@ -69,8 +69,7 @@ bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkIt
   return healthy;
 }
 
-void WorkerLoop(Comm* link, int coordinator_rank,
-                const std::function<bool(const WorkItem&, const std::function<void(const nlohmann::json&)>&)>& run) {
+void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run) {
   bool ok = true;
   for (;;) {
     link->Send(coordinator_rank, ok ? kTagRequest : kTagFailed, "");

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <atomic>
-
+#include <functional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,17 +29,25 @@ nlohmann::json WorkItemToJson(const WorkItem& item);
 WorkItem WorkItemFromJson(const nlohmann::json& j);
 
 // Serves `links` (each a Comm whose peers other than its own rank are
-// workers) until every worker has been told to stop. Returns false if a
-// worker reported a failure it could not go on from.
+// workers) until all `workers` have been told to stop: hands out `items` in
+// their order (PlanWork's, longest first), each to one worker, and passes
+// every case summary to `progress`. A worker that ends without a word (a
+// killed rank) is waited for: under MPI the launcher ends the job instead.
 // `stop` (optional): once set (a SIGTERM or SIGUSR1), no more work is handed
 // out; the items in flight end early (their workers see the same flag).
-// Returns false when a worker failed; *unassigned gets the items never handed out.
+// Returns false when a worker reported a failure it could not go on from
+// (that worker is told to stop, the others go on); *unassigned (optional)
+// gets the number of items never handed out.
 bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items, Progress* progress,
                 const std::atomic<int>* stop = nullptr, int* unassigned = nullptr);
 
-// A worker's loop: ask, run, repeat, until told to stop. `run` returns false
-// when the worker cannot go on.
-void WorkerLoop(Comm* link, int coordinator_rank,
-                const std::function<bool(const WorkItem&, const std::function<void(const nlohmann::json&)>&)>& run);
+// Runs one work item, giving `report` each case's summary (JSON) as it
+// completes; returns false when the worker cannot go on.
+using RunItemFunction =
+    std::function<bool(const WorkItem& item, const std::function<void(const nlohmann::json&)>& report)>;
+
+// A worker's loop: ask, run, repeat, until told to stop. After `run` returns
+// false the worker reports the failure instead of asking, and is told to stop.
+void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run);
 
 }  // namespace opverify

@@ -1,5 +1,7 @@
 #include "runner/batch/work_plan.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -18,6 +20,18 @@ std::optional<Shard> ParseShard(const std::string& text) {
 
 bool InShard(int manifest_index, const Shard& shard) {
   return manifest_index % shard.count == shard.index;
+}
+
+std::vector<int> SelectOperators(const std::vector<std::string>& names, const std::string& filter,
+                                 const std::optional<Shard>& shard) {
+  std::vector<int> kept;
+  for (int i = 0; i < static_cast<int>(names.size()); ++i) {
+    if (shard && !InShard(i, *shard)) continue;
+    if (filter.empty() || fnmatch(filter.c_str(), names[static_cast<std::size_t>(i)].c_str(), 0) == 0) {
+      kept.push_back(i);
+    }
+  }
+  return kept;
 }
 
 std::vector<WorkItem> PlanWork(const std::vector<OperatorShape>& ops,

@@ -1,0 +1,70 @@
+#include "runner/batch/batch_flags.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <cstdio>
+
+#include "runner/cli/usage.h"
+
+namespace opverify {
+
+std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code) {
+  BatchFlags flags;
+  BatchOptions& options = flags.options;
+  flags.store = "failures";
+  double timeout = 0;
+  CLI::App app{"opverify-batch: verify and benchmark every operator of a job manifest"};
+  DescribeProgram(app, "  0  every case passed\n  1  a case failed, or the run was stopped early\n"
+                       "  2  bad usage or input\n  3  --require-anchors: an operator without task_sha256\n"
+                       "  4  a task file differs from its task_sha256");
+  app.add_option("jobs", options.jobs_path, "Job manifest (jobs/*.json)")->required();
+  app.add_option("--run-dir", options.run_dir, "Run folder (default: runs/<job>-<UTC time>)");
+  app.add_flag("--resume", options.resume, "Run only the cases not already stored in --run-dir");
+  app.add_option("--backend", options.backend, "Where implementations run")
+      ->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
+  app.add_option("--filter", options.filter, "Only operators whose name matches this glob");
+  app.add_option("--shard", flags.shard,
+                 "I/N: only the operators whose position in the manifest (from 0) is I modulo N "
+                 "(one of N parts, e.g. a Slurm array task's; opverify-reduce --merge joins them)");
+  app.add_flag("--dry-run", options.dry_run, "Print the work plan and stop");
+  app.add_option("--store", flags.store, "Which cases keep golden/actual tensors")
+      ->check(CLI::IsMember({"all", "failures", "none"}));
+  app.add_option("--timeout", timeout, "Per-case timeout in seconds for every operator")
+      ->check(CLI::PositiveNumber);
+  app.add_flag(
+      "--no-bench", [&](std::int64_t) { options.bench = false; }, "Skip the benchmark phase");
+  app.add_flag(
+      "--require-anchors", options.require_anchors,
+      "Refuse (exit 3) an operator whose task file has no task_sha256 anchor in the manifest");
+  app.add_option("--freq-check-interval", options.freq_check_interval_s,
+                 "Seconds between device clock samples while benchmarking (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag(
+      "--no-ab", [&](std::int64_t) { options.ab = false; },
+      "Do not re-run accuracy failures (A/B)");
+  app.add_option("--previous", options.previous_run,
+                 "An earlier run folder: its timings order the work");
+  app.add_option("--max-cases-per-item", options.max_cases_per_item,
+                 "Split sweeps larger than this")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--fsync", options.fsync,
+               "fsync every stored case (survives a machine crash, not only a killed rank)");
+  app.add_flag("-v,--verbose", options.verbose, "Log every case");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    *exit_code = app.exit(e) == 0 ? 0 : 2;
+    return std::nullopt;
+  }
+  options.store = *ParseStorePolicy(flags.store);
+  if (!flags.shard.empty() && !(options.shard = ParseShard(flags.shard))) {
+    std::fprintf(stderr, "opverify-batch: --shard %s: expected I/N with 0 <= I < N\n",
+                 flags.shard.c_str());
+    *exit_code = 2;
+    return std::nullopt;
+  }
+  if (timeout > 0) options.timeout_s = timeout;
+  return flags;
+}
+
+}  // namespace opverify

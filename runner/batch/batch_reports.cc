@@ -1,0 +1,56 @@
+#include "runner/batch/batch_reports.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include "reduce/run_report.h"
+#include "runner/process/subprocess.h"
+#include "runner/store/shard.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace opverify {
+
+int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
+                      const LaunchInfo& launch, int ranks, const RankOutcome& outcome,
+                      const std::atomic<int>& stop) {
+  const BatchOptions& options = flags.options;
+  std::vector<std::string> problems;
+  if (Status indexed = WriteResultsIndex(options.run_dir, &problems); !indexed.ok()) {
+    spdlog::error("results.h5: {}", indexed.ToString());
+  }
+  json run_info = {{"manifest", fs::absolute(options.jobs_path).string()},
+                   {"manifest_name", job_name},
+                   {"ranks", ranks},
+                   {"launcher", launch.launcher},
+                   {"backend", options.backend},
+                   {"store", flags.store},
+                   {"resumed", options.resume},
+                   {"timing", outcome.timing}};
+  if (options.shard) run_info["shard"] = flags.shard;
+  if (const int signal = stop.load(); signal != 0) {
+    run_info["stopped_by_signal"] = SignalName(signal);
+    run_info["unassigned_items"] = outcome.unassigned;
+    spdlog::warn(
+        "stopped by {}: {} work items not started, the items in flight cut short; "
+        "the reports cover what was done; --resume runs the rest",
+        SignalName(signal), outcome.unassigned);
+  }
+  Result<RunTotals> totals = WriteRunReports(options.run_dir, run_info);
+  if (!totals.ok()) {
+    spdlog::error("reports: {}", totals.status().ToString());
+    return 2;
+  }
+  std::printf("%d operators, %d cases: %d passed, %d failed -> %s\n", totals->operators,
+              totals->cases, totals->passed, totals->failed,
+              (fs::path(options.run_dir) / "summary.json").c_str());
+  if (!outcome.healthy) return 2;
+  if (stop.load() != 0) return 1;  // not every case ran: not a pass
+  return totals->failed == 0 && totals->cases > 0 ? 0 : 1;
+}
+
+}  // namespace opverify

@@ -1,0 +1,22 @@
+// Rank 0's last step, once every rank has closed its shard: the results
+// index, run.json's facts and the reports, the one-line total.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "runner/batch/batch_flags.h"
+#include "runner/batch/launch.h"
+#include "runner/batch/rank_role.h"
+
+namespace opverify {
+
+// Writes results.h5 and the reports of the run in flags.options.run_dir and
+// returns the program's exit code: 2 when the reports could not be written
+// or a worker failed, 1 when a stop signal cut the run short or a case
+// failed (or none ran), 0 when every case passed.
+int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
+                      const LaunchInfo& launch, int ranks, const RankOutcome& outcome,
+                      const std::atomic<int>& stop);
+
+}  // namespace opverify

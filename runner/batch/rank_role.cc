@@ -1,0 +1,37 @@
+#include "runner/batch/rank_role.h"
+
+#include <unistd.h>
+
+#include <memory>
+#include <thread>
+
+#include "runner/batch/progress.h"
+
+namespace opverify {
+
+RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
+                    const RunItemFunction& run_item, const std::atomic<int>* stop) {
+  RankOutcome outcome;
+  if (world != nullptr && world->rank() != 0) {
+    WorkerLoop(world, 0, run_item);
+    return outcome;
+  }
+  const int size = world != nullptr ? world->size() : 1;
+  std::vector<std::unique_ptr<Comm>> local = MakeLocalComms(2);
+  std::thread worker([&] { WorkerLoop(local[1].get(), 0, run_item); });
+  std::vector<Comm*> links = {local[0].get()};
+  if (size > 1) links.push_back(world);
+  Progress progress(static_cast<int>(items.size()), isatty(STDERR_FILENO) != 0);
+  outcome.healthy = Coordinate(links, size, items, &progress, stop, &outcome.unassigned);
+  worker.join();
+  outcome.timing = {{"run_wall_s", progress.elapsed_s()},
+                    {"case_s", progress.case_s()},
+                    {"store_s", progress.store_s()},
+                    {"ab_s", progress.ab_s()},
+                    {"item_s", progress.item_s()},
+                    {"bench_s", progress.bench_s()},
+                    {"shapes_benched", progress.shapes_benched()}};
+  return outcome;
+}
+
+}  // namespace opverify

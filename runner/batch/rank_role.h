@@ -1,0 +1,29 @@
+// What a rank does once the work is planned: rank 0 coordinates and works
+// too (its worker thread reaches the coordinator through an in-process
+// link); every other rank works for rank 0.
+#pragma once
+
+#include <atomic>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/batch/comm.h"
+#include "runner/batch/coordinator.h"
+
+namespace opverify {
+
+struct RankOutcome {
+  bool healthy = true;  // no worker reported a failure it could not go on from
+  int unassigned = 0;   // items never handed out (after a stop signal)
+  // Rank 0: the run's wall time and the sums of the case reports, in seconds.
+  nlohmann::json timing = nlohmann::json::object();
+};
+
+// Serves `items` (rank 0) or works until told to stop (other ranks), running
+// each item with `run_item`. `world`: every rank's Comm, or null when this is
+// the only rank. `stop`: as for Coordinate. Other ranks return the defaults.
+RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
+                    const RunItemFunction& run_item, const std::atomic<int>* stop);
+
+}  // namespace opverify

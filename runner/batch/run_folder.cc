@@ -1,0 +1,87 @@
+#include "runner/batch/run_folder.h"
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "runner/common/strings.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace opverify {
+namespace {
+
+constexpr int kTagConfig = 100;  // rank 0 -> every rank: the run folder
+
+void SetUpLogging(const std::string& run_dir, int rank, bool verbose) {
+  std::vector<spdlog::sink_ptr> sinks;
+  sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(
+      Printf("%s/logs/rank-%04d.log", run_dir.c_str(), rank), false));
+  auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  // Rank 0 shows warnings (the progress line is its voice); others stay quiet.
+  console->set_level(verbose ? spdlog::level::info
+                             : (rank == 0 ? spdlog::level::warn : spdlog::level::err));
+  sinks.push_back(console);
+  auto logger =
+      std::make_shared<spdlog::logger>(Printf("rank-%04d", rank), sinks.begin(), sinks.end());
+  logger->set_level(spdlog::level::info);
+  logger->flush_on(spdlog::level::info);
+  logger->set_pattern(Printf("[%%Y-%%m-%%d %%H:%%M:%%S.%%e] [rank %d] [%%l] %%v", rank));
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace
+
+std::string DefaultRunDir(const std::string& job_name) {
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  return (fs::path("runs") / (job_name + "-" + stamp)).string();
+}
+
+bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* options) {
+  const int rank = world != nullptr ? world->rank() : 0;
+  const int size = world != nullptr ? world->size() : 1;
+  bool refused = false;
+  if (rank == 0) {
+    std::error_code ec;
+    if (options->run_dir.empty())
+      options->run_dir = DefaultRunDir(job_name.empty() ? "job" : job_name);
+    options->run_dir = fs::absolute(options->run_dir).string();
+    if (!options->resume && !options->dry_run &&
+        fs::exists(fs::path(options->run_dir) / "shards", ec)) {
+      std::fprintf(stderr,
+                   "opverify-batch: %s already holds a run; use --resume to finish it, or another "
+                   "--run-dir\n",
+                   options->run_dir.c_str());
+      refused = true;
+    }
+    const std::string word = json({{"run_dir", options->run_dir}, {"refused", refused}}).dump();
+    for (int r = 1; r < size; ++r) world->Send(r, kTagConfig, word);
+    return !refused;
+  }
+  std::optional<Message> config;
+  while (!(config = world->Receive(1.0)) || config->tag != kTagConfig) {
+  }
+  const json parsed = json::parse(config->payload);
+  options->run_dir = parsed["run_dir"].get<std::string>();
+  return !parsed["refused"].get<bool>();
+}
+
+std::string PrepareRankFolder(const std::string& run_dir, int rank, bool verbose) {
+  std::error_code ec;
+  fs::create_directories(fs::path(run_dir) / "logs", ec);
+  const fs::path cache = fs::path(run_dir) / "cache" / Printf("rank-%04d", rank);
+  fs::create_directories(cache, ec);
+  SetUpLogging(run_dir, rank, verbose);
+  return cache.string();
+}
+
+}  // namespace opverify

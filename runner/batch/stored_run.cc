@@ -1,0 +1,42 @@
+#include "runner/batch/stored_run.h"
+
+#include <spdlog/spdlog.h>
+
+#include <vector>
+
+#include "runner/store/shard.h"
+
+namespace opverify {
+
+std::map<std::string, double> PreviousSeconds(const std::string& run_dir) {
+  std::map<std::string, double> seconds;
+  if (run_dir.empty()) return seconds;
+  std::vector<std::string> problems;
+  Result<std::vector<CaseRecord>> records = ReadRunRecords(run_dir, &problems);
+  if (!records.ok()) {
+    spdlog::warn("--previous {}: {}; keeping manifest order", run_dir, records.status().ToString());
+    return seconds;
+  }
+  for (const CaseRecord& r : records.value())
+    seconds[r.op_name] += r.timings.value("wall_ms", 0.0) / 1e3;
+  return seconds;
+}
+
+bool LoadResumeState(const std::string& run_dir, WorkerSetup* setup) {
+  std::vector<std::string> problems;
+  Result<std::vector<CaseRecord>> stored = ReadRunRecords(run_dir, &problems);
+  if (!stored.ok()) {
+    spdlog::error("--resume: {}", stored.status().ToString());
+    return false;
+  }
+  for (const CaseRecord& r : stored.value()) {
+    if (r.case_index >= 0) setup->done[r.case_id] = r.passed;
+    if (r.extra.value("kind", "") == "bench_shape")
+      setup->benched.insert(r.extra.value("case_id", ""));
+  }
+  for (const auto& problem : problems) spdlog::warn("--resume: will run again: {}", problem);
+  spdlog::info("resuming: {} cases already stored", setup->done.size());
+  return true;
+}
+
+}  // namespace opverify

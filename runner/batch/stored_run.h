@@ -1,0 +1,21 @@
+// What an earlier run stored, read back for a new one: its timings order the
+// work (--previous), its cases are skipped when it is finished (--resume).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "runner/batch/worker.h"
+
+namespace opverify {
+
+// Each operator's wall time in seconds in the run at `run_dir`, from its
+// stored cases; empty when run_dir is empty or unreadable (with a warning).
+std::map<std::string, double> PreviousSeconds(const std::string& run_dir);
+
+// Fills setup->done and setup->benched with the cases the run at `run_dir`
+// stored and can read back; a journaled case whose data a machine crash lost
+// is left to run again. Returns false (logged) when the run cannot be read.
+bool LoadResumeState(const std::string& run_dir, WorkerSetup* setup);
+
+}  // namespace opverify

@@ -1,0 +1,310 @@
+// The coordinator and its workers over in-process Comms, wired as
+// opverify-batch wires them: rank 0's own worker through a pair of its own,
+// the other workers through a second world (MPI's place). Scheduling rules
+// hold without mpirun: longest first, each item once, a failing worker, the
+// stop signal, a resumed run, every case summary heard.
+#include "runner/batch/coordinator.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace opverify {
+namespace {
+
+using Report = std::function<void(const nlohmann::json&)>;
+// What worker `worker` does with an item; false: it cannot go on.
+using WorkerRun = std::function<bool(int worker, const WorkItem& item, const Report& report)>;
+
+struct Served {
+  bool healthy = false;
+  int unassigned = -1;
+  std::vector<std::vector<int>> items_of;  // per worker: the ids of the items it ran, in order
+  int cases = 0;
+  int failed = 0;
+  double case_s = 0, item_s = 0, bench_s = 0;
+  int shapes_benched = 0;
+  std::string progress_text;  // what the progress wrote (its last line)
+
+  std::vector<int> AllItems() const {
+    std::vector<int> all;
+    for (const auto& ids : items_of) all.insert(all.end(), ids.begin(), ids.end());
+    std::sort(all.begin(), all.end());
+    return all;
+  }
+};
+
+Served Serve(int workers, const std::vector<WorkItem>& items, const WorkerRun& run,
+             const std::atomic<int>* stop = nullptr) {
+  std::vector<std::unique_ptr<Comm>> own = MakeLocalComms(2);
+  std::vector<std::unique_ptr<Comm>> world = MakeLocalComms(workers);
+  std::vector<Comm*> links = {own[0].get()};
+  if (workers > 1) links.push_back(world[0].get());
+
+  Served served;
+  served.items_of.resize(static_cast<std::size_t>(workers));
+  std::mutex mutex;
+  auto worker_run = [&](int w) {
+    return [&, w](const WorkItem& item, const Report& report) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        served.items_of[static_cast<std::size_t>(w)].push_back(item.id);
+      }
+      return run(w, item, report);
+    };
+  };
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { WorkerLoop(own[1].get(), 0, worker_run(0)); });
+  for (int w = 1; w < workers; ++w) {
+    threads.emplace_back(
+        [&, w] { WorkerLoop(world[static_cast<std::size_t>(w)].get(), 0, worker_run(w)); });
+  }
+
+  std::FILE* text = std::tmpfile();
+  {
+    Progress progress(static_cast<int>(items.size()), /*terminal=*/false, /*plain_interval_s=*/3600,
+                      text);
+    served.healthy = Coordinate(links, workers, items, &progress, stop, &served.unassigned);
+    served.cases = progress.cases();
+    served.failed = progress.failed();
+    served.case_s = progress.case_s();
+    served.item_s = progress.item_s();
+    served.bench_s = progress.bench_s();
+    served.shapes_benched = progress.shapes_benched();
+  }
+  // Coordinate returns once every worker was told to stop: each loop ends.
+  for (auto& t : threads) t.join();
+  std::rewind(text);
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, text) != nullptr) served.progress_text += buffer;
+  std::fclose(text);
+  return served;
+}
+
+// n operators of one case each, operator i expected to take n - i seconds
+// in an earlier run, listed shortest first in the manifest.
+std::vector<WorkItem> PlannedItems(int n) {
+  std::vector<OperatorShape> ops;
+  std::map<std::string, double> previous;
+  for (int i = 0; i < n; ++i) {
+    const std::string name = "op" + std::to_string(i);
+    ops.push_back({name, 1});
+    previous[name] = i + 1;
+  }
+  return PlanWork(ops, previous, 64);
+}
+
+std::vector<int> Iota(int n) {
+  std::vector<int> ids(static_cast<std::size_t>(n));
+  std::iota(ids.begin(), ids.end(), 0);
+  return ids;
+}
+
+// Holds every worker in its first item until all `workers` hold one, so each
+// worker is sure to take part (bounded, so a broken coordinator fails rather
+// than hangs).
+class FirstItemGate {
+ public:
+  explicit FirstItemGate(int workers) : workers_(workers) {}
+  bool Pass(int worker) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!seen_.insert(worker).second) return true;
+    all_.notify_all();
+    return all_.wait_for(lock, std::chrono::seconds(10),
+                         [&] { return static_cast<int>(seen_.size()) == workers_; });
+  }
+
+ private:
+  int workers_;
+  std::mutex mutex_;
+  std::condition_variable all_;
+  std::set<int> seen_;
+};
+
+void ReportCase(const Report& report, const std::string& case_id, bool passed) {
+  report({{"case_id", case_id}, {"passed", passed}, {"wall_ms", 10.0}});
+}
+
+TEST(Coordinate, HandsEveryItemToExactlyOneOfSeveralWorkers) {
+  const std::vector<WorkItem> items = PlannedItems(20);
+  FirstItemGate gate(4);
+  const Served served =
+      Serve(4, items, [&](int worker, const WorkItem& item, const Report& report) {
+        EXPECT_TRUE(gate.Pass(worker));
+        ReportCase(report, "case" + std::to_string(item.id), true);
+        return true;
+      });
+  EXPECT_TRUE(served.healthy);
+  EXPECT_EQ(served.unassigned, 0);
+  EXPECT_EQ(served.AllItems(), Iota(20));
+  for (const auto& ids : served.items_of) EXPECT_FALSE(ids.empty());
+  EXPECT_EQ(served.cases, 20);
+  EXPECT_NE(served.progress_text.find("[20/20 work items] 20 cases done, 20 passed, 0 failed"),
+            std::string::npos)
+      << served.progress_text;
+}
+
+TEST(Coordinate, HandsOutTheLongestItemsFirst) {
+  const std::vector<WorkItem> items = PlannedItems(12);
+  // One worker takes them in the planned order: longest expected first.
+  const Served alone = Serve(1, items, [](int, const WorkItem&, const Report&) { return true; });
+  ASSERT_EQ(alone.items_of[0], Iota(12));
+  for (std::size_t i = 1; i < items.size(); ++i)
+    EXPECT_GE(items[i - 1].expected_s, items[i].expected_s);
+  EXPECT_EQ(items.front().op_index, 11);
+
+  // Three workers: the three longest go out first, one each, and each
+  // worker's own items come in planned order.
+  FirstItemGate gate(3);
+  const Served served = Serve(3, items, [&](int worker, const WorkItem&, const Report&) {
+    EXPECT_TRUE(gate.Pass(worker));
+    return true;
+  });
+  std::vector<int> firsts;
+  for (const auto& ids : served.items_of) {
+    ASSERT_FALSE(ids.empty());
+    firsts.push_back(ids.front());
+    EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+  }
+  std::sort(firsts.begin(), firsts.end());
+  EXPECT_EQ(firsts, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(served.AllItems(), Iota(12));
+}
+
+TEST(Coordinate, AWorkerThatCannotGoOnGetsNoMoreWorkAndTheOthersFinish) {
+  const std::vector<WorkItem> items = PlannedItems(15);
+  FirstItemGate gate(3);
+  const Served served = Serve(3, items, [&](int worker, const WorkItem&, const Report&) {
+    EXPECT_TRUE(gate.Pass(worker));
+    return worker != 1;  // worker 1's store fails on its first item
+  });
+  EXPECT_FALSE(served.healthy);
+  EXPECT_EQ(served.items_of[1].size(), 1u);
+  EXPECT_EQ(served.unassigned, 0);
+  EXPECT_EQ(served.AllItems(), Iota(15));
+  EXPECT_NE(served.progress_text.find("[15/15 work items]"), std::string::npos)
+      << served.progress_text;
+}
+
+TEST(Coordinate, ALoneWorkerThatCannotGoOnLeavesTheRestUnassigned) {
+  const Served served = Serve(
+      1, PlannedItems(10), [](int, const WorkItem& item, const Report&) { return item.id != 2; });
+  EXPECT_FALSE(served.healthy);
+  EXPECT_EQ(served.items_of[0], (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(served.unassigned, 7);
+}
+
+TEST(Coordinate, AfterTheStopSignalNothingMoreIsHandedOut) {
+  const int n = 30;
+  std::atomic<int> stop{0};
+  const Served served = Serve(
+      2, PlannedItems(n),
+      [&](int, const WorkItem& item, const Report& report) {
+        ReportCase(report, "case" + std::to_string(item.id), true);
+        if (item.id == 3) stop.store(15);  // SIGTERM while item 3 runs
+        // A later item (the other worker's) lasts until the signal: one at most.
+        for (int waited_ms = 0; item.id > 3 && stop.load() == 0 && waited_ms < 10000; ++waited_ms) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return true;
+      },
+      &stop);
+  EXPECT_TRUE(served.healthy);
+  const std::vector<int> handed = served.AllItems();
+  // Items 0..3, and at most the one the other worker was given before the stop.
+  EXPECT_GE(handed.size(), 4u);
+  EXPECT_LE(handed.size(), 5u);
+  EXPECT_EQ(handed, Iota(static_cast<int>(handed.size())));
+  EXPECT_EQ(served.unassigned, n - static_cast<int>(handed.size()));
+  EXPECT_EQ(served.cases, static_cast<int>(handed.size()));
+}
+
+TEST(Coordinate, AResumedRunFinishesWhatAStoppedRunLeftAndRunsNothingTwice) {
+  // Three sweeps of 5 cases, cut into items of at most 2; the first run is
+  // stopped after 6 cases, the second (--resume) plans every item again and
+  // skips the stored cases, as the worker does.
+  const std::vector<OperatorShape> ops = {{"a", 5}, {"b", 5}, {"c", 5}};
+  const std::vector<WorkItem> items = PlanWork(ops, {{"a", 1.0}, {"b", 3.0}, {"c", 2.0}}, 2);
+  ASSERT_EQ(items.size(), 9u);
+  std::map<std::string, int> stored;  // case id -> times stored
+  std::mutex mutex;
+  auto run = [&](std::atomic<int>* stop, int stop_after) {
+    return [&, stop, stop_after](int, const WorkItem& item, const Report& report) {
+      for (int index : item.case_indices) {
+        const std::string id =
+            ops[static_cast<std::size_t>(item.op_index)].name + "/" + std::to_string(index);
+        std::lock_guard<std::mutex> lock(mutex);
+        if (stored.count(id) > 0 || (stop != nullptr && stop->load() != 0)) continue;
+        ++stored[id];
+        ReportCase(report, id, true);
+        if (static_cast<int>(stored.size()) == stop_after) stop->store(10);
+      }
+      return true;
+    };
+  };
+
+  std::atomic<int> stop{0};
+  const Served first = Serve(2, items, run(&stop, 6), &stop);
+  EXPECT_EQ(first.cases, 6);
+  EXPECT_GT(first.unassigned, 0);
+  const Served resumed = Serve(2, items, run(nullptr, -1));
+  EXPECT_TRUE(resumed.healthy);
+  EXPECT_EQ(resumed.AllItems(), Iota(9));
+  EXPECT_EQ(resumed.cases, 15 - 6);
+  EXPECT_EQ(stored.size(), 15u);
+  for (const auto& [id, times] : stored) EXPECT_EQ(times, 1) << id;
+}
+
+TEST(Coordinate, TheProgressHearsEveryCaseAndItemSummary) {
+  const int n = 8;
+  const Served served =
+      Serve(3, PlannedItems(n), [](int, const WorkItem& item, const Report& report) {
+        for (int k = 0; k < 3; ++k)
+          ReportCase(report, std::to_string(item.id) + "/" + std::to_string(k), k != 2);
+        report({{"kind", "bench"}, {"shapes", 2}, {"bench_ms", 500.0}});
+        report({{"kind", "item"}, {"item_ms", 1000.0}});
+        return true;
+      });
+  EXPECT_TRUE(served.healthy);
+  EXPECT_EQ(served.cases, 3 * n);
+  EXPECT_EQ(served.failed, n);
+  EXPECT_NEAR(served.case_s, 3 * n * 0.010, 1e-9);
+  EXPECT_EQ(served.shapes_benched, 2 * n);
+  EXPECT_DOUBLE_EQ(served.bench_s, n * 0.5);
+  EXPECT_DOUBLE_EQ(served.item_s, n * 1.0);
+  EXPECT_NE(served.progress_text.find("[8/8 work items] 24 cases done, 16 passed, 8 failed"),
+            std::string::npos)
+      << served.progress_text;
+}
+
+TEST(Coordinate, WithNothingToDoEveryWorkerIsToldToStop) {
+  const Served served = Serve(3, {}, [](int, const WorkItem&, const Report&) {
+    ADD_FAILURE() << "no item to run";
+    return true;
+  });
+  EXPECT_TRUE(served.healthy);
+  EXPECT_EQ(served.unassigned, 0);
+  EXPECT_TRUE(served.AllItems().empty());
+}
+
+TEST(WorkItem, TravelsAsJsonUnchanged) {
+  const WorkItem item{7, 3, {4, 5, 6}, 2.5};
+  const WorkItem back = WorkItemFromJson(nlohmann::json::parse(WorkItemToJson(item).dump()));
+  EXPECT_EQ(back.id, 7);
+  EXPECT_EQ(back.op_index, 3);
+  EXPECT_EQ(back.case_indices, (std::vector<int>{4, 5, 6}));
+  EXPECT_DOUBLE_EQ(back.expected_s, 2.5);
+}
+
+}  // namespace
+}  // namespace opverify

@@ -1,0 +1,101 @@
+// The run folder's name, agreed by every rank over in-process Comms: rank 0
+// decides (and may refuse a folder that holds a run), the others follow.
+#include "runner/batch/run_folder.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace opverify {
+namespace {
+
+struct Agreed {
+  std::vector<bool> go_on;
+  std::vector<std::string> run_dirs;
+};
+
+// Every rank of an n-rank world negotiates; rank 0 starts from `rank0`.
+Agreed Negotiate(int n, const BatchOptions& rank0, const std::string& job_name) {
+  std::vector<std::unique_ptr<Comm>> world = MakeLocalComms(n);
+  Agreed agreed;
+  agreed.go_on.resize(static_cast<std::size_t>(n));
+  agreed.run_dirs.resize(static_cast<std::size_t>(n));
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < n; ++r) {
+    ranks.emplace_back([&, r] {
+      BatchOptions options = r == 0 ? rank0 : BatchOptions{};
+      agreed.go_on[static_cast<std::size_t>(r)] =
+          NegotiateRunDir(world[static_cast<std::size_t>(r)].get(), job_name, &options);
+      agreed.run_dirs[static_cast<std::size_t>(r)] = options.run_dir;
+    });
+  }
+  for (auto& t : ranks) t.join();
+  return agreed;
+}
+
+fs::path FreshFolder(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("opverify-run-folder-test-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(NegotiateRunDir, EveryRankTakesRankZerosFolderMadeAbsolute) {
+  BatchOptions options;
+  options.run_dir = "runs/relative";  // only named here, never created
+  const Agreed agreed = Negotiate(3, options, "job");
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_TRUE(agreed.go_on[static_cast<std::size_t>(r)]) << r;
+    EXPECT_EQ(agreed.run_dirs[static_cast<std::size_t>(r)], fs::absolute(options.run_dir).string())
+        << r;
+  }
+  EXPECT_TRUE(fs::path(agreed.run_dirs[0]).is_absolute());
+}
+
+TEST(NegotiateRunDir, WithoutARunDirEveryRankTakesTheDefaultNamedAfterTheJob) {
+  const Agreed agreed = Negotiate(2, BatchOptions{}, "nightly");
+  EXPECT_TRUE(agreed.go_on[0] && agreed.go_on[1]);
+  EXPECT_EQ(agreed.run_dirs[0], agreed.run_dirs[1]);
+  EXPECT_EQ(fs::path(agreed.run_dirs[0]).parent_path(), fs::absolute("runs"));
+  EXPECT_EQ(fs::path(agreed.run_dirs[0]).filename().string().rfind("nightly-", 0), 0u)
+      << agreed.run_dirs[0];
+  // A job without a name is "job".
+  EXPECT_EQ(
+      fs::path(Negotiate(1, BatchOptions{}, "").run_dirs[0]).filename().string().rfind("job-", 0),
+      0u);
+}
+
+TEST(NegotiateRunDir, AFolderHoldingARunIsRefusedOnEveryRankUnlessResumedOrDry) {
+  const fs::path dir = FreshFolder("refused");
+  fs::create_directories(dir / "shards");
+  BatchOptions options;
+  options.run_dir = dir.string();
+  const Agreed refused = Negotiate(3, options, "job");
+  for (int r = 0; r < 3; ++r) EXPECT_FALSE(refused.go_on[static_cast<std::size_t>(r)]) << r;
+
+  options.resume = true;
+  const Agreed resumed = Negotiate(3, options, "job");
+  for (int r = 0; r < 3; ++r) EXPECT_TRUE(resumed.go_on[static_cast<std::size_t>(r)]) << r;
+  options.resume = false;
+  options.dry_run = true;
+  EXPECT_TRUE(Negotiate(2, options, "job").go_on[1]);
+  fs::remove_all(dir);
+}
+
+TEST(NegotiateRunDir, ALoneRankNeedsNoComm) {
+  const fs::path dir = FreshFolder("alone");
+  BatchOptions options;
+  options.run_dir = dir.string();
+  EXPECT_TRUE(NegotiateRunDir(nullptr, "job", &options));
+  EXPECT_EQ(options.run_dir, dir.string());
+  fs::create_directories(dir / "shards");
+  EXPECT_FALSE(NegotiateRunDir(nullptr, "job", &options));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace opverify

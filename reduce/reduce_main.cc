@@ -12,7 +12,8 @@
 
 #include "reduce/baseline_diff.h"
 #include "reduce/run_report.h"
-#include "runner/store/shard.h"
+#include "runner/store/results_index.h"
+#include "runner/store/shard_merge.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

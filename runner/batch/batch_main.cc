@@ -29,7 +29,9 @@
 #include "runner/common/strings.h"
 #include "runner/manifest/manifest.h"
 #include "runner/process/subprocess.h"
-#include "runner/store/shard.h"
+#include "runner/store/results_index.h"
+#include "runner/store/run_records.h"
+#include "runner/store/shard_writer.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -261,8 +263,8 @@ int Run(int argc, char** argv) {
       return 2;
     }
     for (const CaseRecord& r : stored.value()) {
-      if (r.case_index >= 0) setup.done[r.case_id] = r.passed;
-      if (r.extra.value("kind", "") == "bench_shape") setup.benched.insert(r.extra.value("case_id", ""));
+      if (r.kind == RecordKind::kCase) setup.done[r.case_id] = r.passed;
+      if (r.kind == RecordKind::kBenchShape) setup.benched.insert(r.extra.value("case_id", ""));
     }
     for (const auto& problem : problems) spdlog::warn("--resume: will run again: {}", problem);
     spdlog::info("resuming: {} cases already stored", setup.done.size());

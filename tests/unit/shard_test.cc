@@ -2,7 +2,7 @@
 // for field, the tensor policies, resume into a new shard file, the journal,
 // results.h5, and real failures: a full tmpfs, a file-size limit, and a
 // writer process killed with SIGKILL mid-run.
-#include "runner/store/shard.h"
+#include "runner/store/shard_writer.h"
 
 #include <fcntl.h>
 #include <gmock/gmock.h>
@@ -27,11 +27,14 @@
 
 #include "runner/process/channel.h"
 #include "runner/process/subprocess.h"
-#include "runner/store/h5.h"
+#include "runner/h5/h5.h"
 #include "runner/store/journal.h"
+#include "runner/store/results_index.h"
+#include "runner/store/run_records.h"
 #include "runner/store/tensor_storage.h"
 #include "runner/tensor_io/h5_tensor.h"
 #include "runner/tensor_io/tensor_file.h"
+#include "tests/unit/shard_fixture.h"
 #include "tests/unit/shard_sample_case.h"
 
 namespace opverify {
@@ -40,52 +43,10 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::Ids;
 using testing::MakeSampleCase;
 using testing::SampleCase;
-
-class ShardTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/opverify-shard-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::unique_ptr<ShardWriter> Writer(int rank, StorePolicy policy = StorePolicy::kAll,
-                                      const std::string& run_dir = "") {
-    Result<std::unique_ptr<ShardWriter>> writer =
-        ShardWriter::Create(run_dir.empty() ? dir_ : run_dir, rank, policy);
-    EXPECT_TRUE(writer.ok()) << writer.status().ToString();
-    return writer.ok() ? std::move(writer).value() : nullptr;
-  }
-
-  // Appends sample cases first .. first+count-1 of `rank`.
-  void AppendSamples(ShardWriter* writer, int rank, int first, int count) {
-    for (int i = first; i < first + count; ++i) {
-      const SampleCase sample = MakeSampleCase(i, rank);
-      Status appended = writer->Append(sample.record);
-      ASSERT_TRUE(appended.ok()) << appended.ToString();
-    }
-  }
-
-  std::vector<CaseRecord> Records() {
-    Result<std::vector<CaseRecord>> records = ReadRunRecords(dir_);
-    EXPECT_TRUE(records.ok()) << records.status().ToString();
-    return records.ok() ? std::move(records).value() : std::vector<CaseRecord>{};
-  }
-
-  std::string Shard(const std::string& file) const { return dir_ + "/shards/" + file; }
-
-  std::string dir_;
-};
-
-std::vector<std::string> Ids(const std::vector<CaseRecord>& records) {
-  std::vector<std::string> ids;
-  ids.reserve(records.size());
-  for (const CaseRecord& record : records) ids.push_back(record.case_id);
-  return ids;
-}
+using testing::ShardTest;
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

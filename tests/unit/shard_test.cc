@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdlib.h>  // mkdtemp (POSIX)
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -20,9 +19,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "runner/process/channel.h"
@@ -30,6 +32,7 @@
 #include "runner/h5/h5.h"
 #include "runner/store/journal.h"
 #include "runner/store/results_index.h"
+#include "runner/store/shard_files.h"
 #include "runner/store/run_records.h"
 #include "runner/store/tensor_storage.h"
 #include "runner/tensor_io/h5_tensor.h"
@@ -354,6 +357,26 @@ TEST_F(ShardTest, AShardAnotherProcessHoldsLockedIsStillRead) {
   ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
   EXPECT_THAT(Ids(Records()), ElementsAre("op0/case-0000", "op1/case-0001"));
   close(fd);
+}
+
+TEST(ShardFilesTest, ShardNamesAreRankAndSessionNumber) {
+  EXPECT_EQ(ShardFileName(3, 0), "rank-0003.h5");
+  EXPECT_EQ(ShardFileName(3, 2), "rank-0003.2.h5");
+  EXPECT_EQ(ShardFileName(12345, 1), "rank-12345.1.h5");
+  EXPECT_EQ(JournalFileName(3), "rank-0003.journal");
+  EXPECT_EQ(CaseGroup(3), "/cases/000003");
+  EXPECT_EQ(CaseGroup(1234567), "/cases/1234567");
+  for (const auto& [rank, k] : {std::pair{0, 0}, {7, 1}, {12345, 10}}) {
+    const std::optional<ShardName> parsed = ParseShardFileName(ShardFileName(rank, k));
+    ASSERT_TRUE(parsed.has_value()) << ShardFileName(rank, k);
+    EXPECT_EQ(parsed->Order(), std::make_tuple(rank, k));
+    EXPECT_EQ(parsed->Link(), ShardFileName(rank, k).substr(0, ShardFileName(rank, k).size() - 3));
+  }
+  // Not shards: k written as 0, three digits, other files of shards/.
+  for (const char* file : {"rank-0001.0.h5", "rank-001.h5", "rank-0001.journal", "rank-0001.x.h5",
+                           "results.h5", "rank-0001.h5.tmp"}) {
+    EXPECT_FALSE(ParseShardFileName(file).has_value()) << file;
+  }
 }
 
 TEST(TensorStorageTest, SmallTensorsStayContiguousLargeOnesAreChunkedAndCompressed) {

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/common/status.h"
-#include "runner/store/shard.h"
+#include "runner/store/case_record.h"
 
 namespace opverify {
 

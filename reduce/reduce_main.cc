@@ -13,7 +13,8 @@
 #include "reduce/baseline_diff.h"
 #include "reduce/run_report.h"
 #include "runner/cli/usage.h"
-#include "runner/store/shard.h"
+#include "runner/store/results_index.h"
+#include "runner/store/shard_merge.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

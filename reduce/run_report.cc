@@ -15,7 +15,7 @@
 #include "reduce/precision_report.h"
 #include "runner/bench/operator_bench.h"
 #include "runner/bench/perf_result.h"
-#include "runner/store/shard.h"
+#include "runner/store/run_records.h"
 #include "runner/verify/verify_result.h"
 #include "runner/common/utf8.h"
 
@@ -266,15 +266,19 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const json& run_in
   std::map<std::string, OperatorCases> ops;
   for (const CaseRecord& r : records.value()) {
     OperatorCases& op = ops[r.op_name];
-    const std::string kind = r.extra.value("kind", "");
-    if (kind == "operator") {
-      for (auto& [key, value] : r.extra.items()) op.facts[key] = value;
-    } else if (kind == "bench_shape") {
-      op.bench_shapes.push_back(&r);
-    } else if (kind == "bench_item") {
-      op.bench_items.push_back(&r);
-    } else {
-      op.cases.push_back(&r);
+    switch (r.kind) {
+      case RecordKind::kOperator:
+        for (auto& [key, value] : r.extra.items()) op.facts[key] = value;
+        break;
+      case RecordKind::kBenchShape:
+        op.bench_shapes.push_back(&r);
+        break;
+      case RecordKind::kBenchItem:
+        op.bench_items.push_back(&r);
+        break;
+      case RecordKind::kCase:
+        op.cases.push_back(&r);
+        break;
     }
   }
   RunTotals totals;

@@ -21,7 +21,7 @@
 #include "runner/batch/worker.h"
 #include "runner/common/strings.h"
 #include "runner/manifest/manifest.h"
-#include "runner/store/shard.h"
+#include "runner/store/shard_writer.h"
 
 namespace fs = std::filesystem;
 

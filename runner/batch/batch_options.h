@@ -5,7 +5,7 @@
 #include <string>
 
 #include "runner/batch/work_plan.h"
-#include "runner/store/shard.h"
+#include "runner/store/shard_writer.h"
 
 namespace opverify {
 

@@ -8,7 +8,7 @@
 
 #include "reduce/run_report.h"
 #include "runner/process/subprocess.h"
-#include "runner/store/shard.h"
+#include "runner/store/results_index.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

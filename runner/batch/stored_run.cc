@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "runner/store/shard.h"
+#include "runner/store/run_records.h"
 
 namespace opverify {
 
@@ -30,8 +30,8 @@ bool LoadResumeState(const std::string& run_dir, WorkerSetup* setup) {
     return false;
   }
   for (const CaseRecord& r : stored.value()) {
-    if (r.case_index >= 0) setup->done[r.case_id] = r.passed;
-    if (r.extra.value("kind", "") == "bench_shape")
+    if (r.kind == RecordKind::kCase) setup->done[r.case_id] = r.passed;
+    if (r.kind == RecordKind::kBenchShape)
       setup->benched.insert(r.extra.value("case_id", ""));
   }
   for (const auto& problem : problems) spdlog::warn("--resume: will run again: {}", problem);

@@ -113,13 +113,13 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
     CaseRecord record;
     record.case_id = case_id(shape.case_idx - 1) + "@bench";
     record.op_name = op.name;
+    record.kind = RecordKind::kBenchShape;
     record.case_index = -1;
     record.passed = shape.passed;
     record.error_type = shape.error_type;
     record.error_msg = shape.error_msg;
     record.rank = setup.rank;
-    record.extra = {{"kind", "bench_shape"}, {"case_id", case_id(shape.case_idx - 1)},
-                    {"shape", ShapeResultToJson(shape)}};
+    record.extra = {{"case_id", case_id(shape.case_idx - 1)}, {"shape", ShapeResultToJson(shape)}};
     if (Status stored = setup.shard->Append(record); !stored.ok()) {
       spdlog::critical("rank {}: storing {} failed: {}", setup.rank, record.case_id, stored.ToString());
       return false;
@@ -128,10 +128,11 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   CaseRecord meta;
   meta.case_id = op.name + "/@bench-item/" + std::to_string(item.id);
   meta.op_name = op.name;
+  meta.kind = RecordKind::kBenchItem;
   meta.case_index = -1;
   meta.passed = true;
   meta.rank = setup.rank;
-  meta.extra = {{"kind", "bench_item"}, {"settings", settings.ToJson()}, {"clock", result.clock},
+  meta.extra = {{"settings", settings.ToJson()}, {"clock", result.clock},
                 {"environment", result.environment}, {"wall_s", result.wall_s}, {"shapes", result.shapes.size()}};
   if (Status stored = setup.shard->Append(meta); !stored.ok()) {
     spdlog::critical("rank {}: storing {} failed: {}", setup.rank, meta.case_id, stored.ToString());
@@ -241,6 +242,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     CaseRecord meta;
     meta.case_id = op.name + "/@operator/" + std::to_string(item.id);
     meta.op_name = op.name;
+    meta.kind = RecordKind::kOperator;
     meta.case_index = -1;
     meta.passed = true;
     meta.rank = setup.rank;
@@ -248,8 +250,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
                           outcome.environment["device"].is_object()
                       ? outcome.environment["device"].value("name", "")
                       : "";
-    meta.extra = {{"kind", "operator"},
-                  {"environment", outcome.environment},
+    meta.extra = {{"environment", outcome.environment},
                   {"lint", outcome.lint},
                   {"non_compute", outcome.non_compute},
                   {"non_compute_given", outcome.non_compute_given},

@@ -17,7 +17,7 @@
 #include "runner/batch/work_plan.h"
 #include "runner/executor/executor_client.h"
 #include "runner/manifest/manifest.h"
-#include "runner/store/shard.h"
+#include "runner/store/shard_writer.h"
 
 namespace opverify {
 

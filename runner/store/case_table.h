@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "runner/common/status.h"
-#include "runner/store/h5.h"
-#include "runner/store/shard.h"
+#include "runner/h5/h5.h"
+#include "runner/store/case_record.h"
 
 namespace opverify {
 

@@ -9,7 +9,7 @@
 #include <cstddef>
 
 #include "runner/judge/tensor_view.h"
-#include "runner/store/h5.h"
+#include "runner/h5/h5.h"
 
 namespace opverify {
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "runner/store/h5.h"
+#include "runner/h5/h5.h"
 
 namespace opverify {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "runner/common/status.h"
-#include "runner/store/h5.h"
+#include "runner/h5/h5.h"
 #include "runner/tensor_io/tensor_file.h"
 
 namespace opverify {

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/common/strings.h"
-#include "runner/store/shard.h"
+#include "runner/store/case_record.h"
 #include "tests/support/tensor_builder.h"
 
 namespace opverify::testing {

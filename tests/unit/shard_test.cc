@@ -2,14 +2,13 @@
 // for field, the tensor policies, resume into a new shard file, the journal,
 // results.h5, and real failures: a full tmpfs, a file-size limit, and a
 // writer process killed with SIGKILL mid-run.
-#include "runner/store/shard.h"
+#include "runner/store/shard_writer.h"
 
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdlib.h>  // mkdtemp (POSIX)
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -20,18 +19,25 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "runner/process/channel.h"
 #include "runner/process/subprocess.h"
-#include "runner/store/h5.h"
+#include "runner/h5/h5.h"
 #include "runner/store/journal.h"
+#include "runner/store/results_index.h"
+#include "runner/store/shard_files.h"
+#include "runner/store/run_records.h"
 #include "runner/store/tensor_storage.h"
 #include "runner/tensor_io/h5_tensor.h"
 #include "runner/tensor_io/tensor_file.h"
+#include "tests/unit/shard_fixture.h"
 #include "tests/unit/shard_sample_case.h"
 
 namespace opverify {
@@ -40,52 +46,10 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::Ids;
 using testing::MakeSampleCase;
 using testing::SampleCase;
-
-class ShardTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/opverify-shard-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::unique_ptr<ShardWriter> Writer(int rank, StorePolicy policy = StorePolicy::kAll,
-                                      const std::string& run_dir = "") {
-    Result<std::unique_ptr<ShardWriter>> writer =
-        ShardWriter::Create(run_dir.empty() ? dir_ : run_dir, rank, policy);
-    EXPECT_TRUE(writer.ok()) << writer.status().ToString();
-    return writer.ok() ? std::move(writer).value() : nullptr;
-  }
-
-  // Appends sample cases first .. first+count-1 of `rank`.
-  void AppendSamples(ShardWriter* writer, int rank, int first, int count) {
-    for (int i = first; i < first + count; ++i) {
-      const SampleCase sample = MakeSampleCase(i, rank);
-      Status appended = writer->Append(sample.record);
-      ASSERT_TRUE(appended.ok()) << appended.ToString();
-    }
-  }
-
-  std::vector<CaseRecord> Records() {
-    Result<std::vector<CaseRecord>> records = ReadRunRecords(dir_);
-    EXPECT_TRUE(records.ok()) << records.status().ToString();
-    return records.ok() ? std::move(records).value() : std::vector<CaseRecord>{};
-  }
-
-  std::string Shard(const std::string& file) const { return dir_ + "/shards/" + file; }
-
-  std::string dir_;
-};
-
-std::vector<std::string> Ids(const std::vector<CaseRecord>& records) {
-  std::vector<std::string> ids;
-  ids.reserve(records.size());
-  for (const CaseRecord& record : records) ids.push_back(record.case_id);
-  return ids;
-}
+using testing::ShardTest;
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -393,6 +357,26 @@ TEST_F(ShardTest, AShardAnotherProcessHoldsLockedIsStillRead) {
   ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
   EXPECT_THAT(Ids(Records()), ElementsAre("op0/case-0000", "op1/case-0001"));
   close(fd);
+}
+
+TEST(ShardFilesTest, ShardNamesAreRankAndSessionNumber) {
+  EXPECT_EQ(ShardFileName(3, 0), "rank-0003.h5");
+  EXPECT_EQ(ShardFileName(3, 2), "rank-0003.2.h5");
+  EXPECT_EQ(ShardFileName(12345, 1), "rank-12345.1.h5");
+  EXPECT_EQ(JournalFileName(3), "rank-0003.journal");
+  EXPECT_EQ(CaseGroup(3), "/cases/000003");
+  EXPECT_EQ(CaseGroup(1234567), "/cases/1234567");
+  for (const auto& [rank, k] : {std::pair{0, 0}, {7, 1}, {12345, 10}}) {
+    const std::optional<ShardName> parsed = ParseShardFileName(ShardFileName(rank, k));
+    ASSERT_TRUE(parsed.has_value()) << ShardFileName(rank, k);
+    EXPECT_EQ(parsed->Order(), std::make_tuple(rank, k));
+    EXPECT_EQ(parsed->Link(), ShardFileName(rank, k).substr(0, ShardFileName(rank, k).size() - 3));
+  }
+  // Not shards: k written as 0, three digits, other files of shards/.
+  for (const char* file : {"rank-0001.0.h5", "rank-001.h5", "rank-0001.journal", "rank-0001.x.h5",
+                           "results.h5", "rank-0001.h5.tmp"}) {
+    EXPECT_FALSE(ParseShardFileName(file).has_value()) << file;
+  }
 }
 
 TEST(TensorStorageTest, SmallTensorsStayContiguousLargeOnesAreChunkedAndCompressed) {

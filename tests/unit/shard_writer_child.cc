@@ -19,7 +19,8 @@
 #include <optional>
 #include <string>
 
-#include "runner/store/shard.h"
+#include "runner/store/results_index.h"
+#include "runner/store/shard_writer.h"
 #include "tests/unit/shard_sample_case.h"
 
 namespace opverify {

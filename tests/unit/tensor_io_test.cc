@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/store/h5.h"
+#include "runner/h5/h5.h"
 #include "runner/tensor_io/h5_tensor.h"
 #include "runner/tensor_io/npy.h"
 #include "runner/tensor_io/tensor_file.h"

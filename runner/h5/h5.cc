@@ -1,4 +1,4 @@
-#include "runner/store/h5.h"
+#include "runner/h5/h5.h"
 
 #include <unistd.h>
 

@@ -1,0 +1,234 @@
+#include "runner/store/run_records.h"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <system_error>
+#include <tuple>
+#include <utility>
+
+#include "runner/h5/h5.h"
+#include "runner/store/journal.h"
+
+namespace opverify {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Opens a shard read-only. HDF5 takes a shared flock(); when that is refused
+// (a writer still holds the file, or flock does not work on this file
+// system) it retries without locking, as HDF5_USE_FILE_LOCKING=FALSE does.
+// Our shards use HDF5's earliest file format, which keeps no "open for
+// write" flag, so a file whose writer was killed opens as it is; a file in
+// the latest format (superblock 3) would need `h5clear -s` first.
+Result<h5::Handle> OpenShardForReading(const std::string& path) {
+  Result<h5::Handle> file = h5::OpenFile(path, h5::FileMode::kReadOnly);
+  if (file.ok() || file.status().code() == Status::Code::kNotFound ||
+      file.status().code() == Status::Code::kInvalidInput) {
+    return file;
+  }
+  h5::FileOptions unlocked;
+  unlocked.file_locking = false;
+  Result<h5::Handle> retry = h5::OpenFile(path, h5::FileMode::kReadOnly, unlocked);
+  if (retry.ok()) return retry;
+  std::string hint;
+  if (retry.status().message().find("truncated file") != std::string::npos) {
+    hint = " (shorter than its superblock says: `truncate -s <stored_eof>` restores it)";
+  } else if (retry.status().message().find("already open for write") != std::string::npos) {
+    hint = " (`h5clear -s` clears that flag)";
+  }
+  return Status::IoError(file.status().message() +
+                         "; without file locking: " + retry.status().message() + hint);
+}
+
+// The attributes every case group has. `where` names the group in
+// messages: a group opened by address has no path HDF5 could name cheaply.
+Result<std::string> RequiredString(hid_t object, const char* name, const std::string& where) {
+  Result<std::optional<std::string>> value = h5::ReadStringAttribute(object, name);
+  if (!value.ok()) return value.status();
+  if (!value.value()) return Status::InvalidInput(where + ": no attribute '" + name + "'");
+  return *std::move(value).value();
+}
+
+Result<json> RequiredJson(hid_t object, const char* name, const std::string& where) {
+  Result<std::string> text = RequiredString(object, name, where);
+  if (!text.ok()) return text.status();
+  json value = json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) {
+    return Status::InvalidInput(where + ": attribute '" + name + "' is not JSON");
+  }
+  return value;
+}
+
+Result<std::int64_t> RequiredInt(hid_t object, const char* name, const std::string& where) {
+  Result<std::optional<std::int64_t>> value = h5::ReadIntAttribute(object, name);
+  if (!value.ok()) return value.status();
+  if (!value.value()) return Status::InvalidInput(where + ": no attribute '" + name + "'");
+  return *value.value();
+}
+
+// Opens a journaled case's group: by the address the journal gives first,
+// which needs nothing but the case's own object header (no later append
+// touches it), so a case stays readable when an append interrupted in the
+// middle of H5Fflush tore /cases; by name when the address is unknown or
+// holds another case.
+Result<h5::Handle> OpenCaseGroup(hid_t file, const JournalEntry& entry) {
+  if (entry.address != 0) {
+    Result<h5::Handle> group = h5::OpenObjectAt(file, entry.address);
+    if (group.ok()) {
+      Result<std::optional<std::string>> id = h5::ReadStringAttribute(group->id(), "case_id");
+      if (id.ok() && id.value() == entry.case_id) return group;
+    }
+  }
+  return h5::OpenGroup(file, CaseGroup(entry.n));
+}
+
+// Reads a journaled record of an open shard.
+Result<StoredRecord> ReadRecord(hid_t file, const ShardName& shard, const JournalEntry& entry) {
+  const std::int64_t n = entry.n;
+  Result<h5::Handle> group = OpenCaseGroup(file, entry);
+  if (!group.ok()) return group.status();
+  const hid_t id = group->id();
+  StoredRecord stored;
+  stored.shard = shard;
+  stored.n = n;
+  CaseRecord& record = stored.record;
+  record.stored_at = std::string(kShardsFolder) + "/" + shard.file + ":" + CaseGroup(n);
+
+  const std::string& where = record.stored_at;
+  Result<std::string> verdict = RequiredString(id, "verdict", where);
+  if (!verdict.ok()) return verdict.status();
+  record.passed = verdict.value() == "passed";
+  const std::pair<const char*, std::string*> strings[] = {
+      {"case_id", &record.case_id},     {"op_name", &record.op_name},
+      {"route", &record.route},         {"error_type", &record.error_type},
+      {"error_msg", &record.error_msg}, {"device", &record.device}};
+  for (const auto& [name, out] : strings) {
+    Result<std::string> value = RequiredString(id, name, where);
+    if (!value.ok()) return value.status();
+    *out = std::move(value).value();
+  }
+  const std::pair<const char*, json*> jsons[] = {
+      {"params", &record.params},   {"input_desc", &record.input_desc},
+      {"outputs", &record.outputs}, {"timings", &record.timings},
+      {"ab", &record.ab},           {"extra", &record.extra}};
+  for (const auto& [name, out] : jsons) {
+    Result<json> value = RequiredJson(id, name, where);
+    if (!value.ok()) return value.status();
+    *out = std::move(value).value();
+  }
+  Result<RecordKind> kind = TakeRecordKind(&record.extra, where);
+  if (!kind.ok()) return kind.status();
+  record.kind = kind.value();
+  Result<std::int64_t> case_index = RequiredInt(id, "case_index", where);
+  if (!case_index.ok()) return case_index.status();
+  record.case_index = static_cast<int>(case_index.value());
+  Result<std::int64_t> rank = RequiredInt(id, "rank", where);
+  if (!rank.ok()) return rank.status();
+  record.rank = static_cast<int>(rank.value());
+  Result<bool> tensors = h5::Exists(id, "outputs");
+  if (!tensors.ok()) return tensors.status();
+  stored.tensors = tensors.value();
+  return stored;
+}
+
+}  // namespace
+
+Result<RunContents> ReadRunContents(const std::string& run_dir,
+                                    std::vector<std::string>* problems) {
+  const fs::path shards_dir = fs::path(run_dir) / kShardsFolder;
+  RunContents contents;
+  std::error_code error;
+  if (!fs::exists(shards_dir, error)) {
+    if (error) return Status::IoError(shards_dir.string() + ": " + error.message());
+    return contents;
+  }
+  Result<std::vector<ShardName>> shards = ListShards(shards_dir);
+  if (!shards.ok()) return shards.status();
+  contents.shards = std::move(shards).value();
+  Result<std::vector<JournalEntry>> entries = ReadJournals(shards_dir);
+  if (!entries.ok()) return entries.status();
+
+  // Journaled cases per shard file, by number.
+  std::map<std::string, std::map<std::int64_t, JournalEntry>> journaled;
+  for (const JournalEntry& entry : entries.value()) journaled[entry.shard][entry.n] = entry;
+  for (const auto& [file, numbers] : journaled) {
+    if (!ParseShardFileName(file) || !fs::exists(shards_dir / file, error)) {
+      Status reported = ReportProblem(
+          Status::NotFound((shards_dir / file).string() + ": " + std::to_string(numbers.size()) +
+                           " journaled cases, but no such shard"),
+          problems);
+      if (!reported.ok()) return reported;
+    }
+  }
+
+  for (const ShardName& shard : contents.shards) {
+    const auto numbers = journaled.find(shard.file);
+    if (numbers == journaled.end()) continue;
+    const std::string path = (shards_dir / shard.file).string();
+    Result<h5::Handle> file = OpenShardForReading(path);
+    if (!file.ok()) {
+      Status reported = ReportProblem(
+          Status::IoError(file.status().message() + " (" + std::to_string(numbers->second.size()) +
+                          " journaled cases unreadable)"),
+          problems);
+      if (!reported.ok()) return reported;
+      continue;
+    }
+    Result<std::optional<std::string>> created = h5::ReadStringAttribute(file->id(), "created");
+    if (!created.ok()) {
+      Status reported = ReportProblem(created.status(), problems);
+      if (!reported.ok()) return reported;
+      continue;
+    }
+    for (const auto& [n, entry] : numbers->second) {
+      Result<StoredRecord> stored = ReadRecord(file->id(), shard, entry);
+      if (!stored.ok()) {
+        Status reported = ReportProblem(stored.status(), problems);
+        if (!reported.ok()) return reported;
+        continue;
+      }
+      stored->created = created->value_or("");
+      contents.records.push_back(std::move(stored).value());
+    }
+  }
+
+  // A case id stored more than once keeps its record from the latest shard
+  // (ties: the later in (rank, k, n) order); the survivors keep their order.
+  const auto later = [](const StoredRecord& a, const StoredRecord& b) {
+    return std::make_tuple(a.created, a.shard.rank, a.shard.k, a.n) <
+           std::make_tuple(b.created, b.shard.rank, b.shard.k, b.n);
+  };
+  std::map<std::string, std::size_t> latest;
+  for (std::size_t i = 0; i < contents.records.size(); ++i) {
+    auto [it, inserted] = latest.emplace(contents.records[i].record.case_id, i);
+    if (!inserted && later(contents.records[it->second], contents.records[i])) it->second = i;
+  }
+  std::vector<StoredRecord> kept;
+  for (std::size_t i = 0; i < contents.records.size(); ++i) {
+    if (latest[contents.records[i].record.case_id] == i) kept.push_back(std::move(contents.records[i]));
+  }
+  contents.records = std::move(kept);
+  return contents;
+}
+
+Result<std::set<std::string>> JournaledCases(const std::string& run_dir) {
+  Result<std::vector<JournalEntry>> entries = ReadJournals(fs::path(run_dir) / kShardsFolder);
+  if (!entries.ok()) return entries.status();
+  std::set<std::string> ids;
+  for (const JournalEntry& entry : entries.value()) ids.insert(entry.case_id);
+  return ids;
+}
+
+Result<std::vector<CaseRecord>> ReadRunRecords(const std::string& run_dir,
+                                               std::vector<std::string>* problems) {
+  Result<RunContents> contents = ReadRunContents(run_dir, problems);
+  if (!contents.ok()) return contents.status();
+  std::vector<CaseRecord> records;
+  records.reserve(contents->records.size());
+  for (StoredRecord& stored : contents->records) records.push_back(std::move(stored.record));
+  return records;
+}
+
+}  // namespace opverify

@@ -1,8 +1,9 @@
-#include "reduce/html_report.h"
+#include "reduce/html_reporter.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <set>
 #include <sstream>
@@ -12,10 +13,6 @@
 #include "reduce/text_escape.h"
 
 namespace opverify {
-
-using nlohmann::json;
-using nlohmann::ordered_json;
-
 namespace {
 
 constexpr const char* kStyle = R"(
@@ -36,7 +33,7 @@ std::string Fixed(double value, int decimals) {
   return text.str();
 }
 
-std::string SpeedupText(const json& value) { return value.is_number() ? Fixed(value.get<double>(), 2) + "x" : "-"; }
+std::string SpeedupText(const std::optional<double>& value) { return value ? Fixed(*value, 2) + "x" : "-"; }
 
 // Operators' speedups in bins of powers of two, from <= 1/8 to >= 8.
 void SpeedupChart(std::ostringstream& html, const std::vector<double>& speedups) {
@@ -79,71 +76,65 @@ void SpeedupChart(std::ostringstream& html, const std::vector<double>& speedups)
 
 }  // namespace
 
-Status WriteHtmlReport(const std::string& path, const ordered_json& summary,
-                       const std::map<std::string, std::string>& repro) {
+Status HtmlReporter::ReportRun(const RunModel& run) {
   std::ostringstream html;
-  const std::string name = summary.value("manifest_name", std::string("opverify run"));
-  const auto& totals = summary["totals"];
+  const std::string name = run.run_info.value("manifest_name", std::string("opverify run"));
+  const RunTotals& totals = run.totals;
   html << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>opverify: "
        << MarkupEscape(name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
   html << "<h1>opverify: " << MarkupEscape(name) << "</h1>\n";
-  html << "<p class=\"totals\" id=\"totals\">" << totals["operators"] << " operators, " << totals["cases"]
-       << " cases: " << totals["passed"] << " passed, <span class=\"" << (totals["failed"] > 0 ? "bad" : "")
-       << "\">" << totals["failed"] << " failed</span></p>\n";
-  html << "<p>Run folder <code>" << MarkupEscape(summary.value("run_dir", "")) << "</code>";
-  if (summary.contains("manifest")) html << ", manifest <code>" << MarkupEscape(summary["manifest"].get<std::string>()) << "</code>";
+  html << "<p class=\"totals\" id=\"totals\">" << totals.operators << " operators, " << totals.cases
+       << " cases: " << totals.passed << " passed, <span class=\"" << (totals.failed > 0 ? "bad" : "")
+       << "\">" << totals.failed << " failed</span></p>\n";
+  html << "<p>Run folder <code>" << MarkupEscape(run.run_dir) << "</code>";
+  if (run.run_info.contains("manifest")) {
+    html << ", manifest <code>" << MarkupEscape(run.run_info["manifest"].get<std::string>()) << "</code>";
+  }
   html << ".</p>\n";
 
   // The grid: operators x dtypes.
   std::set<std::string> dtypes;
-  for (const auto& op : summary["operators"]) {
-    if (!op.contains("dtypes")) continue;
-    for (const auto& [dtype, cell] : op["dtypes"].items()) dtypes.insert(dtype);
-  }
-  std::map<std::string, json> speedups;
-  if (summary.contains("performance")) {
-    for (const auto& op : summary["performance"]["operators"]) speedups[op.value("name", "")] = op["speedup"];
+  for (const OperatorModel& op : run.operators) {
+    for (const auto& [dtype, cell] : op.dtypes) dtypes.insert(dtype);
   }
   html << "<h2>Operators &times; dtypes</h2>\n<table class=\"grid\" id=\"grid\">\n<tr><th>operator</th>";
   for (const auto& dtype : dtypes) html << "<th>" << MarkupEscape(dtype) << "</th>";
   html << "<th>speedup</th></tr>\n";
-  for (const auto& op : summary["operators"]) {
-    const std::string op_name = op.value("name", "");
-    html << "<tr><th>" << MarkupEscape(op_name) << "</th>";
-    const auto grid = op.value("dtypes", ordered_json::object());
+  for (const OperatorModel& op : run.operators) {
+    html << "<tr><th>" << MarkupEscape(op.name) << "</th>";
     for (const auto& dtype : dtypes) {
-      if (!grid.contains(dtype)) {
+      const auto cell = op.dtypes.find(dtype);
+      if (cell == op.dtypes.end()) {
         html << "<td class=\"none\"></td>";
         continue;
       }
-      const int cases = grid[dtype].value("cases", 0), failed = grid[dtype].value("failed", 0);
+      const int cases = cell->second.cases, failed = cell->second.failed;
       html << "<td class=\"" << (failed > 0 ? "fail" : "pass") << "\" title=\"" << failed << " of " << cases
            << " cases failed\">" << (failed > 0 ? "&#10007; " + std::to_string(failed) + "/" : "&#10003; ") << cases
            << "</td>";
     }
-    html << "<td>" << (speedups.count(op_name) ? SpeedupText(speedups[op_name]) : "-") << "</td></tr>\n";
+    html << "<td>" << (op.performance ? SpeedupText(op.performance->speedup) : "-") << "</td></tr>\n";
   }
   html << "</table>\n";
 
   // Performance.
   html << "<h2>Speedup distribution</h2>\n";
+  const PerformanceModel& p = run.performance;
   std::vector<std::pair<double, std::string>> by_speed;
-  if (summary.contains("performance")) {
-    const auto& p = summary["performance"];
-    std::vector<double> values;
-    for (const auto& op : p["operators"]) {
-      if (op["speedup"].is_number()) {
-        values.push_back(op["speedup"].get<double>());
-        by_speed.emplace_back(values.back(), op.value("name", ""));
-      }
-    }
-    html << "<p id=\"geomean\">Geometric mean speedup over " << values.size() << " operators: "
-         << SpeedupText(p["geomean_speedup"]) << "; fast_1.0 " << Fixed(p["fast_p"].value("1.0", 0.0), 2)
-         << ", fast_1.5 " << Fixed(p["fast_p"].value("1.5", 0.0), 2) << ", fast_2.0 "
-         << Fixed(p["fast_p"].value("2.0", 0.0), 2) << ".</p>\n";
-    SpeedupChart(html, values);
-    for (const auto& r : p["review"]) html << "<p class=\"bad\">Review: " << MarkupEscape(r.get<std::string>()) << "</p>\n";
+  std::vector<double> values;
+  for (const OperatorSpeed& op : p.operators) {
+    if (!op.speedup) continue;
+    values.push_back(*op.speedup);
+    by_speed.emplace_back(*op.speedup, op.name);
   }
+  html << "<p id=\"geomean\">Geometric mean speedup over " << values.size() << " operators: "
+       << SpeedupText(p.geomean_speedup) << ";";
+  for (std::size_t i = 0; i < p.fast_p.size(); ++i) {
+    html << (i == 0 ? " " : ", ") << "fast_" << p.fast_p[i].first << " " << Fixed(p.fast_p[i].second, 2);
+  }
+  html << ".</p>\n";
+  SpeedupChart(html, values);
+  for (const auto& r : p.review) html << "<p class=\"bad\">Review: " << MarkupEscape(r) << "</p>\n";
   std::sort(by_speed.begin(), by_speed.end());
   html << "<h2>Slowest operators</h2>\n<table id=\"slowest\">\n<tr><th>operator</th><th>speedup</th></tr>\n";
   for (std::size_t i = 0; i < by_speed.size() && i < 10; ++i) {
@@ -153,10 +144,8 @@ Status WriteHtmlReport(const std::string& path, const ordered_json& summary,
   html << "</table>\n";
 
   std::vector<std::pair<double, std::string>> by_error;
-  for (const auto& op : summary["operators"]) {
-    if (op.contains("max_rel_diff") && op["max_rel_diff"].is_number()) {
-      by_error.emplace_back(op["max_rel_diff"].get<double>(), op.value("name", ""));
-    }
+  for (const OperatorModel& op : run.operators) {
+    if (op.max_rel_diff) by_error.emplace_back(*op.max_rel_diff, op.name);
   }
   std::sort(by_error.rbegin(), by_error.rend());
   html << "<h2>Least precise operators</h2>\n<table id=\"least-precise\">\n"
@@ -169,23 +158,21 @@ Status WriteHtmlReport(const std::string& path, const ordered_json& summary,
   html << "</table>\n";
 
   html << "<h2>Failures</h2>\n";
-  if (summary["failures"].empty()) {
+  if (run.failures.empty()) {
     html << "<p id=\"no-failures\">None.</p>\n";
   } else {
     html << "<table id=\"failures\">\n<tr><th>case</th><th>error</th><th>A/B</th><th>message</th><th>repro</th></tr>\n";
-    for (const auto& f : summary["failures"]) {
-      const std::string op = f.value("op", "");
-      const auto command = repro.find(op);
-      html << "<tr><td>" << MarkupEscape(f.value("case_id", "")) << "</td><td>" << MarkupEscape(f.value("error_type", ""))
-           << "</td><td>" << (f.contains("ab") && f["ab"].is_string() ? MarkupEscape(f["ab"].get<std::string>()) : "-")
-           << "</td><td><pre>" << MarkupEscape(f.value("error_msg", "")) << "</pre></td><td><code>"
-           << (command != repro.end() ? MarkupEscape(command->second) : "") << "</code></td></tr>\n";
+    for (const FailureRow& f : run.failures) {
+      html << "<tr><td>" << MarkupEscape(f.case_id) << "</td><td>" << MarkupEscape(f.error_type)
+           << "</td><td>" << (f.ab && f.ab->is_string() ? MarkupEscape(f.ab->get<std::string>()) : "-")
+           << "</td><td><pre>" << MarkupEscape(f.message) << "</pre></td><td><code>"
+           << MarkupEscape(f.repro) << "</code></td></tr>\n";
     }
     html << "</table>\n";
   }
   html << "</body>\n</html>\n";
 
-  return WriteReportFile(path, html.str());
+  return WriteReportFile((std::filesystem::path(context().run_dir) / "report.html").string(), html.str());
 }
 
 }  // namespace opverify

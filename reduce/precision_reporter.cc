@@ -1,6 +1,7 @@
-#include "reduce/precision_report.h"
+#include "reduce/precision_reporter.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -37,20 +38,19 @@ std::string InputShapes(const json& input_desc) {
   return out.empty() ? "-" : out;
 }
 
-}  // namespace
-
-Status WritePrecisionReport(const std::string& path, const std::string& op_name,
-                            const std::vector<const CaseRecord*>& cases, const json& facts) {
+std::string PrecisionReport(const OperatorModel& op) {
+  const std::string& op_name = op.name;
+  const std::vector<CaseRecord>& cases = op.cases;
+  const json& facts = op.facts;
   std::ostringstream md;
   const json device = facts.contains("environment") && facts["environment"].is_object()
                           ? facts["environment"].value("device", json::object())
                           : json::object();
   std::set<std::string> dtypes, shapes;
-  int passed = 0;
-  for (const CaseRecord* c : cases) {
-    passed += c->passed ? 1 : 0;
-    shapes.insert(InputShapes(c->input_desc));
-    for (const auto& output : c->outputs) {
+  const int passed = op.passed;
+  for (const CaseRecord& c : cases) {
+    shapes.insert(InputShapes(c.input_desc));
+    for (const auto& output : c.outputs) {
       if (output.is_object() && output.contains("dtype") && output["dtype"].is_string()) {
         dtypes.insert(output["dtype"].get<std::string>());
       }
@@ -94,19 +94,19 @@ Status WritePrecisionReport(const std::string& path, const std::string& op_name,
 
   md << "\n## Error metrics\n\n| case | output | dtype | shape | route | standard | MERE | MARE | threshold | "
         "MERE/MARE criterion | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const CaseRecord* c : cases) {
-    if (c->outputs.empty()) {
-      md << "| " << c->case_index + 1 << " | - | - | - | - | - | - | - | - | - | " << MarkdownCell(c->error_type) << " |\n";
+  for (const CaseRecord& c : cases) {
+    if (c.outputs.empty()) {
+      md << "| " << c.case_index + 1 << " | - | - | - | - | - | - | - | - | - | " << MarkdownCell(c.error_type) << " |\n";
       continue;
     }
-    for (std::size_t i = 0; i < c->outputs.size(); ++i) {
-      const json& o = c->outputs[i];
+    for (std::size_t i = 0; i < c.outputs.size(); ++i) {
+      const json& o = c.outputs[i];
       const json metrics = o.value("metrics", json::object());
       const json mm = metrics.value("mere_mare", json());
       const std::string criterion = mm.is_object() && mm.contains("passed") && mm["passed"].is_boolean()
                                         ? (mm["passed"].get<bool>() ? "met" : "not met")
                                         : "-";
-      md << "| " << c->case_index + 1 << " | " << i << " | " << MarkdownCell(o.value("dtype", std::string("?"))) << " | "
+      md << "| " << c.case_index + 1 << " | " << i << " | " << MarkdownCell(o.value("dtype", std::string("?"))) << " | "
          << Shape(o.value("shape", json())) << " | " << MarkdownCell(o.value("route", std::string("?"))) << " | "
          << MarkdownCell(o.value("standard", std::string("?"))) << " | "
          << (mm.is_object() ? Sci(mm.value("MERE", json())) : "-") << " | "
@@ -122,7 +122,18 @@ Status WritePrecisionReport(const std::string& path, const std::string& op_name,
         "when every case passes (" << passed << " of " << cases.size() << ": "
      << (passed == static_cast<int>(cases.size()) && !cases.empty() ? "PASS" : "FAIL") << ").\n";
 
-  return WriteReportFile(path, md.str());
+  return md.str();
+}
+
+}  // namespace
+
+Status PrecisionReporter::ReportRun(const RunModel& run) {
+  for (const OperatorModel& op : run.operators) {
+    const std::filesystem::path path = std::filesystem::path(context().run_dir) / "ops" / op.name / "precision_report.md";
+    Status written = WriteReportFile(path.string(), PrecisionReport(op));
+    if (!written.ok()) return written;
+  }
+  return Status::Ok();
 }
 
 }  // namespace opverify

@@ -22,7 +22,8 @@ Status WriteReportFile(const std::string& path, const std::string& content) {
 }
 
 Status WriteReportJson(const std::string& path, const nlohmann::ordered_json& value) {
-  return WriteReportFile(path, value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  return WriteReportFile(
+      path, value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace opverify

@@ -18,7 +18,7 @@ struct OperatorRecords {
   std::vector<CaseRecord> cases;
   json facts = json::object();
   std::vector<const CaseRecord*> bench_shapes;  // the performance phase's measured shapes
-  std::vector<const CaseRecord*> bench_items;   // its settings, clock and environment, per work item
+  std::vector<const CaseRecord*> bench_items;  // its settings, clock and environment, per work item
 };
 
 // Files a record under its operator by its kind: the operator's facts, a
@@ -72,11 +72,13 @@ std::optional<double> WorstRelativeDiff(const std::vector<CaseRecord>& cases) {
 // it where a manifest sweep made them.
 std::string ReproCommand(const std::string& name, const OperatorRecords& op, const json& run_info) {
   const std::string task_file = op.facts.value("task_file", "");
-  const bool swept = std::any_of(op.cases.begin(), op.cases.end(),
-                                 [](const CaseRecord& c) { return c.params.is_object() && !c.params.empty(); });
+  const bool swept = std::any_of(op.cases.begin(), op.cases.end(), [](const CaseRecord& c) {
+    return c.params.is_object() && !c.params.empty();
+  });
   if (!task_file.empty() && !swept) {
     std::string command = "opverify verify --op_name '" + name + "' --verify_dir '" +
-                          std::filesystem::path(task_file).parent_path().string() + "' --triton_impl_name '" +
+                          std::filesystem::path(task_file).parent_path().string() +
+                          "' --triton_impl_name '" +
                           op.facts.value("impl_name", std::string("triton_ascend_impl")) + "'";
     if (run_info.value("backend", std::string("auto")) != "auto") {
       command += " --backend " + run_info["backend"].get<std::string>();
@@ -84,8 +86,8 @@ std::string ReproCommand(const std::string& name, const OperatorRecords& op, con
     if (!op.facts.value("lint_enabled", true)) command += " --no-lint";
     return command;
   }
-  return "opverify-batch '" + run_info.value("manifest", std::string("JOBS.json")) + "' --filter '" + name +
-         "' --run-dir /tmp/repro-" + name;
+  return "opverify-batch '" + run_info.value("manifest", std::string("JOBS.json")) +
+         "' --filter '" + name + "' --run-dir /tmp/repro-" + name;
 }
 
 std::optional<double> NumberOrNone(const nlohmann::ordered_json& value) {
@@ -114,9 +116,10 @@ OperatorPerformance BuildPerformance(const std::string& name, const OperatorReco
   result.clock = clocks.size() == 1 ? clocks[0] : clocks;
   const int expected = static_cast<int>(op.cases.size());
   if (static_cast<int>(result.shapes.size()) < expected) {
-    result.warnings.push_back(std::to_string(expected - static_cast<int>(result.shapes.size())) + " of " +
-                              std::to_string(expected) +
-                              " shapes have no stored benchmark (a rank stopped between verifying and benchmarking them)");
+    result.warnings.push_back(std::to_string(expected - static_cast<int>(result.shapes.size())) +
+                              " of " + std::to_string(expected) +
+                              " shapes have no stored benchmark (a rank stopped between verifying "
+                              "and benchmarking them)");
   }
   // perf_result.json's own numbers, so that the summary says what it says.
   const nlohmann::ordered_json file = PerfResultJson(result, perf.settings);
@@ -127,10 +130,12 @@ OperatorPerformance BuildPerformance(const std::string& name, const OperatorReco
 }
 
 // Adds a benchmarked operator to the run's performance totals.
-void AddPerformance(const std::string& name, const OperatorPerformance& perf, PerformanceModel* totals,
-                    std::map<std::string, std::vector<double>>* dtype_speedups, std::vector<double>* speedups) {
-  totals->operators.push_back({name, static_cast<int>(perf.result.shapes.size()), perf.speedup, perf.framework_ms,
-                               perf.implementation_ms});
+void AddPerformance(const std::string& name, const OperatorPerformance& perf,
+                    PerformanceModel* totals,
+                    std::map<std::string, std::vector<double>>* dtype_speedups,
+                    std::vector<double>* speedups) {
+  totals->operators.push_back({name, static_cast<int>(perf.result.shapes.size()), perf.speedup,
+                               perf.framework_ms, perf.implementation_ms});
   if (perf.speedup) {
     speedups->push_back(*perf.speedup);
     if (*perf.speedup > perf.settings.review_speedup) {
@@ -144,7 +149,8 @@ void AddPerformance(const std::string& name, const OperatorPerformance& perf, Pe
     }
   }
   for (const ShapeResult& shape : perf.result.shapes) {
-    if (!shape.passed || !shape.speedup || !std::isfinite(*shape.speedup) || *shape.speedup <= 0) continue;
+    if (!shape.passed || !shape.speedup || !std::isfinite(*shape.speedup) || *shape.speedup <= 0)
+      continue;
     const std::string dtype = shape.input_dtypes.empty() ? "none" : shape.input_dtypes.front();
     (*dtype_speedups)[dtype].push_back(*shape.speedup);
   }
@@ -157,7 +163,8 @@ void FinishPerformance(const std::map<std::string, std::vector<double>>& dtype_s
   for (const auto& [dtype, values] : dtype_speedups) {
     totals->by_dtype[dtype] = {static_cast<int>(values.size()), GeometricMean(values)};
   }
-  for (const auto& [label, p] : {std::pair<const char*, double>{"1.0", 1.0}, {"1.5", 1.5}, {"2.0", 2.0}}) {
+  for (const auto& [label, p] :
+       {std::pair<const char*, double>{"1.0", 1.0}, {"1.5", 1.5}, {"2.0", 2.0}}) {
     int count = 0;
     for (double s : speedups) count += s > p ? 1 : 0;
     totals->fast_p.emplace_back(label, totals->operators_total > 0
@@ -170,14 +177,17 @@ void FinishPerformance(const std::map<std::string, std::vector<double>>& dtype_s
 using SpentMs = std::map<std::string, double>;
 
 std::optional<TimeSplit> BuildTimeSplit(const json& run_info, SpentMs& spent_ms) {
-  if (!run_info.contains("timing") || !run_info["timing"].contains("run_wall_s")) return std::nullopt;
+  if (!run_info.contains("timing") || !run_info["timing"].contains("run_wall_s"))
+    return std::nullopt;
   const json& t = run_info["timing"];
   const double ranks = run_info.value("ranks", 1);
   TimeSplit split;
   split.rank_seconds = ranks * t["run_wall_s"].get<double>();
   const double cases_s = spent_ms["wall_ms"] / 1e3;
-  const double judged_s = (spent_ms["construct_ms"] + spent_ms["probe_ms"] + spent_ms["compile_ms"] +
-                           spent_ms["golden_ms"] + spent_ms["impl_ms"] + spent_ms["judge_ms"]) / 1e3;
+  const double judged_s =
+      (spent_ms["construct_ms"] + spent_ms["probe_ms"] + spent_ms["compile_ms"] +
+       spent_ms["golden_ms"] + spent_ms["impl_ms"] + spent_ms["judge_ms"]) /
+      1e3;
   split.store_s = t.value("store_s", 0.0);
   split.ab_s = t.value("ab_s", 0.0);
   split.bench_s = t.value("bench_s", 0.0);
@@ -196,16 +206,16 @@ std::optional<TimeSplit> BuildTimeSplit(const json& run_info, SpentMs& spent_ms)
 }
 
 FailureRow Failure(const CaseRecord& c, const std::string& repro) {
-  FailureRow row{c.case_id, c.op_name, c.error_type, Utf8Prefix(c.error_msg, 300), c.rank, c.stored_at, std::nullopt,
-                 repro};
+  FailureRow row{c.case_id, c.op_name,   c.error_type, Utf8Prefix(c.error_msg, 300),
+                 c.rank,    c.stored_at, std::nullopt, repro};
   if (c.ab.is_object()) row.ab = c.ab.value("classification", json(nullptr));
   return row;
 }
 
 }  // namespace
 
-RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string> problems, const json& run_info,
-                       const std::string& run_dir) {
+RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string> problems,
+                       const json& run_info, const std::string& run_dir) {
   RunModel run;
   run.run_dir = run_dir;
   run.run_info = run_info;
@@ -227,7 +237,8 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
     for (const CaseRecord& c : records_of_op.cases) {
       op.passed += c.passed ? 1 : 0;
       wall_ms += c.timings.value("wall_ms", 0.0);
-      for (const char* key : {"construct_ms", "probe_ms", "compile_ms", "golden_ms", "impl_ms", "judge_ms", "wall_ms"}) {
+      for (const char* key : {"construct_ms", "probe_ms", "compile_ms", "golden_ms", "impl_ms",
+                              "judge_ms", "wall_ms"}) {
         spent_ms[key] += c.timings.value(key, 0.0);
       }
       DtypeCell& cell = op.dtypes[CaseDtype(c)];

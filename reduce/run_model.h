@@ -43,16 +43,18 @@ struct OperatorPerformance {
 
 struct OperatorModel {
   std::string name;
-  std::vector<CaseRecord> cases;     // its cases (not its other records), by case index
-  nlohmann::json facts = nlohmann::json::object();  // its "operator" record: environment, lint, impl_name, ...
+  std::vector<CaseRecord> cases;  // its cases (not its other records), by case index
+  // Its "operator" record: environment, lint, impl_name, task_file, case_count, ...
+  nlohmann::json facts = nlohmann::json::object();
   int passed = 0;
   int failed = 0;
   std::map<std::string, int> error_types;  // of its failed cases
   double wall_s = 0;                       // the cases' summed wall time
   std::map<std::string, DtypeCell> dtypes;
-  std::optional<double> max_rel_diff;  // the largest over every judged output; unset when none was judged
-  bool all_passed = false;             // every case stored and passed: the gate to its performance
-  std::string repro;                   // a command that runs the operator again by itself
+  // The largest relative difference over every judged output; unset when none was judged.
+  std::optional<double> max_rel_diff;
+  bool all_passed = false;  // every case stored and passed: the gate to its performance
+  std::string repro;        // a command that runs the operator again by itself
   std::optional<OperatorPerformance> performance;
 };
 
@@ -86,7 +88,7 @@ struct DtypeSpeed {
 // summary.json's "performance": per operator, per dtype and overall
 // geometric means, fast_p, and what to review.
 struct PerformanceModel {
-  std::vector<OperatorSpeed> operators;  // the benchmarked ones, by name
+  std::vector<OperatorSpeed> operators;   // the benchmarked ones, by name
   std::optional<double> geomean_speedup;  // over the operators' speedups
   std::map<std::string, DtypeSpeed> by_dtype;
   // fast_p: {"1.0", "1.5", "2.0"} -> the share of all operators that are
@@ -118,10 +120,10 @@ struct RunModel {
   // launcher, backend, timing, ...): copied into the summary as given.
   nlohmann::json run_info = nlohmann::json::object();
   RunTotals totals;
-  std::vector<OperatorModel> operators;  // by name
-  std::vector<FailureRow> failures;      // by operator, then case
+  std::vector<OperatorModel> operators;    // by name
+  std::vector<FailureRow> failures;        // by operator, then case
   std::map<std::string, int> error_types;  // over every failed case
-  std::map<std::string, int> ab;           // A/B classification -> failed cases ("none": not classified)
+  std::map<std::string, int> ab;  // A/B classification -> failed cases ("none": not classified)
   PerformanceModel performance;
   std::optional<TimeSplit> time_split;  // when run_info has timing.run_wall_s
   std::vector<std::string> problems;    // journaled cases the store could not read

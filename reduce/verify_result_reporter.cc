@@ -17,7 +17,8 @@ SeedResultParts Parts(const OperatorModel& op) {
   parts.total_cases = static_cast<int>(op.cases.size());
   parts.passed_cases = op.passed;
   for (const CaseRecord& c : op.cases) {
-    if (c.extra.contains("details")) parts.details.push_back(ordered_json::parse(c.extra["details"].dump()));
+    if (c.extra.contains("details"))
+      parts.details.push_back(ordered_json::parse(c.extra["details"].dump()));
     if (!c.passed && c.extra.contains("failure")) {
       parts.failures.push_back(ordered_json::parse(c.extra["failure"].dump()));
     }
@@ -37,7 +38,8 @@ Status VerifyResultReporter::ReportRun(const RunModel& run) {
   for (const OperatorModel& op : run.operators) {
     VerifyContext verify_context;
     verify_context.impl_name = op.facts.value("impl_name", "");
-    const std::filesystem::path path = std::filesystem::path(context().run_dir) / "ops" / op.name / "verify_result.json";
+    const std::filesystem::path path =
+        std::filesystem::path(context().run_dir) / "ops" / op.name / "verify_result.json";
     Status written = WriteReportJson(path.string(), SeedVerifyResult(Parts(op), verify_context));
     if (!written.ok()) return written;
   }

@@ -32,9 +32,14 @@ CaseRecord Case(const std::string& op, int index, bool passed) {
   c.case_id = op + "/" + std::to_string(index);
   c.passed = passed;
   c.timings = {{"wall_ms", 250.0}};
-  c.outputs = json::array({{{"dtype", "float16"}, {"route", "eco"}, {"standard", "seed"}, {"passed", passed},
-                            {"metrics", {{"mere_mare", {{"MERE", 1e-4}, {"MARE", 2e-3}, {"threshold", 9.77e-4},
-                                                        {"passed", passed}}}}}}});
+  c.outputs = json::array(
+      {{{"dtype", "float16"},
+        {"route", "eco"},
+        {"standard", "seed"},
+        {"passed", passed},
+        {"metrics",
+         {{"mere_mare",
+           {{"MERE", 1e-4}, {"MARE", 2e-3}, {"threshold", 9.77e-4}, {"passed", passed}}}}}}});
   if (!passed) {
     c.error_type = "AccuracyError";
     c.error_msg = "max diff <0.5> | too large\nsecond line";
@@ -51,7 +56,8 @@ RunModel SampleRun() {
   OperatorModel bad;
   bad.name = "<b>bad</b>";
   bad.cases = {Case(bad.name, 0, true), Case(bad.name, 1, false)};
-  bad.cases[1].ab = {{"classification", "real_defect"}, {"attempts", json::array({{{"label", "fresh_cache"}}})}};
+  bad.cases[1].ab = {{"classification", "real_defect"},
+                     {"attempts", json::array({{{"label", "fresh_cache"}}})}};
   bad.facts = {{"impl_name", "cpu_impl"}};
   bad.passed = 1;
   bad.failed = 1;
@@ -81,8 +87,14 @@ RunModel SampleRun() {
   relu.performance = perf;
   run.operators = {bad, relu};
   run.totals = {2, 3, 2, 1};
-  FailureRow failure{"<b>bad</b>/1", "<b>bad</b>", "AccuracyError", "max diff <0.5> | too large", 0,
-                     "shards/rank-0000.h5:/cases/000001", json("real_defect"), bad.repro};
+  FailureRow failure{"<b>bad</b>/1",
+                     "<b>bad</b>",
+                     "AccuracyError",
+                     "max diff <0.5> | too large",
+                     0,
+                     "shards/rank-0000.h5:/cases/000001",
+                     json("real_defect"),
+                     bad.repro};
   run.failures = {failure};
   run.error_types = {{"AccuracyError", 1}};
   run.ab = {{"real_defect", 1}};
@@ -127,7 +139,8 @@ TEST_F(ReporterTest, SummaryJsonHasTheRunInfoTotalsAndEveryFailure) {
   const json summary = ReadJson("summary.json");
   EXPECT_EQ(summary["run_dir"], "/runs/sample");
   EXPECT_EQ(summary["manifest_name"], "sample");
-  EXPECT_EQ(summary["totals"], json({{"operators", 2}, {"cases", 3}, {"passed", 2}, {"failed", 1}}));
+  EXPECT_EQ(summary["totals"],
+            json({{"operators", 2}, {"cases", 3}, {"passed", 2}, {"failed", 1}}));
   EXPECT_FALSE(summary.contains("time_split"));
   EXPECT_EQ(summary["ab"], json({{"real_defect", 1}}));
   ASSERT_EQ(summary["failures"].size(), 1u);
@@ -154,11 +167,18 @@ TEST_F(ReporterTest, SummaryJsonKeepsTheKeysInTheSchemasOrder) {
 TEST_F(ReporterTest, JUnitHasASuitePerOperatorAndTheFailureWithItsAbClass) {
   ASSERT_TRUE(Report(JUnitReporter()).ok());
   const std::string xml = Read("junit.xml");
-  EXPECT_THAT(xml, HasSubstr("<testsuites name=\"sample\" tests=\"3\" failures=\"1\" errors=\"0\" time=\"0.750000\">"));
-  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"&lt;b&gt;bad&lt;/b&gt;\" tests=\"2\" failures=\"1\""));
-  EXPECT_THAT(xml, HasSubstr("<property name=\"repro\" value=\"opverify verify --op_name &apos;relu&apos;\"/>"));
-  EXPECT_THAT(xml, HasSubstr("message=\"AccuracyError: max diff &lt;0.5&gt; | too large [A/B: real_defect]\""));
-  EXPECT_THAT(xml, HasSubstr("A/B: real_defect\n  attempt {&quot;label&quot;:&quot;fresh_cache&quot;}"));
+  EXPECT_THAT(xml, HasSubstr("<testsuites name=\"sample\" tests=\"3\" failures=\"1\" errors=\"0\" "
+                             "time=\"0.750000\">"));
+  EXPECT_THAT(xml,
+              HasSubstr("<testsuite name=\"&lt;b&gt;bad&lt;/b&gt;\" tests=\"2\" failures=\"1\""));
+  EXPECT_THAT(
+      xml,
+      HasSubstr("<property name=\"repro\" value=\"opverify verify --op_name &apos;relu&apos;\"/>"));
+  EXPECT_THAT(
+      xml,
+      HasSubstr("message=\"AccuracyError: max diff &lt;0.5&gt; | too large [A/B: real_defect]\""));
+  EXPECT_THAT(xml,
+              HasSubstr("A/B: real_defect\n  attempt {&quot;label&quot;:&quot;fresh_cache&quot;}"));
   EXPECT_THAT(xml, HasSubstr("<testcase classname=\"relu\" name=\"relu/0\" time=\"0.250000\"/>"));
 }
 
@@ -171,8 +191,10 @@ TEST_F(ReporterTest, MarkdownListsOperatorsAndEachFailingOperatorsReproOnce) {
   EXPECT_THAT(md, HasSubstr("| relu | 1 | 1 | 0 |  | 2.00x |\n"));
   EXPECT_THAT(md, HasSubstr("| <b>bad</b> | 2 | 1 | 1 | AccuracyError 1  | - |\n"));
   EXPECT_THAT(md, HasSubstr("- geometric mean speedup: 2.000x\n- fast_1.0: 0.50\n"));
-  EXPECT_THAT(md, HasSubstr("| real_defect | max diff <0.5>   too large |"));  // a pipe would end the cell
-  const std::string repro = "```sh\nopverify-batch '/jobs/sample.json' --filter '<b>bad</b>'\n```\n";
+  EXPECT_THAT(
+      md, HasSubstr("| real_defect | max diff <0.5>   too large |"));  // a pipe would end the cell
+  const std::string repro =
+      "```sh\nopverify-batch '/jobs/sample.json' --filter '<b>bad</b>'\n```\n";
   const auto first = md.find(repro);
   ASSERT_NE(first, std::string::npos);
   EXPECT_EQ(md.find(repro, first + 1), std::string::npos);
@@ -189,12 +211,20 @@ TEST_F(ReporterTest, HtmlEscapesNamesAndShowsTheGridAndFailures) {
   ASSERT_TRUE(Report(HtmlReporter()).ok());
   const std::string html = Read("report.html");
   EXPECT_THAT(html, Not(HasSubstr("<b>bad</b>")));
-  EXPECT_THAT(html, HasSubstr("<tr><th>&lt;b&gt;bad&lt;/b&gt;</th><td class=\"fail\" title=\"1 of 2 cases failed\">"
-                              "&#10007; 1/2</td><td class=\"none\"></td><td>-</td></tr>"));
-  EXPECT_THAT(html, HasSubstr("<td class=\"pass\" title=\"0 of 1 cases failed\">&#10003; 1</td><td>2.00x</td>"));
-  EXPECT_THAT(html, HasSubstr("over 1 operators: 2.00x; fast_1.0 0.50, fast_1.5 0.50, fast_2.0 0.00.</p>"));
-  EXPECT_THAT(html, HasSubstr("<tr><td>&lt;b&gt;bad&lt;/b&gt;</td><td>0.5</td></tr>"));  // least precise
-  EXPECT_THAT(html, HasSubstr("<td>real_defect</td><td><pre>max diff &lt;0.5&gt; | too large</pre></td>"));
+  EXPECT_THAT(
+      html,
+      HasSubstr(
+          "<tr><th>&lt;b&gt;bad&lt;/b&gt;</th><td class=\"fail\" title=\"1 of 2 cases failed\">"
+          "&#10007; 1/2</td><td class=\"none\"></td><td>-</td></tr>"));
+  EXPECT_THAT(
+      html,
+      HasSubstr("<td class=\"pass\" title=\"0 of 1 cases failed\">&#10003; 1</td><td>2.00x</td>"));
+  EXPECT_THAT(
+      html, HasSubstr("over 1 operators: 2.00x; fast_1.0 0.50, fast_1.5 0.50, fast_2.0 0.00.</p>"));
+  EXPECT_THAT(html,
+              HasSubstr("<tr><td>&lt;b&gt;bad&lt;/b&gt;</td><td>0.5</td></tr>"));  // least precise
+  EXPECT_THAT(
+      html, HasSubstr("<td>real_defect</td><td><pre>max diff &lt;0.5&gt; | too large</pre></td>"));
   EXPECT_THAT(html, Not(HasSubstr("id=\"no-failures\"")));
 }
 
@@ -209,8 +239,10 @@ TEST_F(ReporterTest, PrecisionReportPerOperatorWithItsVerdict) {
   ASSERT_TRUE(Report(PrecisionReporter()).ok());
   const std::string bad = Read("ops/<b>bad</b>/precision_report.md");
   EXPECT_THAT(bad, HasSubstr("- operator: `<b>bad</b>`, implementation `cpu_impl`"));
-  EXPECT_THAT(bad, HasSubstr("| 2 | 0 | float16 | - | eco | seed | 1.000e-04 | 2.000e-03 | 9.770e-04 | not met | "
-                             "fail |"));
+  EXPECT_THAT(
+      bad, HasSubstr(
+               "| 2 | 0 | float16 | - | eco | seed | 1.000e-04 | 2.000e-03 | 9.770e-04 | not met | "
+               "fail |"));
   EXPECT_THAT(bad, HasSubstr("(1 of 2: FAIL)"));
   EXPECT_THAT(Read("ops/relu/precision_report.md"), HasSubstr("(1 of 1: PASS)"));
 }

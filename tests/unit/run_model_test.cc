@@ -14,7 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-CaseRecord Case(const std::string& op, int index, bool passed, const std::string& dtype = "torch.float16") {
+CaseRecord Case(const std::string& op, int index, bool passed,
+                const std::string& dtype = "torch.float16") {
   CaseRecord c;
   c.op_name = op;
   c.case_index = index;
@@ -38,7 +39,8 @@ CaseRecord Facts(const std::string& op, json facts) {
   return r;
 }
 
-CaseRecord BenchShape(const std::string& op, int case_idx, double speedup, const std::string& dtype = "float16") {
+CaseRecord BenchShape(const std::string& op, int case_idx, double speedup,
+                      const std::string& dtype = "float16") {
   ShapeResult shape;
   shape.case_idx = case_idx;
   shape.passed = true;
@@ -60,8 +62,11 @@ CaseRecord BenchItem(const std::string& op, double review_speedup = 10) {
   CaseRecord r;
   r.op_name = op;
   r.case_index = -1;
-  r.extra = {{"kind", "bench_item"}, {"settings", settings.ToJson()}, {"wall_s", 2.5},
-             {"environment", {{"device", {{"backend", "cpu"}}}}}, {"clock", nullptr}};
+  r.extra = {{"kind", "bench_item"},
+             {"settings", settings.ToJson()},
+             {"wall_s", 2.5},
+             {"environment", {{"device", {{"backend", "cpu"}}}}},
+             {"clock", nullptr}};
   return r;
 }
 
@@ -77,8 +82,9 @@ RunModel Build(std::vector<CaseRecord> records, json run_info = json::object()) 
 }
 
 TEST(RunModel, CasesAreInCaseOrderAndFactsAndBenchmarksAreNotCases) {
-  const RunModel run = Build({Case("add", 2, true), Facts("add", {{"impl_name", "x"}}), Case("add", 0, true),
-                              BenchItem("add"), BenchShape("add", 1, 2.0), Case("add", 1, true)});
+  const RunModel run =
+      Build({Case("add", 2, true), Facts("add", {{"impl_name", "x"}}), Case("add", 0, true),
+             BenchItem("add"), BenchShape("add", 1, 2.0), Case("add", 1, true)});
   ASSERT_EQ(run.operators.size(), 1u);
   const OperatorModel& add = run.operators[0];
   ASSERT_EQ(add.cases.size(), 3u);
@@ -89,7 +95,8 @@ TEST(RunModel, CasesAreInCaseOrderAndFactsAndBenchmarksAreNotCases) {
 }
 
 TEST(RunModel, TotalsAndVerdictsAddUpPerOperatorAndRun) {
-  const RunModel run = Build({Case("b", 0, true), Case("b", 1, false), Case("a", 0, false), Case("a", 1, false)});
+  const RunModel run =
+      Build({Case("b", 0, true), Case("b", 1, false), Case("a", 0, false), Case("a", 1, false)});
   ASSERT_EQ(run.operators.size(), 2u);
   EXPECT_EQ(run.operators[0].name, "a");  // by name
   EXPECT_EQ(Op(run, "a").failed, 2);
@@ -132,8 +139,9 @@ TEST(RunModel, AFailureMessageIsCutTo300Characters) {
 
 TEST(RunModel, ACaseIsFiledUnderItsFirstTensorInputsDtype) {
   CaseRecord listed = Case("op", 2, false);
-  listed.input_desc = json::array({{{"type", "int"}, {"value", 3}},
-                                   {{"type", "list"}, {"items", json::array({{{"dtype", "torch.bfloat16"}}})}}});
+  listed.input_desc =
+      json::array({{{"type", "int"}, {"value", 3}},
+                   {{"type", "list"}, {"items", json::array({{{"dtype", "torch.bfloat16"}}})}}});
   CaseRecord scalar = Case("op", 3, true);
   scalar.input_desc = json::array({{{"type", "int"}, {"value", 3}}});
   const RunModel run = Build({Case("op", 0, true), Case("op", 1, true, "float32"), listed, scalar});
@@ -147,7 +155,8 @@ TEST(RunModel, ACaseIsFiledUnderItsFirstTensorInputsDtype) {
 
 TEST(RunModel, TheLargestRelativeDifferenceOverEveryJudgedOutput) {
   CaseRecord a = Case("op", 0, true), b = Case("op", 1, true);
-  a.outputs = json::array({{{"metrics", {{"max_rel_diff", 0.25}}}}, {{"metrics", {{"max_rel_diff", 0.5}}}}});
+  a.outputs = json::array(
+      {{{"metrics", {{"max_rel_diff", 0.25}}}}, {{"metrics", {{"max_rel_diff", 0.5}}}}});
   b.outputs = json::array({{{"metrics", {{"max_rel_diff", 0.125}}}}, {{"route", "exact"}}});
   const RunModel run = Build({a, b, Case("none_judged", 0, true)});
   EXPECT_EQ(Op(run, "op").max_rel_diff, 0.5);
@@ -155,11 +164,12 @@ TEST(RunModel, TheLargestRelativeDifferenceOverEveryJudgedOutput) {
 }
 
 TEST(RunModel, OnlyAnOperatorWhoseEveryCasePassedHasAPerformance) {
-  const RunModel run = Build({Case("good", 0, true), BenchItem("good"), BenchShape("good", 1, 2.0),
-                              Case("bad", 0, false), BenchItem("bad"), BenchShape("bad", 1, 2.0),
-                              // two of its three cases were stored
-                              Facts("short", {{"case_count", 3}}), Case("short", 0, true), Case("short", 1, true),
-                              BenchItem("short"), BenchShape("short", 1, 2.0)});
+  const RunModel run =
+      Build({Case("good", 0, true), BenchItem("good"), BenchShape("good", 1, 2.0),
+             Case("bad", 0, false), BenchItem("bad"), BenchShape("bad", 1, 2.0),
+             // two of its three cases were stored
+             Facts("short", {{"case_count", 3}}), Case("short", 0, true), Case("short", 1, true),
+             BenchItem("short"), BenchShape("short", 1, 2.0)});
   EXPECT_TRUE(Op(run, "good").performance.has_value());
   EXPECT_FALSE(Op(run, "bad").performance.has_value());
   EXPECT_FALSE(Op(run, "short").all_passed);
@@ -171,8 +181,8 @@ TEST(RunModel, OnlyAnOperatorWhoseEveryCasePassedHasAPerformance) {
 }
 
 TEST(RunModel, TheLatestStoredShapeCountsAndMissingShapesAreWarned) {
-  const RunModel run = Build({Case("op", 0, true), Case("op", 1, true), BenchItem("op"), BenchShape("op", 1, 2.0),
-                              BenchShape("op", 1, 4.0)});
+  const RunModel run = Build({Case("op", 0, true), Case("op", 1, true), BenchItem("op"),
+                              BenchShape("op", 1, 2.0), BenchShape("op", 1, 4.0)});
   const OperatorPerformance& perf = *Op(run, "op").performance;
   ASSERT_EQ(perf.result.shapes.size(), 1u);
   EXPECT_EQ(perf.result.shapes[0].speedup, 4.0);
@@ -181,16 +191,18 @@ TEST(RunModel, TheLatestStoredShapeCountsAndMissingShapesAreWarned) {
   EXPECT_EQ(perf.implementation_ms, 1.0);
   EXPECT_DOUBLE_EQ(perf.result.wall_s, 2.5);
   ASSERT_EQ(perf.result.warnings.size(), 1u);
-  EXPECT_NE(perf.result.warnings[0].find("1 of 2 shapes have no stored benchmark"), std::string::npos);
+  EXPECT_NE(perf.result.warnings[0].find("1 of 2 shapes have no stored benchmark"),
+            std::string::npos);
 }
 
 TEST(RunModel, GeometricMeansPerDtypeAndOverallAndFastP) {
-  const RunModel run = Build({Case("a", 0, true), Case("a", 1, true), BenchItem("a"), BenchShape("a", 1, 2.0),
-                              BenchShape("a", 2, 8.0, "float32"), Case("b", 0, true), BenchItem("b"),
-                              BenchShape("b", 1, 0.5), Case("c", 0, false), Case("d", 0, true)});
+  const RunModel run =
+      Build({Case("a", 0, true), Case("a", 1, true), BenchItem("a"), BenchShape("a", 1, 2.0),
+             BenchShape("a", 2, 8.0, "float32"), Case("b", 0, true), BenchItem("b"),
+             BenchShape("b", 1, 0.5), Case("c", 0, false), Case("d", 0, true)});
   const PerformanceModel& p = run.performance;
   ASSERT_EQ(p.operators.size(), 2u);
-  EXPECT_DOUBLE_EQ(*p.operators[0].speedup, 4.0);  // sqrt(2 x 8)
+  EXPECT_DOUBLE_EQ(*p.operators[0].speedup, 4.0);        // sqrt(2 x 8)
   EXPECT_DOUBLE_EQ(*p.geomean_speedup, std::sqrt(2.0));  // over the operators' 4 and 0.5
   EXPECT_EQ(p.by_dtype.at("float16").shapes, 2);
   EXPECT_DOUBLE_EQ(*p.by_dtype.at("float16").geomean_speedup, 1.0);
@@ -209,14 +221,16 @@ TEST(RunModel, ASpeedupAboveTheReviewLineIsFlagged) {
 
 TEST(RunModel, TheTimeSplitNeedsTheRunsWallTime) {
   EXPECT_FALSE(Build({Case("op", 0, true)}).time_split.has_value());
-  const json run_info = {{"ranks", 2}, {"timing", {{"run_wall_s", 1.0}, {"store_s", 0.1}, {"item_s", 1.5}}}};
+  const json run_info = {{"ranks", 2},
+                         {"timing", {{"run_wall_s", 1.0}, {"store_s", 0.1}, {"item_s", 1.5}}}};
   const RunModel run = Build({Case("op", 0, true), Case("op", 1, true)}, run_info);
   ASSERT_TRUE(run.time_split.has_value());
   const TimeSplit& t = *run.time_split;
   EXPECT_DOUBLE_EQ(t.rank_seconds, 2.0);
   EXPECT_DOUBLE_EQ(t.compile_s, 0.06);
-  EXPECT_DOUBLE_EQ(t.executor_s, 0.2 - 0.12);           // the cases' wall time less what is timed inside
-  EXPECT_DOUBLE_EQ(t.startup_s, 1.5 - 0.2 - 0.1);      // the items' time less the cases' and the store's
+  EXPECT_DOUBLE_EQ(t.executor_s, 0.2 - 0.12);  // the cases' wall time less what is timed inside
+  EXPECT_DOUBLE_EQ(t.startup_s,
+                   1.5 - 0.2 - 0.1);  // the items' time less the cases' and the store's
   EXPECT_DOUBLE_EQ(t.idle_s, 0.5);
   EXPECT_DOUBLE_EQ(t.idle_fraction, 0.25);
 }
@@ -225,19 +239,24 @@ TEST(RunModel, TheReproRunsTheTaskFileAloneUnlessAManifestSweptTheCases) {
   const json run_info = {{"backend", "cpu"}, {"manifest", "/jobs/j.json"}};
   CaseRecord swept = Case("swept", 0, false);
   swept.params = {{"n", 4}};
-  const RunModel run = Build({Facts("alone", {{"task_file", "/ops/alone/task.py"}, {"impl_name", "cpu_impl"},
-                                              {"lint_enabled", false}}),
-                              Case("alone", 0, false), Facts("swept", {{"task_file", "/ops/swept/task.py"}}), swept},
-                             run_info);
-  EXPECT_EQ(Op(run, "alone").repro,
-            "opverify verify --op_name 'alone' --verify_dir '/ops/alone' --triton_impl_name 'cpu_impl' "
-            "--backend cpu --no-lint");
-  EXPECT_EQ(Op(run, "swept").repro, "opverify-batch '/jobs/j.json' --filter 'swept' --run-dir /tmp/repro-swept");
+  const RunModel run =
+      Build({Facts("alone", {{"task_file", "/ops/alone/task.py"},
+                             {"impl_name", "cpu_impl"},
+                             {"lint_enabled", false}}),
+             Case("alone", 0, false), Facts("swept", {{"task_file", "/ops/swept/task.py"}}), swept},
+            run_info);
+  EXPECT_EQ(
+      Op(run, "alone").repro,
+      "opverify verify --op_name 'alone' --verify_dir '/ops/alone' --triton_impl_name 'cpu_impl' "
+      "--backend cpu --no-lint");
+  EXPECT_EQ(Op(run, "swept").repro,
+            "opverify-batch '/jobs/j.json' --filter 'swept' --run-dir /tmp/repro-swept");
   EXPECT_EQ(run.failures.at(0).repro, Op(run, "alone").repro);
 }
 
 TEST(RunModel, TheRunFolderInfoAndProblemsAreKept) {
-  const RunModel run = BuildRunModel({}, {"shards/rank-0001.h5: cannot open"}, {{"ranks", 3}}, "/runs/r1");
+  const RunModel run =
+      BuildRunModel({}, {"shards/rank-0001.h5: cannot open"}, {{"ranks", 3}}, "/runs/r1");
   EXPECT_EQ(run.run_dir, "/runs/r1");
   EXPECT_EQ(run.run_info.value("ranks", 0), 3);
   ASSERT_EQ(run.problems.size(), 1u);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "reduce/baseline_diff.h"
+#include "reduce/report_file.h"
 #include "reduce/run_report.h"
 #include "runner/cli/usage.h"
 #include "runner/store/results_index.h"
@@ -122,8 +123,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "opverify-reduce: %s\n", diff.status().ToString().c_str());
     return 2;
   }
-  const auto report = diff->ToJson();
-  std::ofstream(fs::path(run_dir) / "baseline_diff.json") << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  const std::string report_path = (fs::path(run_dir) / "baseline_diff.json").string();
+  if (opverify::Status written = opverify::WriteReportJson(report_path, diff->ToJson()); !written.ok()) {
+    std::fprintf(stderr, "opverify-reduce: %s\n", written.ToString().c_str());
+    return 2;
+  }
   const auto list = [](const char* what, const std::vector<std::string>& names) {
     if (names.empty()) return;
     std::printf("%s:", what);
@@ -141,6 +145,6 @@ int main(int argc, char** argv) {
   list("new", diff->added);
   list("missing", diff->missing);
   std::printf("%s -> %s\n", diff->regressed() ? "REGRESSED" : "no regression",
-              (fs::path(run_dir) / "baseline_diff.json").c_str());
+              report_path.c_str());
   return diff->regressed() ? 1 : 0;
 }

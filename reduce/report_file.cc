@@ -21,4 +21,9 @@ Status WriteReportFile(const std::string& path, const std::string& content) {
   return Status::Ok();
 }
 
+Status WriteReportJson(const std::string& path, const nlohmann::ordered_json& value) {
+  return WriteReportFile(
+      path, value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
 }  // namespace opverify

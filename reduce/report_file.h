@@ -4,10 +4,15 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "runner/common/status.h"
 
 namespace opverify {
 
 Status WriteReportFile(const std::string& path, const std::string& content);
+
+// A JSON report: indented by two, invalid UTF-8 replaced, a final newline.
+Status WriteReportJson(const std::string& path, const nlohmann::ordered_json& value);
 
 }  // namespace opverify

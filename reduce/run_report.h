@@ -1,25 +1,24 @@
-// Reports of a run folder, rebuilt from its HDF5 shards alone: each
-// operator's verify_result.json (the seed's format) and summary.json.
+// The reports of a run folder, rebuilt from its HDF5 shards alone: the run
+// model is built once (reduce/run_model.h) and each format's reporter
+// (reduce/reporter.h) writes from it: summary.json, report.md, report.html,
+// junit.xml, and each operator's verify_result.json, perf_result.json and
+// precision_report.md.
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "reduce/run_model.h"
 #include "runner/common/status.h"
 
 namespace opverify {
 
-struct RunTotals {
-  int operators = 0;
-  int cases = 0;
-  int passed = 0;
-  int failed = 0;
-};
-
-// Writes <run_dir>/ops/<op>/verify_result.json and <run_dir>/summary.json.
-// `problems`: cases the store could not read (listed in the summary).
+// Reads every stored record of `run_dir` and writes every report there.
+// `run_info`: what the batch recorded of itself (manifest, ranks, timing),
+// copied into summary.json. Journaled cases the store could not read are
+// left out and listed in the summary's `problems`. Every reporter runs even
+// when another could not write; the error then names each file that failed.
 Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::json& run_info);
 
 }  // namespace opverify

@@ -5,17 +5,13 @@
 // operator's name, an error message) is escaped.
 #pragma once
 
-#include <map>
-#include <string>
-
-#include <nlohmann/json.hpp>
-
-#include "runner/common/status.h"
+#include "reduce/reporter.h"
 
 namespace opverify {
 
-// `summary`: summary.json as run_report.cc builds it; `repro`: per operator.
-Status WriteHtmlReport(const std::string& path, const nlohmann::ordered_json& summary,
-                       const std::map<std::string, std::string>& repro);
+class HtmlReporter : public Reporter {
+ public:
+  Status ReportRun(const RunModel& run) override;
+};
 
 }  // namespace opverify

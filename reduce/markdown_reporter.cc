@@ -1,0 +1,70 @@
+#include "reduce/markdown_reporter.h"
+
+#include <filesystem>
+#include <iomanip>
+#include <set>
+#include <sstream>
+
+#include "reduce/report_file.h"
+#include "reduce/text_escape.h"
+
+namespace opverify {
+namespace {
+
+// A number with `decimals` decimals and a suffix ("1.53x"), or "-" when there is none.
+std::string Number(const std::optional<double>& value, int decimals, const char* suffix = "") {
+  if (!value) return "-";
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(decimals) << *value << suffix;
+  return text.str();
+}
+
+}  // namespace
+
+Status MarkdownReporter::ReportRun(const RunModel& run) {
+  std::ostringstream md;
+  const RunTotals& totals = run.totals;
+  md << "# opverify run\n\n";
+  md << "- run folder: `" << run.run_dir << "`\n";
+  if (run.run_info.contains("manifest"))
+    md << "- manifest: `" << run.run_info["manifest"].get<std::string>() << "`\n";
+  md << "- operators: " << totals.operators << ", cases: " << totals.cases
+     << ", passed: " << totals.passed << ", failed: " << totals.failed << "\n\n";
+  md << "## Operators\n\n| operator | cases | passed | failed | errors | speedup "
+        "|\n|---|---|---|---|---|---|\n";
+  for (const OperatorModel& op : run.operators) {
+    std::string errors;
+    for (const auto& [type, count] : op.error_types)
+      errors += type + " " + std::to_string(count) + " ";
+    md << "| " << MarkdownCell(op.name, 200) << " | " << op.passed + op.failed << " | " << op.passed
+       << " | " << op.failed << " | " << MarkdownCell(errors, 200) << " | "
+       << (op.performance ? Number(op.performance->speedup, 2, "x") : "-") << " |\n";
+  }
+  const PerformanceModel& p = run.performance;
+  md << "\n## Performance\n\n- geometric mean speedup: " << Number(p.geomean_speedup, 3, "x")
+     << "\n";
+  for (const auto& [label, share] : p.fast_p)
+    md << "- fast_" << label << ": " << Number(share, 2) << "\n";
+  for (const auto& [dtype, speed] : p.by_dtype) {
+    md << "- " << dtype << ": " << Number(speed.geomean_speedup, 3, "x") << " over " << speed.shapes
+       << " shapes\n";
+  }
+  for (const auto& r : p.review) md << "- review: " << MarkdownCell(r, 200) << "\n";
+  if (!run.failures.empty()) {
+    md << "\n## Failures\n\n| case | error | A/B | message |\n|---|---|---|---|\n";
+    for (const FailureRow& f : run.failures) {
+      md << "| " << MarkdownCell(f.case_id, 200) << " | " << MarkdownCell(f.error_type, 200)
+         << " | " << (f.ab && f.ab->is_string() ? f.ab->get<std::string>() : "-") << " | "
+         << MarkdownCell(f.message, 200) << " |\n";
+    }
+    md << "\nTo run a failing operator again by itself:\n\n";
+    std::set<std::string> shown;
+    for (const FailureRow& f : run.failures) {
+      if (shown.insert(f.op).second) md << "```sh\n" << f.repro << "\n```\n";
+    }
+  }
+  return WriteReportFile((std::filesystem::path(context().run_dir) / "report.md").string(),
+                         md.str());
+}
+
+}  // namespace opverify

@@ -1,0 +1,158 @@
+#include "reduce/precision_reporter.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "reduce/report_file.h"
+#include "reduce/text_escape.h"
+
+namespace opverify {
+
+using nlohmann::json;
+
+namespace {
+
+std::string Sci(const json& value) {
+  if (!value.is_number()) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3e", value.get<double>());
+  return text;
+}
+
+std::string Shape(const json& shape) {
+  if (!shape.is_array()) return "-";
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + shape[i].dump();
+  return out + "]";
+}
+
+std::string InputShapes(const json& input_desc) {
+  std::string out;
+  for (const auto& input : input_desc) {
+    if (!input.is_object() || input.value("type", "") != "tensor") continue;
+    out += (out.empty() ? "" : ", ") + Shape(input.value("shape", json())) + " " +
+           input.value("dtype", std::string("?"));
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string PrecisionReport(const OperatorModel& op) {
+  const std::string& op_name = op.name;
+  const std::vector<CaseRecord>& cases = op.cases;
+  const json& facts = op.facts;
+  std::ostringstream md;
+  const json device = facts.contains("environment") && facts["environment"].is_object()
+                          ? facts["environment"].value("device", json::object())
+                          : json::object();
+  std::set<std::string> dtypes, shapes;
+  const int passed = op.passed;
+  for (const CaseRecord& c : cases) {
+    shapes.insert(InputShapes(c.input_desc));
+    for (const auto& output : c.outputs) {
+      if (output.is_object() && output.contains("dtype") && output["dtype"].is_string()) {
+        dtypes.insert(output["dtype"].get<std::string>());
+      }
+    }
+  }
+  md << "# Precision report: " << MarkdownCell(op_name) << "\n\n";
+  md << "## Verification configuration\n\n";
+  md << "- operator: `" << MarkdownCell(op_name) << "`, implementation `"
+     << MarkdownCell(facts.value("impl_name", std::string("?"))) << "`\n";
+  md << "- device: " << MarkdownCell(device.value("name", std::string("unknown"))) << " (backend "
+     << MarkdownCell(device.value("backend", std::string("?"))) << ")";
+  if (device.contains("compute_units") && device["compute_units"].is_number()) {
+    md << ", " << device["compute_units"] << " "
+       << MarkdownCell(device.value("compute_unit", std::string("cores")));
+  }
+  md << "\n- cases: " << cases.size() << "\n- output dtypes:";
+  for (const auto& d : dtypes) md << " " << d;
+  md << "\n- input shapes:\n";
+  for (const auto& s : shapes) md << "  - " << MarkdownCell(s) << "\n";
+
+  md << "\n## Precision standards\n\n"
+        "Criterion (seed 003): MERE < threshold and MARE < 10 x threshold, where MERE = mean(rel) "
+        "and MARE = "
+        "max(rel) over the finite elements, rel = |actual - golden| / max(|golden|, threshold) "
+        "(the denominator "
+        "clamped at the threshold, as docs/JUDGE.md says).\n\n"
+        "| dtype | threshold | MERE upper limit | MARE upper limit |\n|---|---|---|---|\n"
+        "| float16 | 2^-10 = 9.77e-4 | 9.77e-4 | 9.77e-3 |\n"
+        "| float32 | 2^-13 = 1.22e-4 | 1.22e-4 | 1.22e-3 |\n"
+        "| float32 under precision_mode hf32 or tf32 | 2^-11 = 4.88e-4 | 4.88e-4 | 4.88e-3 |\n"
+        "| bfloat16 | 2^-7 = 7.81e-3 | 7.81e-3 | 7.81e-2 |\n"
+        "| float8_e4m3fn | 2^-3 = 1.25e-1 | 1.25e-1 | 1.25 |\n"
+        "| float8_e5m2 | 2^-2 = 2.5e-1 | 2.5e-1 | 2.5 |\n"
+        "| any other float dtype (float64, complex parts) | float32's, 2^-13 | 1.22e-4 | 1.22e-3 "
+        "|\n"
+        "| int8, uint8, int16, uint16, int32, uint32, int64, uint64 | exactly equal | - | - |\n"
+        "| bool | exactly equal | - | - |\n\n"
+        "opverify judges each output by its route (eco first, NPU Benchmark as fallback, the "
+        "quant, integer, bool "
+        "and bitwise routes; docs/JUDGE.md) under the standard the manifest chose; the table below "
+        "shows, per "
+        "case, the route and standard that decided, and MERE/MARE against seed 003's thresholds "
+        "for every float "
+        "output.\n";
+
+  md << "\n## Verification results\n\n- passed: " << passed
+     << "\n- failed: " << cases.size() - passed << "\n- total: " << cases.size() << "\n";
+
+  md << "\n## Error metrics\n\n| case | output | dtype | shape | route | standard | MERE | MARE | "
+        "threshold | "
+        "MERE/MARE criterion | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const CaseRecord& c : cases) {
+    if (c.outputs.empty()) {
+      md << "| " << c.case_index + 1 << " | - | - | - | - | - | - | - | - | - | "
+         << MarkdownCell(c.error_type) << " |\n";
+      continue;
+    }
+    for (std::size_t i = 0; i < c.outputs.size(); ++i) {
+      const json& o = c.outputs[i];
+      const json metrics = o.value("metrics", json::object());
+      const json mm = metrics.value("mere_mare", json());
+      const std::string criterion =
+          mm.is_object() && mm.contains("passed") && mm["passed"].is_boolean()
+              ? (mm["passed"].get<bool>() ? "met" : "not met")
+              : "-";
+      md << "| " << c.case_index + 1 << " | " << i << " | "
+         << MarkdownCell(o.value("dtype", std::string("?"))) << " | "
+         << Shape(o.value("shape", json())) << " | "
+         << MarkdownCell(o.value("route", std::string("?"))) << " | "
+         << MarkdownCell(o.value("standard", std::string("?"))) << " | "
+         << (mm.is_object() ? Sci(mm.value("MERE", json())) : "-") << " | "
+         << (mm.is_object() ? Sci(mm.value("MARE", json())) : "-") << " | "
+         << (mm.is_object() ? Sci(mm.value("threshold", json())) : "-") << " | " << criterion
+         << " | "
+         << (o.value("passed", false) ? "pass"
+                                      : MarkdownCell(o.value("error_type", std::string("fail"))))
+         << " |\n";
+    }
+  }
+  md << "\n## Criteria\n\n"
+        "- A float output meets seed 003's criterion when MERE < threshold and MARE < 10 x "
+        "threshold for its "
+        "dtype; integer and bool outputs must be exactly equal.\n"
+        "- A case passes when every output passes the route opverify's judge took for it; the "
+        "operator passes "
+        "when every case passes ("
+     << passed << " of " << cases.size() << ": "
+     << (passed == static_cast<int>(cases.size()) && !cases.empty() ? "PASS" : "FAIL") << ").\n";
+
+  return md.str();
+}
+
+}  // namespace
+
+Status PrecisionReporter::ReportRun(const RunModel& run) {
+  for (const OperatorModel& op : run.operators) {
+    const std::filesystem::path path =
+        std::filesystem::path(context().run_dir) / "ops" / op.name / "precision_report.md";
+    Status written = WriteReportFile(path.string(), PrecisionReport(op));
+    if (!written.ok()) return written;
+  }
+  return Status::Ok();
+}
+
+}  // namespace opverify

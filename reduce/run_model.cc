@@ -1,0 +1,281 @@
+#include "reduce/run_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <utility>
+
+#include "runner/bench/perf_result.h"
+#include "runner/common/utf8.h"
+
+namespace opverify {
+namespace {
+
+using nlohmann::json;
+
+// An operator's stored records, sorted by what they are.
+struct OperatorRecords {
+  std::vector<CaseRecord> cases;
+  json facts = json::object();
+  std::vector<const CaseRecord*> bench_shapes;  // the performance phase's measured shapes
+  std::vector<const CaseRecord*> bench_items;  // its settings, clock and environment, per work item
+};
+
+// Files a record under its operator by its kind: the operator's facts, a
+// benchmarked shape, a benchmark work item, or a case. The one
+// place that decodes a record's kind.
+void FileRecord(CaseRecord& r, OperatorRecords* op) {
+  switch (r.kind) {
+    case RecordKind::kOperator:
+      for (auto& [key, value] : r.extra.items()) op->facts[key] = value;
+      break;
+    case RecordKind::kBenchShape:
+      op->bench_shapes.push_back(&r);
+      break;
+    case RecordKind::kBenchItem:
+      op->bench_items.push_back(&r);
+      break;
+    case RecordKind::kCase:
+      op->cases.push_back(std::move(r));
+      break;
+  }
+}
+
+// The dtype a case is filed under: its first tensor input's ("float16"), else "none".
+std::string CaseDtype(const CaseRecord& c) {
+  for (const auto& input : c.input_desc) {
+    if (!input.is_object()) continue;
+    std::string dtype = input.value("dtype", "");
+    if (input.contains("items") && input["items"].is_array() && !input["items"].empty() &&
+        input["items"][0].is_object()) {  // a list of tensors: its first one's
+      dtype = input["items"][0].value("dtype", "");
+    }
+    if (dtype.empty()) continue;
+    return dtype.rfind("torch.", 0) == 0 ? dtype.substr(6) : dtype;
+  }
+  return "none";
+}
+
+// The largest relative difference any judged output had.
+std::optional<double> WorstRelativeDiff(const std::vector<CaseRecord>& cases) {
+  std::optional<double> worst;
+  for (const CaseRecord& c : cases) {
+    for (const auto& output : c.outputs) {
+      if (!output.is_object() || !output.contains("metrics")) continue;
+      const json& m = output["metrics"];
+      if (m.contains("max_rel_diff") && m["max_rel_diff"].is_number()) {
+        worst = std::max(worst.value_or(0.0), m["max_rel_diff"].get<double>());
+      }
+    }
+  }
+  return worst;
+}
+
+// A command that runs the operator again by itself: `opverify verify` where
+// its cases are the task file's own, the batch on its manifest filtered to
+// it where a manifest sweep made them.
+std::string ReproCommand(const std::string& name, const OperatorRecords& op, const json& run_info) {
+  const std::string task_file = op.facts.value("task_file", "");
+  const bool swept = std::any_of(op.cases.begin(), op.cases.end(), [](const CaseRecord& c) {
+    return c.params.is_object() && !c.params.empty();
+  });
+  if (!task_file.empty() && !swept) {
+    std::string command = "opverify verify --op_name '" + name + "' --verify_dir '" +
+                          std::filesystem::path(task_file).parent_path().string() +
+                          "' --triton_impl_name '" +
+                          op.facts.value("impl_name", std::string("triton_ascend_impl")) + "'";
+    if (run_info.value("backend", std::string("auto")) != "auto") {
+      command += " --backend " + run_info["backend"].get<std::string>();
+    }
+    if (!op.facts.value("lint_enabled", true)) command += " --no-lint";
+    return command;
+  }
+  return "opverify-batch '" + run_info.value("manifest", std::string("JOBS.json")) +
+         "' --filter '" + name + "' --run-dir /tmp/repro-" + name;
+}
+
+std::optional<double> NumberOrNone(const nlohmann::ordered_json& value) {
+  return value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt;
+}
+
+// The operator's performance from its stored shapes and work items.
+OperatorPerformance BuildPerformance(const std::string& name, const OperatorRecords& op) {
+  OperatorPerformance perf;
+  OperatorBenchResult& result = perf.result;
+  result.op_name = name;
+  std::map<int, ShapeResult> shapes;  // by case index: one per shape, the latest stored
+  for (const CaseRecord* r : op.bench_shapes) {
+    ShapeResult shape = ShapeResultFromJson(r->extra.value("shape", json::object()));
+    shapes[shape.case_idx] = std::move(shape);
+  }
+  for (auto& [index, shape] : shapes) result.shapes.push_back(std::move(shape));
+  json clocks = json::array();
+  for (const CaseRecord* item : op.bench_items) {
+    perf.settings = BenchSettings::FromJson(item->extra.value("settings", json::object()));
+    if (result.environment.is_null()) result.environment = item->extra.value("environment", json());
+    clocks.push_back(item->extra.value("clock", json()));
+    result.wall_s += item->extra.value("wall_s", 0.0);
+  }
+  // One clock record per work item that benchmarked a part of the operator.
+  result.clock = clocks.size() == 1 ? clocks[0] : clocks;
+  const int expected = static_cast<int>(op.cases.size());
+  if (static_cast<int>(result.shapes.size()) < expected) {
+    result.warnings.push_back(std::to_string(expected - static_cast<int>(result.shapes.size())) +
+                              " of " + std::to_string(expected) +
+                              " shapes have no stored benchmark (a rank stopped between verifying "
+                              "and benchmarking them)");
+  }
+  // perf_result.json's own numbers, so that the summary says what it says.
+  const nlohmann::ordered_json file = PerfResultJson(result, perf.settings);
+  perf.speedup = NumberOrNone(file["speedup_vs_torch"]);
+  perf.framework_ms = NumberOrNone(file["framework"]["avg_latency_ms"]);
+  perf.implementation_ms = NumberOrNone(file["implementation"]["avg_latency_ms"]);
+  return perf;
+}
+
+// Adds a benchmarked operator to the run's performance totals.
+void AddPerformance(const std::string& name, const OperatorPerformance& perf,
+                    PerformanceModel* totals,
+                    std::map<std::string, std::vector<double>>* dtype_speedups,
+                    std::vector<double>* speedups) {
+  totals->operators.push_back({name, static_cast<int>(perf.result.shapes.size()), perf.speedup,
+                               perf.framework_ms, perf.implementation_ms});
+  if (perf.speedup) {
+    speedups->push_back(*perf.speedup);
+    if (*perf.speedup > perf.settings.review_speedup) {
+      totals->review.push_back(name + ": " + std::to_string(*perf.speedup) + "x");
+    }
+  }
+  for (const ShapeResult& shape : perf.result.shapes) {
+    if (shape.above_roofline) {
+      totals->review.push_back(name + " shape " + std::to_string(shape.case_idx) +
+                               ": faster than the device's memory roofline");
+    }
+  }
+  for (const ShapeResult& shape : perf.result.shapes) {
+    if (!shape.passed || !shape.speedup || !std::isfinite(*shape.speedup) || *shape.speedup <= 0)
+      continue;
+    const std::string dtype = shape.input_dtypes.empty() ? "none" : shape.input_dtypes.front();
+    (*dtype_speedups)[dtype].push_back(*shape.speedup);
+  }
+}
+
+// The geometric means and fast_p over the benchmarked operators.
+void FinishPerformance(const std::map<std::string, std::vector<double>>& dtype_speedups,
+                       const std::vector<double>& speedups, PerformanceModel* totals) {
+  totals->geomean_speedup = GeometricMean(speedups);
+  for (const auto& [dtype, values] : dtype_speedups) {
+    totals->by_dtype[dtype] = {static_cast<int>(values.size()), GeometricMean(values)};
+  }
+  for (const auto& [label, p] :
+       {std::pair<const char*, double>{"1.0", 1.0}, {"1.5", 1.5}, {"2.0", 2.0}}) {
+    int count = 0;
+    for (double s : speedups) count += s > p ? 1 : 0;
+    totals->fast_p.emplace_back(label, totals->operators_total > 0
+                                           ? static_cast<double>(count) / totals->operators_total
+                                           : 0.0);
+  }
+}
+
+// Summed per-case timings (milliseconds) by key.
+using SpentMs = std::map<std::string, double>;
+
+std::optional<TimeSplit> BuildTimeSplit(const json& run_info, SpentMs& spent_ms) {
+  if (!run_info.contains("timing") || !run_info["timing"].contains("run_wall_s"))
+    return std::nullopt;
+  const json& t = run_info["timing"];
+  const double ranks = run_info.value("ranks", 1);
+  TimeSplit split;
+  split.rank_seconds = ranks * t["run_wall_s"].get<double>();
+  const double cases_s = spent_ms["wall_ms"] / 1e3;
+  const double judged_s =
+      (spent_ms["construct_ms"] + spent_ms["probe_ms"] + spent_ms["compile_ms"] +
+       spent_ms["golden_ms"] + spent_ms["impl_ms"] + spent_ms["judge_ms"]) /
+      1e3;
+  split.store_s = t.value("store_s", 0.0);
+  split.ab_s = t.value("ab_s", 0.0);
+  split.bench_s = t.value("bench_s", 0.0);
+  const double items_s = t.value("item_s", cases_s + split.store_s + split.ab_s);
+  split.idle_s = std::max(0.0, split.rank_seconds - items_s);
+  split.compile_s = spent_ms["compile_ms"] / 1e3;
+  split.construct_s = spent_ms["construct_ms"] / 1e3;
+  split.probe_s = spent_ms["probe_ms"] / 1e3;
+  split.golden_s = spent_ms["golden_ms"] / 1e3;
+  split.impl_s = spent_ms["impl_ms"] / 1e3;
+  split.judge_s = spent_ms["judge_ms"] / 1e3;
+  split.executor_s = std::max(0.0, cases_s - judged_s);
+  split.startup_s = std::max(0.0, items_s - cases_s - split.store_s - split.ab_s - split.bench_s);
+  split.idle_fraction = split.rank_seconds > 0 ? split.idle_s / split.rank_seconds : 0.0;
+  return split;
+}
+
+FailureRow Failure(const CaseRecord& c, const std::string& repro) {
+  FailureRow row{c.case_id, c.op_name,   c.error_type, Utf8Prefix(c.error_msg, 300),
+                 c.rank,    c.stored_at, std::nullopt, repro};
+  if (c.ab.is_object()) row.ab = c.ab.value("classification", json(nullptr));
+  return row;
+}
+
+}  // namespace
+
+RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string> problems,
+                       const json& run_info, const std::string& run_dir) {
+  RunModel run;
+  run.run_dir = run_dir;
+  run.run_info = run_info;
+  run.problems = std::move(problems);
+  std::map<std::string, OperatorRecords> by_name;
+  for (CaseRecord& r : records) FileRecord(r, &by_name[r.op_name]);
+
+  SpentMs spent_ms;
+  std::map<std::string, std::vector<double>> dtype_speedups;  // valid shape speedups
+  std::vector<double> speedups;                               // benchmarked operators'
+  for (auto& [name, records_of_op] : by_name) {
+    std::sort(records_of_op.cases.begin(), records_of_op.cases.end(),
+              [](const CaseRecord& a, const CaseRecord& b) { return a.case_index < b.case_index; });
+    OperatorModel op;
+    op.name = name;
+    op.facts = records_of_op.facts;
+    op.repro = ReproCommand(name, records_of_op, run_info);
+    double wall_ms = 0;
+    for (const CaseRecord& c : records_of_op.cases) {
+      op.passed += c.passed ? 1 : 0;
+      wall_ms += c.timings.value("wall_ms", 0.0);
+      for (const char* key : {"construct_ms", "probe_ms", "compile_ms", "golden_ms", "impl_ms",
+                              "judge_ms", "wall_ms"}) {
+        spent_ms[key] += c.timings.value(key, 0.0);
+      }
+      DtypeCell& cell = op.dtypes[CaseDtype(c)];
+      cell.cases += 1;
+      cell.failed += c.passed ? 0 : 1;
+      if (c.passed) continue;
+      op.error_types[c.error_type]++;
+      run.error_types[c.error_type]++;
+      FailureRow failure = Failure(c, op.repro);
+      if (failure.ab) run.ab[failure.ab->is_string() ? failure.ab->get<std::string>() : "none"]++;
+      run.failures.push_back(std::move(failure));
+    }
+    const int total = static_cast<int>(records_of_op.cases.size());
+    op.failed = total - op.passed;
+    op.wall_s = wall_ms / 1e3;
+    op.max_rel_diff = WorstRelativeDiff(records_of_op.cases);
+    op.all_passed = total > 0 && op.passed == total && total >= op.facts.value("case_count", 0);
+    run.performance.operators_total += 1;
+    run.performance.operators_correct += op.all_passed ? 1 : 0;
+    if (op.all_passed && !records_of_op.bench_shapes.empty()) {
+      op.performance = BuildPerformance(name, records_of_op);
+      AddPerformance(name, *op.performance, &run.performance, &dtype_speedups, &speedups);
+    }
+    run.totals.operators += 1;
+    run.totals.cases += total;
+    run.totals.passed += op.passed;
+    op.cases = std::move(records_of_op.cases);
+    run.operators.push_back(std::move(op));
+  }
+  run.totals.failed = run.totals.cases - run.totals.passed;
+  FinishPerformance(dtype_speedups, speedups, &run.performance);
+  run.time_split = BuildTimeSplit(run_info, spent_ms);
+  return run;
+}
+
+}  // namespace opverify

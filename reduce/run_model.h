@@ -1,0 +1,138 @@
+// The run model: everything the reports say about a run, aggregated once
+// from the stored records. BuildRunModel is a pure function over plain data
+// (no files, no clock); each reporter (reduce/reporter.h) only formats it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/bench/operator_bench.h"
+#include "runner/store/case_record.h"
+
+namespace opverify {
+
+struct RunTotals {
+  int operators = 0;
+  int cases = 0;
+  int passed = 0;
+  int failed = 0;
+};
+
+// One cell of the operators x dtypes grid (a case is filed under its first
+// tensor input's dtype, "none" without one).
+struct DtypeCell {
+  int cases = 0;
+  int failed = 0;
+};
+
+// The performance phase's result of an operator: present when every case
+// passed (all `case_count` of them were stored) and shapes were benchmarked.
+struct OperatorPerformance {
+  OperatorBenchResult result;  // one shape per case index (the latest stored), in case order
+  BenchSettings settings;      // the last work item's
+  // perf_result.json's top level: the geometric mean speedup over the valid
+  // shapes and the mean latencies; unset where it writes null.
+  std::optional<double> speedup;
+  std::optional<double> framework_ms;
+  std::optional<double> implementation_ms;
+};
+
+struct OperatorModel {
+  std::string name;
+  std::vector<CaseRecord> cases;  // its cases (not its other records), by case index
+  // Its "operator" record: environment, lint, impl_name, task_file, case_count, ...
+  nlohmann::json facts = nlohmann::json::object();
+  int passed = 0;
+  int failed = 0;
+  std::map<std::string, int> error_types;  // of its failed cases
+  double wall_s = 0;                       // the cases' summed wall time
+  std::map<std::string, DtypeCell> dtypes;
+  // The largest relative difference over every judged output; unset when none was judged.
+  std::optional<double> max_rel_diff;
+  bool all_passed = false;  // every case stored and passed: the gate to its performance
+  std::string repro;        // a command that runs the operator again by itself
+  std::optional<OperatorPerformance> performance;
+};
+
+// A failed case, as the summary and the reports list it.
+struct FailureRow {
+  std::string case_id;
+  std::string op;
+  std::string error_type;
+  std::string message;  // the error message's first 300 characters
+  int rank = 0;
+  std::string stored_at;
+  // With an A/B record: its "classification" (a string, or null when the
+  // A/B could not classify); unset without one.
+  std::optional<nlohmann::json> ab;
+  std::string repro;  // its operator's
+};
+
+struct OperatorSpeed {
+  std::string name;
+  int shapes = 0;
+  std::optional<double> speedup;
+  std::optional<double> framework_ms;
+  std::optional<double> implementation_ms;
+};
+
+struct DtypeSpeed {
+  int shapes = 0;                         // valid shape speedups of the dtype
+  std::optional<double> geomean_speedup;  // over them
+};
+
+// summary.json's "performance": per operator, per dtype and overall
+// geometric means, fast_p, and what to review.
+struct PerformanceModel {
+  std::vector<OperatorSpeed> operators;   // the benchmarked ones, by name
+  std::optional<double> geomean_speedup;  // over the operators' speedups
+  std::map<std::string, DtypeSpeed> by_dtype;
+  // fast_p: {"1.0", "1.5", "2.0"} -> the share of all operators that are
+  // correct and faster than p x the framework.
+  std::vector<std::pair<std::string, double>> fast_p;
+  int operators_total = 0;
+  int operators_correct = 0;
+  std::vector<std::string> review;
+};
+
+// Where the ranks' time went, in seconds. "compile" is Triton's compilation
+// (the first launch of each kernel specialisation in an executor, timed by
+// the executor's compile clock) and is not in construct, probe or impl;
+// "probe" is the hidden-state probe before a first case; "executor" is the
+// rest of a case's wall time (requests, tensor hand-over, restarts after a
+// failure); "startup" is per work item: starting an executor, importing
+// torch and the operator, the lint; idle is what remains of ranks x run wall
+// time (waiting for work, the last ranks finishing).
+struct TimeSplit {
+  double rank_seconds = 0;
+  double compile_s = 0, construct_s = 0, probe_s = 0, golden_s = 0, impl_s = 0, judge_s = 0;
+  double executor_s = 0, store_s = 0, ab_s = 0, bench_s = 0, startup_s = 0, idle_s = 0;
+  double idle_fraction = 0;
+};
+
+struct RunModel {
+  std::string run_dir;  // absolute
+  // What the batch recorded of itself (manifest, manifest_name, ranks,
+  // launcher, backend, timing, ...): copied into the summary as given.
+  nlohmann::json run_info = nlohmann::json::object();
+  RunTotals totals;
+  std::vector<OperatorModel> operators;    // by name
+  std::vector<FailureRow> failures;        // by operator, then case
+  std::map<std::string, int> error_types;  // over every failed case
+  std::map<std::string, int> ab;  // A/B classification -> failed cases ("none": not classified)
+  PerformanceModel performance;
+  std::optional<TimeSplit> time_split;  // when run_info has timing.run_wall_s
+  std::vector<std::string> problems;    // journaled cases the store could not read
+};
+
+// The one aggregation pass. `records`: ReadRunRecords' (cases, and the
+// operator facts and benchmark records that ride with them); `problems`:
+// its problems; `run_dir`: the run folder, absolute.
+RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string> problems,
+                       const nlohmann::json& run_info, const std::string& run_dir);
+
+}  // namespace opverify

@@ -1,0 +1,107 @@
+#include "reduce/summary_json_reporter.h"
+
+#include <filesystem>
+
+#include "reduce/report_file.h"
+
+namespace opverify {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json OrNull(const std::optional<double>& value) {
+  return value ? ordered_json(*value) : ordered_json(nullptr);
+}
+
+ordered_json PerformanceJson(const PerformanceModel& p) {
+  ordered_json out;
+  out["operators_benchmarked"] = p.operators.size();
+  out["geomean_speedup"] = OrNull(p.geomean_speedup);
+  ordered_json by_dtype = ordered_json::object();
+  for (const auto& [dtype, speed] : p.by_dtype) {
+    by_dtype[dtype] = {{"shapes", speed.shapes},
+                       {"geomean_speedup", OrNull(speed.geomean_speedup)}};
+  }
+  out["by_dtype"] = std::move(by_dtype);
+  ordered_json fast = ordered_json::object();
+  for (const auto& [label, share] : p.fast_p) fast[label] = share;
+  out["fast_p"] = std::move(fast);
+  out["operators_total"] = p.operators_total;
+  out["operators_correct"] = p.operators_correct;
+  out["review"] = p.review;
+  ordered_json operators = ordered_json::array();
+  for (const OperatorSpeed& op : p.operators) {
+    operators.push_back({{"name", op.name},
+                         {"shapes", op.shapes},
+                         {"speedup", OrNull(op.speedup)},
+                         {"framework_ms", OrNull(op.framework_ms)},
+                         {"implementation_ms", OrNull(op.implementation_ms)}});
+  }
+  out["operators"] = std::move(operators);
+  return out;
+}
+
+ordered_json TimeSplitJson(const TimeSplit& t) {
+  return {{"rank_seconds", t.rank_seconds},
+          {"compile_s", t.compile_s},
+          {"construct_s", t.construct_s},
+          {"probe_s", t.probe_s},
+          {"golden_s", t.golden_s},
+          {"impl_s", t.impl_s},
+          {"judge_s", t.judge_s},
+          {"executor_s", t.executor_s},
+          {"store_s", t.store_s},
+          {"ab_s", t.ab_s},
+          {"bench_s", t.bench_s},
+          {"startup_s", t.startup_s},
+          {"idle_s", t.idle_s},
+          {"idle_fraction", t.idle_fraction}};
+}
+
+ordered_json OperatorRow(const OperatorModel& op) {
+  ordered_json dtypes = ordered_json::object();
+  for (const auto& [dtype, cell] : op.dtypes)
+    dtypes[dtype] = {{"cases", cell.cases}, {"failed", cell.failed}};
+  return {{"name", op.name},
+          {"cases", op.passed + op.failed},
+          {"passed", op.passed},
+          {"failed", op.failed},
+          {"error_types", op.error_types},
+          {"wall_s", op.wall_s},
+          {"dtypes", std::move(dtypes)},
+          {"max_rel_diff", OrNull(op.max_rel_diff)}};
+}
+
+ordered_json FailureJson(const FailureRow& f) {
+  ordered_json out = {{"case_id", f.case_id},   {"op", f.op},     {"error_type", f.error_type},
+                      {"error_msg", f.message}, {"rank", f.rank}, {"stored_at", f.stored_at}};
+  if (f.ab) out["ab"] = *f.ab;
+  return out;
+}
+
+}  // namespace
+
+Status SummaryJsonReporter::ReportRun(const RunModel& run) {
+  ordered_json summary;
+  summary["run_dir"] = run.run_dir;
+  for (const auto& [key, value] : run.run_info.items()) summary[key] = value;
+  summary["totals"] = {{"operators", run.totals.operators},
+                       {"cases", run.totals.cases},
+                       {"passed", run.totals.passed},
+                       {"failed", run.totals.failed}};
+  if (run.time_split) summary["time_split"] = TimeSplitJson(*run.time_split);
+  summary["performance"] = PerformanceJson(run.performance);
+  summary["error_types"] = run.error_types;
+  summary["ab"] = run.ab;
+  ordered_json operators = ordered_json::array();
+  for (const OperatorModel& op : run.operators) operators.push_back(OperatorRow(op));
+  summary["operators"] = std::move(operators);
+  ordered_json failures = ordered_json::array();
+  for (const FailureRow& f : run.failures) failures.push_back(FailureJson(f));
+  summary["failures"] = std::move(failures);
+  summary["problems"] = run.problems;
+  return WriteReportJson((std::filesystem::path(context().run_dir) / "summary.json").string(),
+                         summary);
+}
+
+}  // namespace opverify

@@ -1,0 +1,49 @@
+#include "reduce/verify_result_reporter.h"
+
+#include <filesystem>
+
+#include "reduce/report_file.h"
+#include "runner/verify/verify_result.h"
+
+namespace opverify {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+SeedResultParts Parts(const OperatorModel& op) {
+  SeedResultParts parts;
+  parts.op_name = op.name;
+  parts.total_cases = static_cast<int>(op.cases.size());
+  parts.passed_cases = op.passed;
+  for (const CaseRecord& c : op.cases) {
+    if (c.extra.contains("details"))
+      parts.details.push_back(ordered_json::parse(c.extra["details"].dump()));
+    if (!c.passed && c.extra.contains("failure")) {
+      parts.failures.push_back(ordered_json::parse(c.extra["failure"].dump()));
+    }
+  }
+  parts.environment = op.facts.value("environment", json(nullptr));
+  parts.lint = op.facts.value("lint", json(nullptr));
+  parts.non_compute = op.facts.value("non_compute", false);
+  if (op.facts.contains("non_compute_given") && op.facts["non_compute_given"].is_boolean()) {
+    parts.non_compute_given = op.facts["non_compute_given"].get<bool>();
+  }
+  return parts;
+}
+
+}  // namespace
+
+Status VerifyResultReporter::ReportRun(const RunModel& run) {
+  for (const OperatorModel& op : run.operators) {
+    VerifyContext verify_context;
+    verify_context.impl_name = op.facts.value("impl_name", "");
+    const std::filesystem::path path =
+        std::filesystem::path(context().run_dir) / "ops" / op.name / "verify_result.json";
+    Status written = WriteReportJson(path.string(), SeedVerifyResult(Parts(op), verify_context));
+    if (!written.ok()) return written;
+  }
+  return Status::Ok();
+}
+
+}  // namespace opverify

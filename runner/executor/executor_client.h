@@ -1,9 +1,8 @@
-// The parent's side of an executor (executor_main.cc): the ExecutorClient
-// interface the loops use, and ProcessExecutor behind it: start the process,
-// send a request (protocol.h), wait for the reply with a deadline, and see its
-// tensors. A hang is stopped (SIGTERM, then SIGKILL to its process group) and
-// a death is reported with its signal and the tail of its output; the caller
-// decides to start a new one. Operator code only ever runs in the executor.
+// The parent's side of an executor process (executor_main.cc): start it,
+// send a request, wait for the reply with a deadline, and see its tensors.
+// A hang is stopped (SIGTERM, then SIGKILL to its process group) and a death
+// is reported with its signal and the tail of its output; the caller decides
+// to start a new one. Operator code only ever runs in the executor.
 #pragma once
 
 #include <functional>

@@ -31,7 +31,7 @@ std::uint64_t Touch(const std::byte* data, std::size_t n) {
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::stoi(argv[1]) : 9;
-  auto started = opverify::Executor::Start({});
+  auto started = opverify::ProcessExecutor::Start({});
   if (!started.ok()) {
     std::fprintf(stderr, "%s\n", started.status().ToString().c_str());
     return 1;
@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
     std::vector<std::byte> source(nbytes, std::byte{7}), target(nbytes);
     for (int r = 0; r < repeats; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      opverify::CallResult call = executor.Call({{"op", "bench_transfer"}, {"nbytes", nbytes}}, 600);
+      opverify::CallResult call = executor.Call(
+          opverify::executor_protocol::BenchTransferRequest{static_cast<std::int64_t>(nbytes)}, 600);
       if (call.failure != opverify::CallFailure::kNone || call.tensors.size() != 1) {
         std::fprintf(stderr, "transfer failed: %s %s\n", call.detail.c_str(), call.reply.dump().c_str());
         return 1;

@@ -167,6 +167,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   run.env = setup.executor_env;
   run.log_path = setup.executor_log;
   run.pool = setup.pool;
+  run.start_executor = setup.start_executor;
 
   const auto item_started = std::chrono::steady_clock::now();
   bool store_ok = true;

@@ -32,6 +32,7 @@ struct WorkerSetup {
   std::set<std::string> benched;     // case ids whose benchmark is already stored (resume)
   ShardWriter* shard = nullptr;
   ExecutorPool* pool = nullptr;  // the rank's warm executor, kept between items
+  ExecutorFactory start_executor;  // empty: ProcessExecutor::StartClient (tests give a fake)
   const std::atomic<int>* stop = nullptr;  // set by SIGTERM/SIGUSR1: the item's remaining cases are left
 };
 

@@ -15,6 +15,7 @@ namespace opverify {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
+namespace proto = executor_protocol;
 
 json BenchSettings::ToJson() const {
   json out = {{"warmup", warmup},
@@ -59,14 +60,14 @@ std::optional<double> OptionalNumber(const json& object, const char* key) {
 
 json OrNull(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
-SideResult ReadSide(const json& reply) {
+SideResult ReadSide(const proto::BenchMeasureReply& reply) {
   SideResult side;
   side.measured = true;
-  side.stats = reply.value("stats", json::object());
+  side.stats = reply.stats;
   side.latency_ms = OptionalNumber(side.stats, "median_ms");
-  side.peak_memory_mb = OptionalNumber(reply, "peak_memory_mb");
-  side.added_memory_mb = OptionalNumber(reply, "added_memory_mb");
-  if (reply.contains("operators") && reply["operators"].is_object()) side.operators = reply["operators"];
+  side.peak_memory_mb = reply.peak_memory_mb;
+  side.added_memory_mb = reply.added_memory_mb;
+  if (reply.operators.is_object()) side.operators = reply.operators;
   return side;
 }
 
@@ -108,9 +109,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
   out.op_name = spec.name;
   OperatorSession session(spec, options);
   CallResult loaded = session.Open();
-  const int case_count = loaded.failure == CallFailure::kNone && loaded.reply.is_object()
-                             ? loaded.reply.value("case_count", 0)
-                             : 0;
+  const int case_count = loaded.failure == CallFailure::kNone ? loaded.As<proto::LoadReply>().case_count : 0;
   auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i, ""); };
   auto fail_shape = [&](int index, const std::string& type, const std::string& message,
                         const json& input_descs = json::array()) {
@@ -121,7 +120,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
     shape.error_msg = CutMiddle(message);
     out.shapes.push_back(std::move(shape));
   };
-  if (loaded.failure != CallFailure::kNone || !loaded.reply.value("ok", false)) {
+  if (!loaded.succeeded()) {
     session.Spoil();
     // case_count is known once the task loaded, even when the implementation did not.
     const json input_descs = case_count > 0 ? session.DescribeCases() : json::array();
@@ -130,10 +129,8 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
     }
     return out;
   }
-  CallResult environment = session.executor()->Call({{"op", "environment"}}, spec.timeout_s);
-  if (environment.failure == CallFailure::kNone && environment.reply.value("ok", false)) {
-    out.environment = environment.reply["environment"];
-  }
+  CallResult environment = session.executor()->Call(proto::EnvironmentRequest{}, spec.timeout_s);
+  if (environment.succeeded()) out.environment = environment.As<proto::EnvironmentReply>().environment;
   std::unique_ptr<ClockMonitor> clock = open_clock ? open_clock(out.environment) : nullptr;
   if (clock) clock->Start();
   bool baseline_set = false;
@@ -142,7 +139,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
     if (skipped(i)) continue;
     if (session.executor() == nullptr || !session.executor()->alive()) {
       CallResult reopened = session.Open();
-      if (reopened.failure != CallFailure::kNone || !reopened.reply.value("ok", false)) {
+      if (!reopened.succeeded()) {
         for (int j = i; j < case_count; ++j) {
           if (!skipped(j)) fail_shape(j, CallErrorType(reopened), "restarting the executor: " + CallErrorMessage(reopened));
         }
@@ -151,7 +148,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
     }
     ShapeResult shape;
     shape.case_idx = i + 1;
-    Executor* executor = session.executor();
+    ExecutorClient* executor = session.executor();
     // A failure ends this shape; a device error or a dead executor also ends the executor.
     auto failed = [&](const CallResult& call, const std::string& stage) {
       std::optional<CallError> error = session.Failed(call);
@@ -162,15 +159,19 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
                    Utf8Prefix(shape.error_msg, 200));
       return true;
     };
-    json prepare = {{"op", "bench_prepare"}, {"index", i},
-                    {"seed", spec.seed}, {"warmup", settings.warmup},
-                    {"flush_l2", settings.flush_l2}, {"skip_framework", settings.skip_framework}};
+    proto::BenchPrepareRequest prepare;
+    prepare.index = i;
+    prepare.seed = spec.seed;
+    prepare.warmup = settings.warmup;
+    prepare.flush_l2 = settings.flush_l2;
+    prepare.skip_framework = settings.skip_framework;
     CallResult prepared = executor->Call(prepare, spec.timeout_s);
     if (prepared.failure == CallFailure::kNone) {
-      shape.input_desc = prepared.reply.value("input_desc", json::array());
-      for (const auto& d : prepared.reply.value("input_dtypes", json::array())) shape.input_dtypes.push_back(d.get<std::string>());
-      const std::optional<double> bandwidth_gbs = OptionalNumber(prepared.reply, "memory_bandwidth_gbs");
-      const std::optional<double> bytes = OptionalNumber(prepared.reply, "bytes_moved");
+      const auto reply = prepared.As<proto::BenchPrepareReply>();
+      shape.input_desc = reply.input_desc;
+      shape.input_dtypes = reply.input_dtypes;
+      const std::optional<double> bandwidth_gbs = reply.memory_bandwidth_gbs;
+      const std::optional<double> bytes = reply.bytes_moved;
       if (bandwidth_gbs && *bandwidth_gbs > 0 && bytes && *bytes > 0) {
         shape.roofline_ms = *bytes / (*bandwidth_gbs * 1e9) * 1e3;
       }
@@ -184,21 +185,22 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
       bool ok = true;
       for (const char* side : {"framework", "implementation"}) {
         if (std::string(side) == "framework" && settings.skip_framework) continue;
-        json measure = {{"op", "bench_measure"},
-                        {"side", side},
-                        {"repeats", settings.repeats},
-                        {"adaptive", settings.adaptive},
-                        {"rse_target", settings.rse_target},
-                        {"max_seconds", settings.max_seconds},
-                        {"profile_iterations", settings.profile_iterations}};
-        if (settings.max_repeats > 0) measure["max_repeats"] = settings.max_repeats;
+        proto::BenchMeasureRequest measure;
+        measure.side = side;
+        measure.repeats = settings.repeats;
+        measure.adaptive = settings.adaptive;
+        measure.max_repeats = settings.max_repeats;
+        measure.rse_target = settings.rse_target;
+        measure.max_seconds = settings.max_seconds;
+        measure.profile_iterations = settings.profile_iterations;
         CallResult measured = executor->Call(measure, spec.timeout_s + settings.max_seconds);
         if (failed(measured, std::string("timing ") + side)) {
           ok = false;
           break;
         }
-        (std::string(side) == "framework" ? shape.framework : shape.implementation) = ReadSide(measured.reply);
-        for (const auto& w : measured.reply.value("warnings", json::array())) shape.warnings.push_back(w.get<std::string>());
+        const auto reply = measured.As<proto::BenchMeasureReply>();
+        (std::string(side) == "framework" ? shape.framework : shape.implementation) = ReadSide(reply);
+        shape.warnings.insert(shape.warnings.end(), reply.warnings.begin(), reply.warnings.end());
       }
       if (ok) {
         shape.passed = true;
@@ -222,7 +224,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
         }
       }
       if (session.executor() != nullptr && session.executor()->alive()) {
-        session.executor()->Call({{"op", "bench_release"}}, spec.timeout_s);
+        session.executor()->Call(proto::BenchReleaseRequest{}, spec.timeout_s);
       }
     }
     spdlog::info("{} [shape {}/{}] {}: framework {} ms, implementation {} ms, speedup {}", spec.name, i + 1,

@@ -26,7 +26,7 @@ std::string DefaultExecutorProgram() {
   return (self.parent_path() / "opverify-executor").string();
 }
 
-Result<std::unique_ptr<Executor>> Executor::Start(const ExecutorOptions& options) {
+Result<std::unique_ptr<ProcessExecutor>> ProcessExecutor::Start(const ExecutorOptions& options) {
   const std::string program = options.program.empty() ? DefaultExecutorProgram() : options.program;
   Result<Pipe> requests = MakePipe();
   if (!requests.ok()) return requests.status();
@@ -68,29 +68,35 @@ Result<std::unique_ptr<Executor>> Executor::Start(const ExecutorOptions& options
     close_all();
     return Status::IoError("starting the executor " + program + ": " + process.status().ToString());
   }
-  return std::unique_ptr<Executor>(new Executor(options, std::move(process).value(), requests->write_fd,
+  return std::unique_ptr<ProcessExecutor>(new ProcessExecutor(options, std::move(process).value(), requests->write_fd,
                                                 replies->read_fd, tensor_fd));
 }
 
-Executor::Executor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd, int tensor_fd)
+Result<std::unique_ptr<ExecutorClient>> ProcessExecutor::StartClient(const ExecutorOptions& options) {
+  Result<std::unique_ptr<ProcessExecutor>> started = Start(options);
+  if (!started.ok()) return started.status();
+  return std::unique_ptr<ExecutorClient>(std::move(started).value());
+}
+
+ProcessExecutor::ProcessExecutor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd, int tensor_fd)
     : options_(std::move(options)),
       process_(std::move(process)),
       request_fd_(request_fd),
       reply_fd_(reply_fd),
       tensor_fd_(tensor_fd) {}
 
-Executor::~Executor() {
+ProcessExecutor::~ProcessExecutor() {
   Stop();
   CloseFd(&tensor_fd_);
 }
 
-void Executor::Unmap() {
+void ProcessExecutor::Unmap() {
   if (mapping_ != nullptr) munmap(mapping_, mapped_bytes_);
   mapping_ = nullptr;
   mapped_bytes_ = 0;
 }
 
-void Executor::Stop() {
+void ProcessExecutor::Stop() {
   Unmap();
   CloseFd(&request_fd_);
   CloseFd(&reply_fd_);
@@ -98,7 +104,7 @@ void Executor::Stop() {
   alive_ = false;
 }
 
-std::string Executor::LogTail() const {
+std::string ProcessExecutor::LogTail() const {
   if (options_.log_path.empty()) return "";
   std::ifstream in(options_.log_path, std::ios::binary | std::ios::ate);
   if (!in) return "";
@@ -109,12 +115,13 @@ std::string Executor::LogTail() const {
   return tail;
 }
 
-Result<std::vector<TensorView>> Executor::MapTensors(const nlohmann::json& described) {
+Result<std::vector<TensorView>> ProcessExecutor::MapTensors(const nlohmann::json& described) {
   Unmap();
+  const auto tensors = described.get<std::vector<proto::TensorDescription>>();
   std::vector<TensorView> views;
   std::size_t needed = 0;
-  for (const auto& t : described) {
-    needed = std::max(needed, t.at("offset").get<std::size_t>() + t.at("nbytes").get<std::size_t>());
+  for (const auto& t : tensors) {
+    needed = std::max(needed, static_cast<std::size_t>(t.offset) + static_cast<std::size_t>(t.nbytes));
   }
   static const std::byte kNothing{};
   const std::byte* base = &kNothing;  // only empty tensors: nothing to map
@@ -125,17 +132,16 @@ Result<std::vector<TensorView>> Executor::MapTensors(const nlohmann::json& descr
     mapped_bytes_ = needed;
     base = static_cast<const std::byte*>(mapping_);
   }
-  for (const auto& t : described) {
-    const std::string name = t.at("dtype").get<std::string>();
-    const std::optional<DType> dtype = ParseDType(name);
-    if (!dtype) return Status::Unsupported("the executor returned a tensor of dtype '" + name + "', which the judge does not know");
-    const std::size_t offset = needed > 0 ? t.at("offset").get<std::size_t>() : 0;
-    views.push_back(TensorView::Contiguous(*dtype, t.at("shape").get<std::vector<std::int64_t>>(), base + offset));
+  for (const auto& t : tensors) {
+    const std::optional<DType> dtype = ParseDType(t.dtype);
+    if (!dtype) return Status::Unsupported("the executor returned a tensor of dtype '" + t.dtype + "', which the judge does not know");
+    const std::size_t offset = needed > 0 ? static_cast<std::size_t>(t.offset) : 0;
+    views.push_back(TensorView::Contiguous(*dtype, t.shape, base + offset));
   }
   return views;
 }
 
-CallResult Executor::Call(const nlohmann::json& request, double timeout_s) {
+CallResult ProcessExecutor::Call(const nlohmann::json& request, double timeout_s) {
   CallResult result;
   Unmap();
   auto died = [&](const std::string& what) {

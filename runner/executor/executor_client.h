@@ -5,6 +5,7 @@
 // to start a new one. Operator code only ever runs in the executor.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/common/status.h"
+#include "runner/executor/protocol.h"
 #include "runner/judge/tensor_view.h"
 #include "runner/process/subprocess.h"
 
@@ -37,23 +39,60 @@ struct CallResult {
   std::string detail;               // what went wrong, e.g. "signal SIGSEGV (11)"
   std::optional<ExitStatus> exit;   // kDied: how it ended
   std::string log_tail;             // the end of the executor's output, on failure
+
+  // A reply came and it says "ok".
+  bool succeeded() const { return failure == CallFailure::kNone && reply.value("ok", false); }
+  // The reply read as one of executor_protocol's reply structs (defaults where it says nothing).
+  template <typename Reply>
+  Reply As() const {
+    return reply.get<Reply>();
+  }
 };
 
-class Executor {
+// One executor as its parent sees it: a process that answers requests
+// (executor_protocol) until it is stopped or dies. The operator loop, the
+// A/B and the benchmark use this interface alone, so tests run them against
+// a scripted fake (tests/support/fake_executor.h) instead of a process.
+class ExecutorClient {
  public:
-  static Result<std::unique_ptr<Executor>> Start(const ExecutorOptions& options);
-  ~Executor();
-  Executor(const Executor&) = delete;
-  Executor& operator=(const Executor&) = delete;
+  virtual ~ExecutorClient() = default;
+  // Sends `request` and waits up to timeout_s for the reply. A timeout or a
+  // death leaves the executor stopped (alive() false); a protocol failure
+  // (a reply that cannot be read) does not.
+  virtual CallResult Call(const nlohmann::json& request, double timeout_s) = 0;
+  // One of executor_protocol's request structs.
+  template <typename Request, typename = decltype(Request::kOp)>
+  CallResult Call(const Request& request, double timeout_s) {
+    return Call(nlohmann::json(request), timeout_s);
+  }
+  // Ends the executor (it exits when its request pipe closes); idempotent.
+  virtual void Stop() = 0;
+  virtual bool alive() const = 0;
+  virtual const std::string& log_path() const = 0;
+};
 
-  CallResult Call(const nlohmann::json& request, double timeout_s);
+// Starts an executor: ProcessExecutor::Start, or a fake in tests.
+using ExecutorFactory = std::function<Result<std::unique_ptr<ExecutorClient>>(const ExecutorOptions& options)>;
+
+// The executor process (executor_main.cc) behind pipes and a memory file.
+class ProcessExecutor final : public ExecutorClient {
+ public:
+  static Result<std::unique_ptr<ProcessExecutor>> Start(const ExecutorOptions& options);
+  // Start as an ExecutorFactory.
+  static Result<std::unique_ptr<ExecutorClient>> StartClient(const ExecutorOptions& options);
+  ~ProcessExecutor() override;
+  ProcessExecutor(const ProcessExecutor&) = delete;
+  ProcessExecutor& operator=(const ProcessExecutor&) = delete;
+
+  using ExecutorClient::Call;
+  CallResult Call(const nlohmann::json& request, double timeout_s) override;
   // Closes the request pipe (the executor exits), then stops it if it lingers.
-  void Stop();
-  bool alive() const { return alive_; }
-  const std::string& log_path() const { return options_.log_path; }
+  void Stop() override;
+  bool alive() const override { return alive_; }
+  const std::string& log_path() const override { return options_.log_path; }
 
  private:
-  Executor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd, int tensor_fd);
+  ProcessExecutor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd, int tensor_fd);
   Result<std::vector<TensorView>> MapTensors(const nlohmann::json& described);
   std::string LogTail() const;
   void Unmap();
@@ -75,13 +114,13 @@ class Executor {
 // opverify_runtime.executor: "tainted"), else a fresh one is started.
 class ExecutorPool {
  public:
-  std::unique_ptr<Executor> Take() { return std::move(warm_); }
-  void Return(std::unique_ptr<Executor> executor) {
+  std::unique_ptr<ExecutorClient> Take() { return std::move(warm_); }
+  void Return(std::unique_ptr<ExecutorClient> executor) {
     if (executor && executor->alive()) warm_ = std::move(executor);
   }
 
  private:
-  std::unique_ptr<Executor> warm_;
+  std::unique_ptr<ExecutorClient> warm_;
 };
 
 }  // namespace opverify

@@ -42,7 +42,7 @@ opverify::Status ShipTensors(const py::list& tensors, nlohmann::json* reply, off
     }
     std::string dtype = py::str(tensor.attr("dtype"));
     if (dtype.rfind("torch.", 0) == 0) dtype.erase(0, 6);
-    described.push_back({{"dtype", dtype}, {"shape", shape}, {"offset", offset}, {"nbytes", nbytes}});
+    described.push_back(proto::TensorDescription{dtype, shape, offset, nbytes});
     offset += (nbytes + 63) / 64 * 64;  // each tensor 64-byte aligned
   }
   (*reply)["tensors"] = std::move(described);

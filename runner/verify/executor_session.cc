@@ -7,6 +7,7 @@
 namespace opverify {
 
 using nlohmann::json;
+namespace proto = executor_protocol;
 
 // The error types a case can end with when it does not run to the end.
 std::string CallErrorType(const CallResult& call) {
@@ -42,11 +43,11 @@ CallResult OperatorSession::Open() {
     if (executor_) {
       CallResult loaded = Load();
       // An earlier operator changed torch itself in that process: start afresh.
-      if (loaded.failure != CallFailure::kNone || loaded.reply.value("error_type", "") != "ExecutorTainted") {
-        return loaded;
-      }
+      if (loaded.failure != CallFailure::kNone) return loaded;
+      const auto status = loaded.As<proto::ReplyStatus>();
+      if (status.ok || status.error_type != proto::kExecutorTainted) return loaded;
       spdlog::warn("{}: the warm executor was tainted by an earlier operator ({}); starting a new one", spec_.name,
-                   Utf8Prefix(loaded.reply.value("error_msg", ""), 300));
+                   Utf8Prefix(status.error_msg, 300));
       executor_->Stop();
     }
   }
@@ -54,7 +55,8 @@ CallResult OperatorSession::Open() {
   executor_options.program = options_.executor_program;
   executor_options.env = options_.env;
   executor_options.log_path = options_.log_path;
-  Result<std::unique_ptr<Executor>> started = Executor::Start(executor_options);
+  Result<std::unique_ptr<ExecutorClient>> started =
+      options_.start_executor ? options_.start_executor(executor_options) : ProcessExecutor::StartClient(executor_options);
   if (!started.ok()) {
     CallResult failed;
     failed.failure = CallFailure::kProtocol;
@@ -66,7 +68,7 @@ CallResult OperatorSession::Open() {
 }
 
 std::optional<CallError> OperatorSession::Failed(const CallResult& call) {
-  if (call.failure == CallFailure::kNone && call.reply.value("ok", false)) return std::nullopt;
+  if (call.succeeded()) return std::nullopt;
   Spoil();
   if ((call.failure != CallFailure::kNone || call.reply.value("device_poisoned", false)) && executor_) {
     executor_->Stop();
@@ -76,10 +78,9 @@ std::optional<CallError> OperatorSession::Failed(const CallResult& call) {
 
 json OperatorSession::DescribeCases() {
   if (executor_ == nullptr || !executor_->alive()) return json::array();
-  CallResult described = executor_->Call({{"op", "describe_cases"}}, spec_.timeout_s);
-  if (described.failure != CallFailure::kNone || !described.reply.value("ok", false)) return json::array();
-  json descs = described.reply.value("input_descs", json::array());
-  return descs.is_array() ? descs : json::array();
+  CallResult described = executor_->Call(proto::DescribeCasesRequest{}, spec_.timeout_s);
+  if (!described.succeeded()) return json::array();
+  return described.As<proto::DescribeCasesReply>().input_descs;
 }
 
 json OperatorSession::InputDescAt(const json& input_descs, int index) {
@@ -88,12 +89,16 @@ json OperatorSession::InputDescAt(const json& input_descs, int index) {
 }
 
 CallResult OperatorSession::Load() {
-  json load = {{"op", "load"},         {"task_file", spec_.task_file}, {"impl_file", spec_.impl_file},
-               {"backend", options_.backend}, {"seed", spec_.seed}, {"golden_precision", spec_.golden_precision}};
-  if (!spec_.params.empty()) load["params"] = spec_.params;
-  load["edge_cases"] = spec_.edge_cases;
-  load["runtime_checks"] = spec_.runtime_checks && spec_.lint;
-  load["ghost_replay"] = spec_.ghost_replay;
+  proto::LoadRequest load;
+  load.task_file = spec_.task_file;
+  load.impl_file = spec_.impl_file;
+  load.backend = options_.backend;
+  load.seed = spec_.seed;
+  load.golden_precision = spec_.golden_precision;
+  load.params = spec_.params;
+  load.edge_cases = spec_.edge_cases;
+  load.runtime_checks = spec_.runtime_checks && spec_.lint;
+  load.ghost_replay = spec_.ghost_replay;
   return executor_->Call(load, spec_.timeout_s);
 }
 

@@ -34,7 +34,7 @@ class OperatorSession {
 
   // Starts or takes an executor and loads the operator: the load reply, or the call that failed.
   CallResult Open();
-  Executor* executor() { return executor_.get(); }
+  ExecutorClient* executor() { return executor_.get(); }
   // Something went wrong in this operator: do not hand its executor on.
   void Spoil() { reusable_ = false; }
   // nullopt when `call` succeeded. Otherwise its error, and the session made
@@ -54,7 +54,7 @@ class OperatorSession {
 
   const OperatorSpec& spec_;
   const RunOptions& options_;
-  std::unique_ptr<Executor> executor_;
+  std::unique_ptr<ExecutorClient> executor_;
   bool reusable_ = true;
 };
 

@@ -18,15 +18,15 @@ namespace opverify {
 namespace {
 
 using nlohmann::json;
+namespace proto = executor_protocol;
 
 // The input type of a case from its tensors' dtype names. A dtype the judge
 // does not know (float8_e4m3fnuz, complex32, ...) still counts by its family:
 // every float ranks above every integer, so one float input makes "float".
-InputType InputTypeOf(const json& dtypes) {
+InputType InputTypeOf(const std::vector<std::string>& dtypes) {
   std::vector<DType> parsed;
   bool unknown_float = false, unknown_integer = false;
-  for (const auto& entry : dtypes) {
-    const std::string name = entry.get<std::string>();
+  for (const std::string& name : dtypes) {
     if (auto dtype = ParseDType(name)) {
       parsed.push_back(*dtype);
     } else if (name.find("float") != std::string::npos || name.find("complex") != std::string::npos) {
@@ -78,12 +78,13 @@ std::optional<std::string> DegenerateReference(const TensorView& golden) {
   return std::nullopt;
 }
 
-void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& call, CaseOutcome* outcome) {
+void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& call,
+                  const proto::RunCaseReply& reply, CaseOutcome* outcome) {
   JudgeOptions options;
   options.standard = spec.standard;
   options.precision_mode = spec.precision_mode;
   options.non_compute = non_compute;
-  options.input_type = InputTypeOf(call.reply.value("input_dtypes", json::array()));
+  options.input_type = InputTypeOf(reply.input_dtypes);
   const auto& tensors = call.tensors;
   const auto started = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i + 1 < tensors.size(); i += 2) {
@@ -257,16 +258,14 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   out.op_name = spec.name;
   OperatorSession session(spec, options);
   CallResult loaded = session.Open();
-  const bool load_ok = loaded.failure == CallFailure::kNone && loaded.reply.value("ok", false);
-  const int case_count = loaded.reply.is_object() ? loaded.reply.value("case_count", 0) : 0;
+  const bool load_ok = loaded.succeeded();
+  // What the load told, also when it failed after counting the cases.
+  const auto load = loaded.As<proto::LoadReply>();
+  const int case_count = load.case_count;
   out.case_count = case_count;
   // The generated edge cases come after the operator's own, labelled (a
   // load that failed once they were made still names them).
-  if (loaded.reply.is_object() && loaded.reply.contains("edge_cases") && loaded.reply["edge_cases"].is_array()) {
-    for (const auto& edge : loaded.reply["edge_cases"]) {
-      out.edge_cases.push_back({edge.value("label", ""), edge.value("params", json::object())});
-    }
-  }
+  for (const auto& edge : load.edge_cases) out.edge_cases.push_back({edge.label, edge.params});
   out.own_cases = case_count - static_cast<int>(out.edge_cases.size());
   auto edge_of = [&](int i) -> const OperatorOutcome::EdgeCase* {
     return i >= out.own_cases && i < case_count ? &out.edge_cases[static_cast<std::size_t>(i - out.own_cases)]
@@ -274,7 +273,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   };
   auto label_of = [&](int i) { return edge_of(i) != nullptr ? edge_of(i)->label : std::string(); };
   auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i, label_of(i)); };
-  out.non_compute = spec.non_compute.value_or(loaded.reply.is_object() && loaded.reply.value("non_compute", false));
+  out.non_compute = spec.non_compute.value_or(load.non_compute);
   out.non_compute_given = spec.non_compute.value_or(false);
 
   auto finish = [&](CaseOutcome c) {
@@ -305,13 +304,12 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     return out;
   }
   if (spec.lint) {
-    CallResult lint = session.executor()->Call({{"op", "lint"}, {"file", spec.impl_file}, {"non_compute", out.non_compute}},
-                                               spec.timeout_s);
-    if (lint.failure != CallFailure::kNone || !lint.reply.value("ok", false)) {
+    CallResult lint = session.executor()->Call(proto::LintRequest{spec.impl_file, out.non_compute}, spec.timeout_s);
+    if (!lint.succeeded()) {
       fail_all(0, CallErrorType(lint), "lint: " + CallErrorMessage(lint));
       return out;
     }
-    out.lint = lint.reply["lint"];
+    out.lint = lint.As<proto::LintReply>().lint;
     if (!out.lint.value("valid", false)) {
       session.Spoil();
       // An unreadable file or a syntax error has no type (null) but an "error".
@@ -326,10 +324,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       return out;
     }
   }
-  CallResult environment = session.executor()->Call({{"op", "environment"}}, spec.timeout_s);
-  if (environment.failure == CallFailure::kNone && environment.reply.value("ok", false)) {
-    out.environment = environment.reply["environment"];
-  }
+  CallResult environment = session.executor()->Call(proto::EnvironmentRequest{}, spec.timeout_s);
+  if (environment.succeeded()) out.environment = environment.As<proto::EnvironmentReply>().environment;
 
   bool probed = false;
   std::string hidden_state_failure;  // once the probe fails, no case can be judged
@@ -345,7 +341,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     }
     if (session.executor() == nullptr || !session.executor()->alive()) {
       CallResult reopened = session.Open();
-      if (reopened.failure != CallFailure::kNone || !reopened.reply.value("ok", false)) {
+      if (!reopened.succeeded()) {
         fail_all(i, CallErrorType(reopened), "restarting the executor: " + CallErrorMessage(reopened), 0,
                  describe_cases());
         return out;
@@ -372,39 +368,39 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       const std::uint64_t seed = seeds[static_cast<std::size_t>(run / spec.repeat)];
       const int of_seed = run % spec.repeat + 1;
       // The probe runs before the first case this call runs (seed §3).
-      json request = {{"op", "run_case"}, {"index", i}, {"seed", seed},
-                      {"probe", spec.probe && !probed}, {"check_determinism", spec.probe_determinism},
-                      {"evidence", run == 0}};  // runtime evidence and ghost replay: once per case
+      proto::RunCaseRequest request;
+      request.index = i;
+      request.seed = seed;
+      request.probe = spec.probe && !probed;
+      request.check_determinism = spec.probe_determinism;
+      request.evidence = run == 0;  // runtime evidence and ghost replay: once per case
       probed = true;
       CallResult call = session.executor()->Call(request, spec.timeout_s);
       CaseOutcome trial;
       trial.index = i;
       trial.device_name = c.device_name;
+      proto::RunCaseReply r;
       if (call.failure == CallFailure::kNone) {
-        const json& r = call.reply;
-        if (r.contains("input_desc")) trial.input_desc = r["input_desc"];
-        if (r.contains("probe")) trial.probe = r["probe"];
-        if (r.contains("timings")) trial.timings = r["timings"];
-        trial.golden_device = r.value("golden_device", "");
-        trial.golden_precision = r.value("golden_precision", "native");
-        if (r.contains("fallback_reason") && r["fallback_reason"].is_string()) trial.fallback_reason = r["fallback_reason"];
-        for (const auto& w : r.value("warnings", json::array())) trial.warnings.push_back(w.get<std::string>());
-        if (r.contains("runtime_evidence")) trial.runtime_evidence = r["runtime_evidence"];
-        if (r.contains("regression_type") && r["regression_type"].is_number_integer()) {
-          trial.regression_type = r["regression_type"].get<int>();
-        }
+        r = call.As<proto::RunCaseReply>();
+        if (!r.input_desc.is_null()) trial.input_desc = r.input_desc;
+        trial.probe = r.probe;
+        if (!r.timings.is_null()) trial.timings = r.timings;
+        trial.golden_device = r.golden_device;
+        trial.golden_precision = r.golden_precision;
+        trial.fallback_reason = r.fallback_reason;
+        trial.warnings = r.warnings;
+        trial.runtime_evidence = r.runtime_evidence;
+        trial.regression_type = r.regression_type.value_or(0);
       }
       std::string which;  // names the run in messages when there are several
       if (runs > 1) {
         which = (seeds.size() > 1 ? "seed " + std::to_string(seed) + (spec.repeat > 1 ? ", " : "") : "") +
                 (spec.repeat > 1 ? "run " + std::to_string(of_seed) + " of " + std::to_string(spec.repeat) : "") + ": ";
       }
-      if (call.failure == CallFailure::kNone && call.reply.value("ok", false) &&
-          call.reply.contains("not_applicable")) {
+      if (call.succeeded() && r.not_applicable) {
         // A generated case the task cannot build or its reference cannot run.
         trial.passed = true;
-        trial.warnings.push_back("edge case " + c.edge_label + " not applicable: " +
-                                 CutMiddle(call.reply["not_applicable"].get<std::string>(), 500));
+        trial.warnings.push_back("edge case " + c.edge_label + " not applicable: " + CutMiddle(*r.not_applicable, 500));
         trial.seed = seed;
         TakeRun(std::move(trial), run == 0, &c);
         break;
@@ -419,7 +415,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
                                  Utf8Prefix(error->message, 1000);
         }
       } else {
-        JudgeOutputs(spec, out.non_compute, call, &trial);
+        JudgeOutputs(spec, out.non_compute, call, r, &trial);
         if (trial.fallback_reason) {
           spdlog::info("[case {}/{}] golden fell back to the device: {}", i + 1, case_count, *trial.fallback_reason);
         }
@@ -439,7 +435,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
             break;
           }
         }
-        if (of_seed == 1) across_seeds.Add(seed, call.reply.value("input_digest", ""), trial.tensors);
+        if (of_seed == 1) across_seeds.Add(seed, r.input_digest, trial.tensors);
       }
       trial.seed = seed;
       TakeRun(std::move(trial), run == 0, &c);

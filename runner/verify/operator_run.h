@@ -53,6 +53,7 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> env;  // for every executor (cache dirs, devices)
   std::string log_path;             // executors' output
   ExecutorPool* pool = nullptr;     // reuse a warm executor across operators (batch ranks)
+  ExecutorFactory start_executor;   // empty: ProcessExecutor::StartClient (tests give a fake)
 };
 
 // One judged output of a case.

@@ -3,18 +3,23 @@ Model and an implementation's ModelNew. The C++ executor (runner/executor/
 executor_main.cc) calls Session.handle_json for each request and ships the
 returned tensors to its parent as raw bytes.
 
-Requests (JSON objects, "op" picks the handler):
-  load        {task_file, impl_file, backend, seed, params?: [dict, ...]}
+Requests (JSON objects, "op" picks the op_<name> handler; the C++ side's
+structs are in runner/executor/protocol.h, and tests/unit/protocol_test.cc
+checks this list, its order and its fields against them):
+  load           {task_file, impl_file, backend, seed, golden_precision, params?: [dict, ...],
+                  edge_cases, runtime_checks, ghost_replay}
   describe_cases {}          (input_desc of every case, for an operator that cannot run)
-  run_case    {index, seed, probe?: bool, check_determinism?: bool}
-  environment {}
-  lint        {file, non_compute?}
-  bench_prepare {index, seed, warmup, flush_l2?, skip_framework?}
-  bench_measure {side: framework|implementation, repeats, adaptive?, max_repeats?,
-                 rse_target?, max_seconds?, profile_iterations?}
-  bench_release {}
+  run_case       {index, seed, probe, check_determinism, evidence}
+  environment    {}
+  lint           {file, non_compute}
+  bench_prepare  {index, seed, warmup, flush_l2, skip_framework}
+  bench_measure  {side: framework|implementation, repeats, adaptive, max_repeats?,
+                  rse_target, max_seconds, profile_iterations}
+  bench_release  {}
   bench_transfer {nbytes}   (benchmarks only)
-Every reply has "ok"; failures carry "error_type" and "error_msg", and what
+  ping           {}
+Every reply has "ok"; failures carry "error_type", "error_msg" and
+"device_poisoned" (the device cannot serve another case), and what
 the request had established before it failed: a load's case_count once the
 task's cases are counted, a case's input_desc and input_dtypes once its
 inputs are built.

@@ -1,0 +1,271 @@
+#include "runner/executor/protocol.h"
+
+namespace opverify::executor_protocol {
+
+using nlohmann::json;
+
+namespace {
+
+// A field the message has; absent or null (or a message that is no object) leaves the default.
+template <typename T>
+void Read(const json& j, const char* key, T& field) {
+  if (j.is_object() && j.contains(key) && !j[key].is_null()) field = j[key].get<T>();
+}
+
+template <typename T>
+void Read(const json& j, const char* key, std::optional<T>& field) {
+  if (j.is_object() && j.contains(key) && !j[key].is_null()) field = j[key].get<T>();
+}
+
+// A number, when the field holds one (the executor may send null or text).
+void ReadNumber(const json& j, const char* key, std::optional<double>& field) {
+  if (j.is_object() && j.contains(key) && j[key].is_number()) field = j[key].get<double>();
+}
+
+template <typename Request>
+json Message() {
+  return {{"op", std::string(Request::kOp)}};
+}
+
+}  // namespace
+
+std::string RequestOp(const json& request) {
+  return request.is_object() && request.contains("op") && request["op"].is_string() ? request["op"].get<std::string>()
+                                                                                   : std::string();
+}
+
+void to_json(json& j, const LoadRequest& r) {
+  j = Message<LoadRequest>();
+  j["task_file"] = r.task_file;
+  j["impl_file"] = r.impl_file;
+  j["backend"] = r.backend;
+  j["seed"] = r.seed;
+  j["golden_precision"] = r.golden_precision;
+  if (!r.params.empty()) j["params"] = r.params;
+  j["edge_cases"] = r.edge_cases;
+  j["runtime_checks"] = r.runtime_checks;
+  j["ghost_replay"] = r.ghost_replay;
+}
+
+void from_json(const json& j, LoadRequest& r) {
+  Read(j, "task_file", r.task_file);
+  Read(j, "impl_file", r.impl_file);
+  Read(j, "backend", r.backend);
+  Read(j, "seed", r.seed);
+  Read(j, "golden_precision", r.golden_precision);
+  Read(j, "params", r.params);
+  Read(j, "edge_cases", r.edge_cases);
+  Read(j, "runtime_checks", r.runtime_checks);
+  Read(j, "ghost_replay", r.ghost_replay);
+}
+
+void to_json(json& j, const DescribeCasesRequest&) { j = Message<DescribeCasesRequest>(); }
+void from_json(const json&, DescribeCasesRequest&) {}
+
+void to_json(json& j, const RunCaseRequest& r) {
+  j = Message<RunCaseRequest>();
+  j["index"] = r.index;
+  j["seed"] = r.seed;
+  j["probe"] = r.probe;
+  j["check_determinism"] = r.check_determinism;
+  j["evidence"] = r.evidence;
+}
+
+void from_json(const json& j, RunCaseRequest& r) {
+  Read(j, "index", r.index);
+  Read(j, "seed", r.seed);
+  Read(j, "probe", r.probe);
+  Read(j, "check_determinism", r.check_determinism);
+  Read(j, "evidence", r.evidence);
+}
+
+void to_json(json& j, const EnvironmentRequest&) { j = Message<EnvironmentRequest>(); }
+void from_json(const json&, EnvironmentRequest&) {}
+
+void to_json(json& j, const LintRequest& r) {
+  j = Message<LintRequest>();
+  j["file"] = r.file;
+  j["non_compute"] = r.non_compute;
+}
+
+void from_json(const json& j, LintRequest& r) {
+  Read(j, "file", r.file);
+  Read(j, "non_compute", r.non_compute);
+}
+
+void to_json(json& j, const BenchPrepareRequest& r) {
+  j = Message<BenchPrepareRequest>();
+  j["index"] = r.index;
+  j["seed"] = r.seed;
+  j["warmup"] = r.warmup;
+  j["flush_l2"] = r.flush_l2;
+  j["skip_framework"] = r.skip_framework;
+}
+
+void from_json(const json& j, BenchPrepareRequest& r) {
+  Read(j, "index", r.index);
+  Read(j, "seed", r.seed);
+  Read(j, "warmup", r.warmup);
+  Read(j, "flush_l2", r.flush_l2);
+  Read(j, "skip_framework", r.skip_framework);
+}
+
+void to_json(json& j, const BenchMeasureRequest& r) {
+  j = Message<BenchMeasureRequest>();
+  j["side"] = r.side;
+  j["repeats"] = r.repeats;
+  j["adaptive"] = r.adaptive;
+  j["rse_target"] = r.rse_target;
+  j["max_seconds"] = r.max_seconds;
+  j["profile_iterations"] = r.profile_iterations;
+  if (r.max_repeats > 0) j["max_repeats"] = r.max_repeats;
+}
+
+void from_json(const json& j, BenchMeasureRequest& r) {
+  Read(j, "side", r.side);
+  Read(j, "repeats", r.repeats);
+  Read(j, "adaptive", r.adaptive);
+  Read(j, "max_repeats", r.max_repeats);
+  Read(j, "rse_target", r.rse_target);
+  Read(j, "max_seconds", r.max_seconds);
+  Read(j, "profile_iterations", r.profile_iterations);
+}
+
+void to_json(json& j, const BenchReleaseRequest&) { j = Message<BenchReleaseRequest>(); }
+void from_json(const json&, BenchReleaseRequest&) {}
+
+void to_json(json& j, const BenchTransferRequest& r) {
+  j = Message<BenchTransferRequest>();
+  j["nbytes"] = r.nbytes;
+}
+
+void from_json(const json& j, BenchTransferRequest& r) { Read(j, "nbytes", r.nbytes); }
+
+void to_json(json& j, const PingRequest&) { j = Message<PingRequest>(); }
+void from_json(const json&, PingRequest&) {}
+
+void to_json(json& j, const ReplyStatus& r) {
+  j = {{"ok", r.ok}};
+  if (r.ok) return;
+  j["error_type"] = r.error_type;
+  j["error_msg"] = r.error_msg;
+  j["device_poisoned"] = r.device_poisoned;
+}
+
+void from_json(const json& j, ReplyStatus& r) {
+  Read(j, "ok", r.ok);
+  Read(j, "error_type", r.error_type);
+  Read(j, "error_msg", r.error_msg);
+  Read(j, "device_poisoned", r.device_poisoned);
+}
+
+void to_json(json& j, const TensorDescription& r) {
+  j = {{"dtype", r.dtype}, {"shape", r.shape}, {"offset", r.offset}, {"nbytes", r.nbytes}};
+}
+
+void from_json(const json& j, TensorDescription& r) {
+  r.dtype = j.at("dtype").get<std::string>();
+  r.shape = j.at("shape").get<std::vector<std::int64_t>>();
+  r.offset = j.at("offset").get<std::int64_t>();
+  r.nbytes = j.at("nbytes").get<std::int64_t>();
+}
+
+void to_json(json& j, const LoadReply& r) {
+  json edges = json::array();
+  for (const auto& edge : r.edge_cases) edges.push_back({{"label", edge.label}, {"params", edge.params}});
+  j = {{"case_count", r.case_count}, {"backend", r.backend}, {"edge_cases", edges}, {"non_compute", r.non_compute}};
+}
+
+void from_json(const json& j, LoadReply& r) {
+  Read(j, "case_count", r.case_count);
+  Read(j, "backend", r.backend);
+  if (j.is_object() && j.contains("edge_cases") && j["edge_cases"].is_array()) {
+    for (const auto& edge : j["edge_cases"]) {
+      r.edge_cases.push_back({edge.value("label", ""), edge.value("params", json::object())});
+    }
+  }
+  Read(j, "non_compute", r.non_compute);
+}
+
+void to_json(json& j, const DescribeCasesReply& r) { j = {{"input_descs", r.input_descs}}; }
+
+void from_json(const json& j, DescribeCasesReply& r) {
+  Read(j, "input_descs", r.input_descs);
+  if (!r.input_descs.is_array()) r.input_descs = json::array();
+}
+
+void to_json(json& j, const RunCaseReply& r) {
+  j = json::object();
+  if (r.not_applicable) j["not_applicable"] = *r.not_applicable;
+  if (!r.input_desc.is_null()) j["input_desc"] = r.input_desc;
+  j["input_dtypes"] = r.input_dtypes;
+  j["input_digest"] = r.input_digest;
+  j["warnings"] = r.warnings;
+  j["golden_device"] = r.golden_device;
+  j["golden_precision"] = r.golden_precision;
+  j["fallback_reason"] = r.fallback_reason ? json(*r.fallback_reason) : json(nullptr);
+  if (!r.probe.is_null()) j["probe"] = r.probe;
+  if (!r.runtime_evidence.is_null()) j["runtime_evidence"] = r.runtime_evidence;
+  if (!r.timings.is_null()) j["timings"] = r.timings;
+  if (r.regression_type) j["regression_type"] = *r.regression_type;
+}
+
+void from_json(const json& j, RunCaseReply& r) {
+  if (!j.is_object()) return;
+  Read(j, "not_applicable", r.not_applicable);
+  Read(j, "input_desc", r.input_desc);
+  Read(j, "input_dtypes", r.input_dtypes);
+  Read(j, "input_digest", r.input_digest);
+  Read(j, "warnings", r.warnings);
+  Read(j, "golden_device", r.golden_device);
+  Read(j, "golden_precision", r.golden_precision);
+  if (j.contains("fallback_reason") && j["fallback_reason"].is_string()) r.fallback_reason = j["fallback_reason"];
+  Read(j, "probe", r.probe);
+  Read(j, "runtime_evidence", r.runtime_evidence);
+  Read(j, "timings", r.timings);
+  if (j.contains("regression_type") && j["regression_type"].is_number_integer()) {
+    r.regression_type = j["regression_type"].get<int>();
+  }
+}
+
+void to_json(json& j, const EnvironmentReply& r) { j = {{"environment", r.environment}}; }
+void from_json(const json& j, EnvironmentReply& r) { Read(j, "environment", r.environment); }
+
+void to_json(json& j, const LintReply& r) { j = {{"lint", r.lint}}; }
+void from_json(const json& j, LintReply& r) { Read(j, "lint", r.lint); }
+
+void to_json(json& j, const BenchPrepareReply& r) {
+  j = {{"input_desc", r.input_desc}, {"input_dtypes", r.input_dtypes}};
+  if (r.bytes_moved) j["bytes_moved"] = *r.bytes_moved;
+  j["memory_bandwidth_gbs"] = r.memory_bandwidth_gbs ? json(*r.memory_bandwidth_gbs) : json(nullptr);
+}
+
+void from_json(const json& j, BenchPrepareReply& r) {
+  Read(j, "input_desc", r.input_desc);
+  Read(j, "input_dtypes", r.input_dtypes);
+  ReadNumber(j, "bytes_moved", r.bytes_moved);
+  ReadNumber(j, "memory_bandwidth_gbs", r.memory_bandwidth_gbs);
+}
+
+void to_json(json& j, const BenchMeasureReply& r) {
+  j = {{"side", r.side},
+       {"stats", r.stats},
+       {"peak_memory_mb", r.peak_memory_mb ? json(*r.peak_memory_mb) : json(nullptr)},
+       {"added_memory_mb", r.added_memory_mb ? json(*r.added_memory_mb) : json(nullptr)},
+       {"warnings", r.warnings}};
+  if (!r.operators.is_null()) j["operators"] = r.operators;
+}
+
+void from_json(const json& j, BenchMeasureReply& r) {
+  Read(j, "side", r.side);
+  Read(j, "stats", r.stats);
+  ReadNumber(j, "peak_memory_mb", r.peak_memory_mb);
+  ReadNumber(j, "added_memory_mb", r.added_memory_mb);
+  Read(j, "operators", r.operators);
+  Read(j, "warnings", r.warnings);
+}
+
+void to_json(json& j, const PingReply& r) { j = {{"pid", r.pid}}; }
+void from_json(const json& j, PingReply& r) { Read(j, "pid", r.pid); }
+
+}  // namespace opverify::executor_protocol

@@ -1,0 +1,313 @@
+// RunOperator against a scripted executor: what a user sees when a case
+// passes, fails, crashes, hangs or poisons the device, when the
+// implementation does not import or the lint refuses it, and how executors
+// are restarted, pooled and refused when tainted.
+#include "runner/verify/operator_run.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "tests/support/fake_executor.h"
+
+namespace opverify {
+namespace {
+
+using nlohmann::json;
+using testing::FakeExecutor;
+using testing::FakeExecutorScript;
+using testing::FakeReply;
+using testing::Outputs;
+namespace proto = executor_protocol;
+
+FakeReply Loaded(int case_count) {
+  proto::LoadReply load;
+  load.case_count = case_count;
+  load.backend = "cpu";
+  return FakeReply::Ok(json(load));
+}
+
+// A case run whose output matches the reference.
+FakeReply Matches(int index) {
+  proto::RunCaseReply reply;
+  reply.input_desc = json::array({{{"shape", {3}}, {"dtype", "float32"}, {"case", index}}});
+  reply.input_dtypes = {"float32"};
+  reply.input_digest = "inputs-" + std::to_string(index);
+  reply.golden_device = "cpu";
+  return FakeReply::Ok(json(reply), Outputs({1, 2, 3}, {1, 2, 3}));
+}
+
+// An executor that loads `case_count` cases, lints clean and runs every case right.
+void Healthy(FakeExecutorScript* script, int case_count) {
+  script->On("load", [case_count](const json&, const FakeExecutor&) { return Loaded(case_count); });
+  script->On("lint", [](const json&, const FakeExecutor&) { return FakeReply::Ok({{"lint", {{"valid", true}}}}); });
+  script->On("environment", [](const json&, const FakeExecutor&) {
+    return FakeReply::Ok({{"environment", {{"device", {{"name", "fake device"}, {"backend", "cpu"}}}}}});
+  });
+  script->On("run_case", [](const json& request, const FakeExecutor&) { return Matches(request.at("index").get<int>()); });
+}
+
+OperatorSpec Spec() {
+  OperatorSpec spec;
+  spec.name = "add";
+  spec.task_file = "/ops/add_torch.py";
+  spec.impl_file = "/ops/add_triton_ascend_impl.py";
+  spec.seeds = 1;
+  return spec;
+}
+
+RunOptions Options(FakeExecutorScript* script) {
+  RunOptions options;
+  options.backend = "cpu";
+  options.start_executor = script->Factory();
+  return options;
+}
+
+std::vector<std::string> ErrorTypes(const OperatorOutcome& outcome) {
+  std::vector<std::string> types;
+  for (const CaseOutcome& c : outcome.cases) types.push_back(c.error_type);
+  return types;
+}
+
+TEST(RunOperator, RunsEveryCaseInOneExecutorAfterTheLint) {
+  FakeExecutorScript script;
+  Healthy(&script, 3);
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  EXPECT_EQ(outcome.passed_cases(), 3);
+  EXPECT_EQ(outcome.case_count, 3);
+  EXPECT_EQ(script.started(), 1);
+  std::vector<std::string> ops;
+  for (const auto& sent : script.requests()) ops.push_back(proto::RequestOp(sent.request));
+  EXPECT_EQ(ops, (std::vector<std::string>{"load", "lint", "environment", "run_case", "run_case", "run_case"}));
+  EXPECT_EQ(script.RequestsOf("lint").at(0).request.at("file"), "/ops/add_triton_ascend_impl.py");
+  EXPECT_EQ(script.RequestsOf("load").at(0).request.at("backend"), "cpu");
+  EXPECT_EQ(outcome.cases.at(2).device_name, "fake device");
+  EXPECT_EQ(outcome.cases.at(2).input_desc.at(0).at("case"), 2);
+  // The probe runs once, before the first case.
+  EXPECT_TRUE(script.RequestsOf("run_case").at(0).request.at("probe").get<bool>());
+  EXPECT_FALSE(script.RequestsOf("run_case").at(1).request.at("probe").get<bool>());
+}
+
+TEST(RunOperator, HandsTheCallbackEachCaseWithItsTensors) {
+  FakeExecutorScript script;
+  Healthy(&script, 2);
+  int seen = 0;
+  RunOperator(Spec(), Options(&script), [&](const CaseOutcome& c) {
+    ASSERT_EQ(c.tensors.size(), 1U);
+    EXPECT_EQ(c.tensors[0].second.NumElements(), 3);
+    ASSERT_NE(c.environment, nullptr);
+    ++seen;
+  });
+  EXPECT_EQ(seen, 2);
+}
+
+TEST(RunOperator, AWrongOutputFailsItsCaseAloneAndKeepsTheExecutor) {
+  FakeExecutorScript script;
+  Healthy(&script, 3);
+  script.On("run_case", [](const json& request, const FakeExecutor&) {
+    if (request.at("index") != 1) return Matches(request.at("index").get<int>());
+    return FakeReply::Ok({{"input_dtypes", {"float32"}}}, Outputs({1, 2, 3}, {1, 2, 30}));
+  });
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  EXPECT_EQ(ErrorTypes(outcome), (std::vector<std::string>{"", "AccuracyError", ""}));
+  EXPECT_EQ(script.started(), 1);
+}
+
+TEST(RunOperator, ACrashFailsItsCaseAndTheRestRunInANewExecutor) {
+  FakeExecutorScript script;
+  Healthy(&script, 3);
+  script.On("run_case", [](const json& request, const FakeExecutor& executor) {
+    if (request.at("index") == 1 && executor.id() == 1) return FakeReply::Died(SIGSEGV);
+    return Matches(request.at("index").get<int>());
+  });
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  EXPECT_EQ(ErrorTypes(outcome), (std::vector<std::string>{"", "Crash", ""}));
+  EXPECT_NE(outcome.cases[1].error_msg.find("SIGSEGV"), std::string::npos) << outcome.cases[1].error_msg;
+  EXPECT_NE(outcome.cases[1].error_msg.find("executor output (tail)"), std::string::npos);
+  EXPECT_EQ(script.started(), 2);
+  // The new executor loads the operator again; the lint is not repeated.
+  EXPECT_EQ(script.RequestsOf("load").size(), 2U);
+  EXPECT_EQ(script.RequestsOf("lint").size(), 1U);
+}
+
+TEST(RunOperator, AHangIsATimeoutAndTheExecutorIsReplaced) {
+  FakeExecutorScript script;
+  Healthy(&script, 2);
+  script.On("run_case", [](const json& request, const FakeExecutor& executor) {
+    return executor.id() == 1 ? FakeReply::Timeout() : Matches(request.at("index"));
+  });
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  EXPECT_EQ(ErrorTypes(outcome), (std::vector<std::string>{"Timeout", ""}));
+  EXPECT_EQ(script.started(), 2);
+}
+
+TEST(RunOperator, APoisonedDeviceRestartsTheExecutorAnOrdinaryErrorDoesNot) {
+  FakeExecutorScript script;
+  Healthy(&script, 3);
+  script.On("run_case", [](const json& request, const FakeExecutor& executor) {
+    if (request.at("index") == 0) return FakeReply::Error("RuntimeError", "ModelNew raised");
+    if (request.at("index") == 1 && executor.id() == 1) {
+      return FakeReply::Error("DeviceError", "an illegal memory access was encountered", /*device_poisoned=*/true);
+    }
+    return Matches(request.at("index").get<int>());
+  });
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  EXPECT_EQ(ErrorTypes(outcome), (std::vector<std::string>{"RuntimeError", "DeviceError", ""}));
+  EXPECT_EQ(outcome.cases[1].error_msg, "an illegal memory access was encountered");
+  EXPECT_EQ(script.started(), 2);
+  EXPECT_EQ(script.RequestsOf("run_case").back().executor, 2);
+}
+
+TEST(RunOperator, AnImplementationThatDoesNotImportFailsEveryCaseWithItsInputs) {
+  FakeExecutorScript script;
+  Healthy(&script, 2);
+  script.On("load", [](const json&, const FakeExecutor&) {
+    return FakeReply::Error("ImportError", "No module named 'triton_kernels'", false, {{"case_count", 2}});
+  });
+  script.On("describe_cases", [](const json&, const FakeExecutor&) {
+    return FakeReply::Ok(json(proto::DescribeCasesReply{json::array({json::array({"a"}), json::array({"b"})})}));
+  });
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  EXPECT_EQ(ErrorTypes(outcome), (std::vector<std::string>{"ImportError", "ImportError"}));
+  EXPECT_EQ(outcome.cases[1].input_desc, json::array({"b"}));
+  EXPECT_NE(outcome.cases[0].error_msg.find("triton_kernels"), std::string::npos);
+  EXPECT_TRUE(script.RequestsOf("run_case").empty());
+}
+
+TEST(RunOperator, AnExecutorThatCannotStartFailsTheOperator) {
+  FakeExecutorScript script;
+  script.FailStarts("opverify-executor: no such file");
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  ASSERT_EQ(outcome.cases.size(), 1U);
+  EXPECT_EQ(outcome.cases[0].error_type, "RuntimeError");
+  EXPECT_NE(outcome.cases[0].error_msg.find("no such file"), std::string::npos);
+}
+
+TEST(RunOperator, ALintRefusalFailsEveryCaseWithItsRegressionType) {
+  FakeExecutorScript script;
+  Healthy(&script, 2);
+  script.On("lint", [](const json&, const FakeExecutor&) {
+    return FakeReply::Ok({{"lint", {{"valid", false}, {"regression_type", 3}}}});
+  });
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  EXPECT_EQ(ErrorTypes(outcome), (std::vector<std::string>{"LintError", "LintError"}));
+  EXPECT_EQ(outcome.cases[0].regression_type, 3);
+  EXPECT_TRUE(script.RequestsOf("run_case").empty());
+}
+
+TEST(RunOperator, AnExecutorThatCannotBeRestartedFailsTheRemainingCases) {
+  FakeExecutorScript script;
+  Healthy(&script, 3);
+  script.On("load", [](const json&, const FakeExecutor& executor) {
+    return executor.id() == 1 ? Loaded(3) : FakeReply::Error("DeviceError", "no device left");
+  });
+  script.On("run_case", [](const json&, const FakeExecutor&) { return FakeReply::Died(SIGKILL); });
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  EXPECT_EQ(ErrorTypes(outcome), (std::vector<std::string>{"Crash", "DeviceError", "DeviceError"}));
+  EXPECT_NE(outcome.cases[2].error_msg.find("restarting the executor"), std::string::npos);
+}
+
+TEST(RunOperator, AFailedProbeFailsTheRemainingCasesUnrun) {
+  FakeExecutorScript script;
+  Healthy(&script, 3);
+  script.On("run_case", [](const json&, const FakeExecutor&) {
+    return FakeReply::Error("HiddenStateMismatch", "buffer 'scale' differs");
+  });
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  EXPECT_EQ(ErrorTypes(outcome),
+            (std::vector<std::string>{"HiddenStateMismatch", "HiddenStateMismatch", "HiddenStateMismatch"}));
+  EXPECT_EQ(script.RequestsOf("run_case").size(), 1U);
+}
+
+TEST(RunOperator, OutputsThatDifferBitForBitBetweenRepeatsAreNondeterministic) {
+  FakeExecutorScript script;
+  Healthy(&script, 1);
+  int runs = 0;
+  script.On("run_case", [&runs](const json&, const FakeExecutor&) {
+    const double last = ++runs == 1 ? 3.0 : 3.0000003;  // both within tolerance of the reference
+    return FakeReply::Ok({{"input_dtypes", {"float32"}}}, Outputs({1, 2, 3}, {1, 2, last}));
+  });
+  OperatorSpec spec = Spec();
+  spec.repeat = 2;
+  const OperatorOutcome outcome = RunOperator(spec, Options(&script));
+  EXPECT_EQ(ErrorTypes(outcome), (std::vector<std::string>{"Nondeterministic"}));
+}
+
+TEST(RunOperator, RunsEachExtraSeedBeforeTheBaseSeed) {
+  FakeExecutorScript script;
+  Healthy(&script, 1);
+  OperatorSpec spec = Spec();
+  spec.seed = 10;
+  spec.seeds = 3;
+  const OperatorOutcome outcome = RunOperator(spec, Options(&script));
+  std::vector<std::uint64_t> seeds;
+  for (const auto& sent : script.RequestsOf("run_case")) seeds.push_back(sent.request.at("seed").get<std::uint64_t>());
+  EXPECT_EQ(seeds, (std::vector<std::uint64_t>{11, 12, 10}));
+  EXPECT_EQ(outcome.cases.at(0).seed, 10U);
+}
+
+TEST(RunOperator, SkippedCasesAreNeitherRunNorReported) {
+  FakeExecutorScript script;
+  Healthy(&script, 4);
+  bool stop = false;  // as a stop signal arriving while case 1 runs
+  script.On("run_case", [&stop](const json& request, const FakeExecutor&) {
+    if (request.at("index") == 1) stop = true;
+    return Matches(request.at("index").get<int>());
+  });
+  OperatorSpec spec = Spec();
+  spec.skip_case = [&stop](int index, const std::string&) { return index == 0 || stop; };
+  const OperatorOutcome outcome = RunOperator(spec, Options(&script));
+  ASSERT_EQ(outcome.cases.size(), 1U);
+  EXPECT_EQ(outcome.cases[0].index, 1);
+  EXPECT_EQ(script.RequestsOf("run_case").size(), 1U);
+}
+
+TEST(ExecutorPool, AHealthyExecutorServesTheNextOperator) {
+  FakeExecutorScript script;
+  Healthy(&script, 1);
+  ExecutorPool pool;
+  RunOptions options = Options(&script);
+  options.pool = &pool;
+  EXPECT_EQ(RunOperator(Spec(), options).passed_cases(), 1);
+  EXPECT_EQ(RunOperator(Spec(), options).passed_cases(), 1);
+  EXPECT_EQ(script.started(), 1);
+  EXPECT_EQ(script.RequestsOf("load").size(), 2U);
+}
+
+TEST(ExecutorPool, AnExecutorWhereACaseRaisedIsNotReused) {
+  FakeExecutorScript script;
+  Healthy(&script, 1);
+  script.On("run_case", [](const json&, const FakeExecutor& executor) {
+    return executor.id() == 1 ? FakeReply::Error("RuntimeError", "ModelNew raised") : Matches(0);
+  });
+  ExecutorPool pool;
+  RunOptions options = Options(&script);
+  options.pool = &pool;
+  EXPECT_EQ(RunOperator(Spec(), options).passed_cases(), 0);
+  EXPECT_EQ(RunOperator(Spec(), options).passed_cases(), 1);
+  EXPECT_EQ(script.started(), 2);
+}
+
+TEST(ExecutorPool, ATaintedExecutorIsStoppedAndANewOneStarted) {
+  FakeExecutorScript script;
+  Healthy(&script, 1);
+  // As opverify_runtime.executor does once an operator replaced part of torch.
+  script.On("load", [](const json&, const FakeExecutor& executor) {
+    if (executor.loads() > 0) {
+      return FakeReply::Error(std::string(proto::kExecutorTainted), "an earlier operator replaced torch.add");
+    }
+    return Loaded(1);
+  });
+  ExecutorPool pool;
+  RunOptions options = Options(&script);
+  options.pool = &pool;
+  EXPECT_EQ(RunOperator(Spec(), options).passed_cases(), 1);
+  const OperatorOutcome second = RunOperator(Spec(), options);
+  EXPECT_EQ(second.passed_cases(), 1);
+  EXPECT_EQ(script.started(), 2);
+  EXPECT_EQ(script.stopped(), 1);  // the tainted one; the new one is warm in the pool
+  EXPECT_EQ(script.RequestsOf("run_case").back().executor, 2);
+}
+
+}  // namespace
+}  // namespace opverify

@@ -1,6 +1,6 @@
 // `opverify lint`: the static Triton regression check (upstream's validate_triton_impl.py,
-// stricter). The analysis is Python's own `ast`, in opverify_runtime/lint.py, run by the
-// embedded interpreter: the checked file is parsed, never imported or executed.
+// stricter). The analysis is Python's own `ast`, in the opverify_runtime.lint package, run by
+// the embedded interpreter: the checked file is parsed, never imported or executed.
 #pragma once
 
 #include <string>

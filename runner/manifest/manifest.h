@@ -1,6 +1,6 @@
 // Job manifests (jobs/*.json, schemas/jobs.schema.json): which operators a
 // batch runs, how each is judged and benchmarked, and the sweep of
-// parameters that makes its cases.
+// parameters that makes its cases (expanded by runner/cases/cases.h).
 //
 // A manifest is validated against the JSON Schema before anything else;
 // every error names the file and the JSON path (or line and column for a
@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/cases/cases.h"  // ExpandSweep, CaseId, EdgeCaseId: what callers key cases on
 #include "runner/common/status.h"
 #include "runner/judge/standards.h"
 
@@ -68,22 +69,6 @@ struct JobManifest {
 // entry and the path). Messages name files as `path` names them: relative
 // paths stay relative to the working directory.
 Result<JobManifest> LoadManifest(const std::string& path);
-
-// The cases of a sweep ({"param": [values...], ...}, validated): the
-// cartesian product, one JSON object per case. Parameters in key order, the
-// last one varying fastest; values in the order given.
-std::vector<nlohmann::json> ExpandSweep(const nlohmann::json& sweep);
-
-// A case's stable id: "<op>/<canonical params JSON>" for sweeps (params an
-// object: nlohmann's compact dump, keys sorted), "<op>/#<index>" for the
-// task's own cases (params null; index 0-based, as get_input_groups()
-// returns them). The same operator and parameters give the same id in every
-// run.
-std::string CaseId(const std::string& op_name, const nlohmann::json& params, int index);
-
-// A generated edge case's stable id (`edge_cases: true`): "<op>/edge/<label>",
-// the label the executor gives it ("rows=1023", "nan_inf").
-std::string EdgeCaseId(const std::string& op_name, const std::string& label);
 
 // The anchors (task_sha256): every task file that has one must still hash
 // to it. A changed task file means a changed reference, and nothing it

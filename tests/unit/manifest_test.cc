@@ -197,27 +197,8 @@ TEST(Sweep, IsTheCartesianProductInKeyOrderLastKeyFastest) {
   EXPECT_TRUE(Find(manifest, "beta").cases.empty());
 }
 
-TEST(Sweep, ProductSizeIsTheProductOfTheListLengths) {
-  const json sweep =
-      json::parse(R"({"a": [1, 2, 3], "b": ["x", "y"], "c": [true, false, null, 0.25]})");
-  const std::vector<json> cases = ExpandSweep(sweep);
-  EXPECT_EQ(cases.size(), 24u);
-  EXPECT_EQ(cases[0], json::parse(R"({"a": 1, "b": "x", "c": true})"));
-  EXPECT_EQ(cases[23], json::parse(R"({"a": 3, "b": "y", "c": 0.25})"));
-  EXPECT_EQ(ExpandSweep(json::parse(R"({"n": [7]})")),
-            std::vector<json>{json::parse(R"({"n": 7})")});
-}
-
-TEST(CaseId, IsStableAndCanonical) {
-  // Key order in the source text does not matter: nlohmann sorts keys.
-  const json a = json::parse(R"({"rows": 128, "dtype": "float16", "cols": 1000})");
-  const json b = json::parse(R"({"cols": 1000, "rows": 128, "dtype": "float16"})");
-  EXPECT_EQ(CaseId("softmax", a, 0), R"(softmax/{"cols":1000,"dtype":"float16","rows":128})");
-  EXPECT_EQ(CaseId("softmax", a, 0), CaseId("softmax", b, 5));
-  EXPECT_EQ(CaseId("softmax", nullptr, 3), "softmax/#3");
-  // An int and a float are different arguments to get_inputs, so different cases.
-  EXPECT_NE(CaseId("op", json::parse(R"({"n": 1})"), 0),
-            CaseId("op", json::parse(R"({"n": 1.0})"), 0));
+// Expansion and ids themselves: tests/unit/cases_test.cc.
+TEST(CaseId, OfAShippedSweepIsTheSameOnEveryLoad) {
   const JobManifest first = MustLoad(kSource + "/jobs/cpu_mixed.json");
   const JobManifest second = MustLoad(kSource + "/jobs/cpu_mixed.json");
   EXPECT_EQ(CaseId("add_sweep", Find(first, "add_sweep").cases[4], 4),

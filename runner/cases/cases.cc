@@ -1,0 +1,37 @@
+#include "runner/cases/cases.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace opverify {
+
+using nlohmann::json;
+
+std::vector<json> ExpandSweep(const json& sweep) {
+  std::vector<json> cases{json::object()};
+  for (auto parameter = sweep.begin(); parameter != sweep.end(); ++parameter) {  // keys sorted
+    std::vector<json> next;
+    next.reserve(cases.size() * parameter.value().size());
+    for (const json& partial : cases) {
+      for (const json& value : parameter.value()) {
+        json params = partial;
+        params[parameter.key()] = value;
+        next.push_back(std::move(params));
+      }
+    }
+    cases = std::move(next);
+  }
+  return cases;
+}
+
+std::string CaseId(const std::string& op_name, const json& params, int index) {
+  if (params.is_null()) return op_name + "/#" + std::to_string(index);
+  return op_name + "/" + params.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string EdgeCaseId(const std::string& op_name, const std::string& label) {
+  return op_name + "/edge/" + label;
+}
+
+}  // namespace opverify

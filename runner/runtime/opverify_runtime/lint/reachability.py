@@ -1,0 +1,209 @@
+"""Reachability from ModelNew.forward (types 2 and 3): the entries (forward, __call__,
+forward hooks), the walk through everything they call, the kernels launched on the way
+and the PyTorch compute found there. Mixed into analysis._Analysis."""
+import ast
+from collections import deque
+
+from .names import DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, HOOK_REGISTRARS, NN_MODULE_API
+from .symbols import _const_str, _shown, _torch_compute_reason, _unparse
+
+
+class _Reachability:
+    # ---- reachability from ModelNew.forward ------------------------------------------------
+
+    def model_class(self):
+        bindings = self.module.bindings.get("ModelNew", [])
+        if not bindings:
+            return None
+        last = max(bindings, key=lambda b: b.line)
+        if last.kind == "class":
+            return last.value
+        for r in self._binding_refs("ModelNew", last, self.module, frozenset(), 0):
+            if r.kind in ("class", "instance"):
+                return r.value
+        return None
+
+    def entries(self, info):
+        out = []
+        for name in ("forward", "__call__"):
+            found = self._class_member(info, name, frozenset(), 0, instance=False) or []
+            for r in found:
+                if r.kind == "func" and not (name == "__call__" and r.value in out):
+                    out.append(r.value)
+                elif r.kind == "path" and _torch_compute_reason(r.value):  # forward = torch.softmax
+                    self.report("no_hidden_torch_compute", info.node.lineno, f"{info.name}.{name}",
+                                f"{name} is {r.value}: {_torch_compute_reason(r.value)}"
+                                + (f", through {r.via}" if r.via else ""))
+        for node in ast.walk(self.tree):  # forward hooks run around forward
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in HOOK_REGISTRARS and node.args):
+                for r in self.resolve(node.args[0], self.enclosing[node]):
+                    if r.kind == "func":
+                        out.append(r.value)
+        return out
+
+    def walk_reachable(self, info):
+        """Scan forward and what it reaches; returns (launches, reached functions)."""
+        self.model_mro = self._mro(info)
+        self.launches = {}       # kernel node -> [line]
+        self.visited = set()
+        self.launch_params = {}
+        entry_nodes = self.entries(info)
+        forward_nodes = set(entry_nodes[:2])
+        queue = deque(entry_nodes)
+        while queue:
+            fn = queue.popleft()
+            if fn in self.visited or fn in self.kernel_nodes:
+                continue
+            self.visited.add(fn)
+            self._scan_function(fn, fn in forward_nodes and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                and fn.name in ("forward", "__call__"), queue)
+        return entry_nodes
+
+    def _params_launched(self, fn):
+        if fn not in self.launch_params:
+            launched = set()
+            scope = self.scope_of.get(fn)
+            if scope is not None:
+                for node in ast.walk(fn):
+                    if not isinstance(node, ast.Call):
+                        continue
+                    target = None
+                    if isinstance(node.func, ast.Subscript):
+                        target = node.func.value
+                    elif isinstance(node.func, ast.Attribute) and node.func.attr == "run":
+                        target = node.func.value
+                    if isinstance(target, ast.Name) and target.id in scope.params:
+                        launched.add(target.id)
+            self.launch_params[fn] = launched
+        return self.launch_params[fn]
+
+    def _record_launch(self, kernel, line):
+        self.launches.setdefault(kernel, []).append(line)
+
+    def _scan_function(self, fn, is_forward, queue):
+        body = fn.body if isinstance(fn.body, list) else [fn.body]
+        nodes = []
+        for d in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
+            nodes.extend(ast.walk(d))
+        for stmt in body:
+            nodes.extend(ast.walk(stmt))
+        for node in nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                self.visited.add(node)
+            self._scan_node(node, fn, is_forward, queue)
+
+    def _forbidden(self, node, fn, call_text, reason, via):
+        hidden = via or self._hidden_context(node, fn)
+        if hidden:
+            self.report("no_hidden_torch_compute", node.lineno, call_text, f"{reason}, hidden {hidden}"
+                        if not via else f"{reason}, reached through {via}")
+        else:
+            self.report("no_forbidden_torch_ops", node.lineno, call_text, reason)
+
+    def _scan_node(self, node, fn, is_forward, queue):
+        scope = self.enclosing.get(node, self.module)
+        if is_forward and isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            kind = "while" if isinstance(node, ast.While) else "for"
+            self.report("no_forbidden_torch_ops", node.lineno, f"{kind} loop",
+                        f"forward() may not loop on the host ({kind}); the computation belongs in one Triton kernel launch")
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult)) or (
+                isinstance(node, ast.AugAssign) and isinstance(node.op, ast.MatMult)):
+            self._forbidden(node, fn, "@", "the @ operator is a PyTorch matrix product", None)
+        if isinstance(node, ast.Call):
+            self._scan_call(node, fn, is_forward, scope, queue)
+        elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and self._is_chain_top(node):
+            parent = self.parents.get(node)
+            if isinstance(parent, ast.Call) and parent.func is node:
+                return
+            if isinstance(parent, ast.Subscript) and parent.value is node:
+                grand = self.parents.get(parent)
+                if isinstance(grand, ast.Call) and grand.func is parent:
+                    return  # a launch, handled with the call
+            self._scan_reference(node, fn, scope, queue)
+
+    def _scan_reference(self, node, fn, scope, queue):
+        if isinstance(node, ast.Attribute) and node.attr in DYNAMIC_DUNDERS:
+            self.report("no_dynamic_lookup", node.lineno, _unparse(node),
+                        f"{node.attr} looks attributes up by string, hiding them from the lint")
+        refs = self.resolve(node, scope)
+        for r in refs:
+            if r.kind == "path":
+                reason = _torch_compute_reason(r.value)
+                if reason is not None:
+                    self.report("no_hidden_torch_compute", node.lineno, _shown(_unparse(node), r.value),
+                                f"{reason}, passed around as a value" + (f" through {r.via}" if r.via else ""))
+            elif r.kind == "func":
+                queue.append(r.value)
+        if not refs and isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_TENSOR_METHODS:
+            self.report("no_hidden_torch_compute", node.lineno, _unparse(node),
+                        f"the tensor method .{node.attr} is taken as a value to be called elsewhere")
+
+    def _scan_call(self, call, fn, is_forward, scope, queue):
+        func = call.func
+        refs = self.resolve(func, scope)
+        if isinstance(func, ast.Subscript):
+            for r in self.resolve(func.value, scope):
+                if r.kind in ("kernel", "kernel_launcher"):  # k[grid](...), table[name][grid](...)
+                    self._record_launch(r.value, call.lineno)
+            refs = [r for r in refs if r.kind not in ("kernel", "kernel_launcher")]  # table[name](...)
+        func_text = _unparse(func)
+        for r in refs:
+            if r.kind == "path":
+                if r.value == "builtins.getattr" and len(call.args) >= 2 and _const_str(call.args[1]) is None:
+                    self.report("no_dynamic_lookup", call.lineno, self._getattr_display(call),
+                                "getattr with a computed name hides which attribute is used")
+                if r.value in ("builtins.getattr",) and len(call.args) >= 2 and _const_str(call.args[1]) is not None:
+                    attr = _const_str(call.args[1])
+                    target = self.resolve(call.args[0], scope)
+                    known = any(t.kind in ("path", "class", "instance", "self") for t in target)
+                    if not known and attr in FORBIDDEN_TENSOR_METHODS:
+                        self.report("no_dynamic_lookup", call.lineno, self._getattr_display(call),
+                                    f"getattr hides the tensor compute method .{attr}")
+                reason = _torch_compute_reason(r.value)
+                if reason is not None:
+                    self._forbidden(call, fn, _shown(func_text, r.value), reason, r.via)
+            elif r.kind == "func":
+                queue.append(r.value)
+                self._launches_through_params(call, r.value, scope, func)
+            elif r.kind in ("kernel_run", "kernel_launcher"):
+                self._record_launch(r.value, call.lineno)
+            elif r.kind == "class":
+                for name in ("__init__", "forward", "__call__"):
+                    for m in self._class_member(r.value, name, frozenset(), 0, instance=False) or []:
+                        if m.kind == "func":
+                            queue.append(m.value)
+            elif r.kind == "instance":
+                for name in ("forward", "__call__"):
+                    for m in self._class_member(r.value, name, frozenset(), 0) or []:
+                        if m.kind == "func":
+                            queue.append(m.value)
+            elif r.kind == "selfattr" and r.value not in NN_MODULE_API:
+                self.report("no_forbidden_torch_ops", call.lineno, f"{func_text}(...)",
+                            f"self.{r.value}() is not a method of the class: likely an nn.Module's forward "
+                            "doing the computation in PyTorch")
+        if not refs and isinstance(func, ast.Attribute):
+            if func.attr in FORBIDDEN_TENSOR_METHODS:
+                self._forbidden(call, fn, func_text, f"the tensor method .{func.attr}() computes in PyTorch", None)
+            elif func.attr in DYNAMIC_DUNDERS:
+                self.report("no_dynamic_lookup", call.lineno, func_text,
+                            f"{func.attr} looks attributes up by string, hiding them from the lint")
+        if is_forward and isinstance(func, ast.Attribute) and func.attr == "append":
+            self.report("no_forbidden_torch_ops", call.lineno, f"{func_text}(...)",
+                        "forward() may not build lists with append (host-side state belongs in the kernel)")
+
+    def _launches_through_params(self, call, callee, scope, func):
+        launched = self._params_launched(callee)
+        if not launched:
+            return
+        cscope = self.scope_of.get(callee)
+        order = list(cscope.param_order)
+        if cscope.self_name and isinstance(func, ast.Attribute) and order and order[0] == cscope.self_name:
+            order = order[1:]
+        bound = dict(zip(order, call.args))
+        bound.update({k.arg: k.value for k in call.keywords if k.arg})
+        for p in launched:
+            if p in bound:
+                for r in self.resolve(bound[p], scope):
+                    if r.kind == "kernel":
+                        self._record_launch(r.value, call.lineno)

@@ -96,7 +96,10 @@ Status HtmlReporter::ReportRun(const RunModel& run) {
     html << ", manifest <code>" << MarkupEscape(run.run_info["manifest"].get<std::string>())
          << "</code>";
   }
-  html << ".</p>\n";
+  html << ".";
+  if (const std::string built = RunVersionLine(run.run_info); !built.empty())
+    html << " Run by " << MarkupEscape(built) << ".";
+  html << "</p>\n";
 
   // The grid: operators x dtypes.
   std::set<std::string> dtypes;

@@ -33,6 +33,7 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
       << MarkupEscape(run.run_info.value("manifest_name", std::string("opverify"))) << "\" tests=\""
       << run.totals.cases << "\" failures=\"" << run.totals.failed << "\" errors=\"0\" time=\""
       << total_s << "\">\n";
+  const std::string built = RunVersionLine(run.run_info);
   for (const OperatorModel& op : run.operators) {
     const std::string& name = op.name;
     double op_s = 0;
@@ -41,7 +42,10 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
         << "\" failures=\"" << op.failed << "\" errors=\"0\" skipped=\"0\" time=\"" << op_s
         << "\">\n";
     xml << "    <properties>\n      <property name=\"repro\" value=\"" << MarkupEscape(op.repro)
-        << "\"/>\n    </properties>\n";
+        << "\"/>\n";
+    if (!built.empty())
+      xml << "      <property name=\"opverify\" value=\"" << MarkupEscape(built) << "\"/>\n";
+    xml << "    </properties>\n";
     for (const CaseRecord& c : op.cases) {
       xml << "    <testcase classname=\"" << MarkupEscape(name) << "\" name=\""
           << MarkupEscape(c.case_id) << "\" time=\"" << Seconds(c) << "\"";

@@ -28,6 +28,8 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
   md << "- run folder: `" << run.run_dir << "`\n";
   if (run.run_info.contains("manifest"))
     md << "- manifest: `" << run.run_info["manifest"].get<std::string>() << "`\n";
+  if (const std::string built = RunVersionLine(run.run_info); !built.empty())
+    md << "- " << built << "\n";
   md << "- operators: " << totals.operators << ", cases: " << totals.cases
      << ", passed: " << totals.passed << ", failed: " << totals.failed << "\n\n";
   md << "## Operators\n\n| operator | cases | passed | failed | errors | speedup "

@@ -14,6 +14,7 @@
 #include "reduce/report_file.h"
 #include "reduce/run_report.h"
 #include "runner/cli/usage.h"
+#include "runner/common/version.h"
 #include "runner/store/results_index.h"
 #include "runner/store/shard_merge.h"
 
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
   for (const auto& problem : problems) spdlog::warn("{}", problem);
   json run_info = parts.empty() ? PreviousRunInfo(run_dir) : MergedRunInfo(parts);
   run_info["reduced_by"] = "opverify-reduce";
+  run_info["reduced_with"] = {{"version", opverify::Version()}, {"commit", opverify::GitCommit()}};
   opverify::Result<opverify::RunTotals> totals = opverify::WriteRunReports(run_dir, run_info);
   if (!totals.ok()) {
     std::fprintf(stderr, "opverify-reduce: %s\n", totals.status().ToString().c_str());

@@ -278,4 +278,15 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
   return run;
 }
 
+std::string RunVersionLine(const json& run_info) {
+  const auto built = run_info.find("opverify");
+  if (built == run_info.end() || !built->is_object()) return "";
+  const auto version = built->find("version");
+  if (version == built->end() || !version->is_string()) return "";
+  std::string line = "opverify " + version->get<std::string>();
+  const auto commit = built->find("commit");
+  if (commit != built->end() && commit->is_string()) line += " (" + commit->get<std::string>() + ")";
+  return line;
+}
+
 }  // namespace opverify

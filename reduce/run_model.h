@@ -129,6 +129,10 @@ struct RunModel {
   std::vector<std::string> problems;    // journaled cases the store could not read
 };
 
+// "opverify 0.1.0 (abc1234)": the build that ran the run, from run_info's
+// "opverify" block (the batch writes it); "" for a run that has none.
+std::string RunVersionLine(const nlohmann::json& run_info);
+
 // The one aggregation pass. `records`: ReadRunRecords' (cases, and the
 // operator facts and benchmark records that ride with them); `problems`:
 // its problems; `run_dir`: the run folder, absolute.

@@ -1,3 +1,4 @@
+#include "runner/common/version.h"
 #include "runner/batch/batch_reports.h"
 
 #include <spdlog/spdlog.h>
@@ -30,7 +31,8 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                    {"backend", options.backend},
                    {"store", flags.store},
                    {"resumed", options.resume},
-                   {"timing", outcome.timing}};
+                   {"timing", outcome.timing},
+                   {"opverify", {{"version", Version()}, {"commit", GitCommit()}}}};
   if (options.shard) run_info["shard"] = flags.shard;
   if (const int signal = stop.load(); signal != 0) {
     run_info["stopped_by_signal"] = SignalName(signal);

@@ -1,3 +1,4 @@
+#include "runner/common/version.h"
 #include "runner/bench/operator_bench.h"
 
 #include <spdlog/spdlog.h>
@@ -418,6 +419,8 @@ ordered_json PerfResultJson(const OperatorBenchResult& result, const BenchSettin
   }
   ours["warnings"] = result.warnings;
   ours["wall_s"] = result.wall_s;
+  ours["version"] = Version();
+  ours["commit"] = GitCommit();
   out["opverify"] = std::move(ours);
   return out;
 }

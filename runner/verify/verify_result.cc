@@ -1,3 +1,4 @@
+#include "runner/common/version.h"
 #include "runner/verify/verify_result.h"
 
 #include <cmath>
@@ -179,6 +180,8 @@ ordered_json SeedVerifyResult(const SeedResultParts& parts, const VerifyContext&
   ordered_json ours;
   ours["lint"] = parts.lint.is_null() ? ordered_json(nullptr) : ordered_json::parse(parts.lint.dump());
   ours["cases"] = parts.details;
+  ours["version"] = Version();
+  ours["commit"] = GitCommit();
   out["opverify"] = std::move(ours);
   return out;
 }

@@ -74,3 +74,32 @@ def test_version_is_not_a_usage_error_where_a_subcommand_is_required():
     # `opverify` needs a subcommand; --version alone still succeeds.
     assert run(PROGRAMS["opverify"], "--version").returncode == 0
     assert run(PROGRAMS["opverify"]).returncode == 2
+
+
+def test_every_file_a_run_writes_names_the_build(tmp_path):
+    """summary.json, verify_result.json, perf_result.json, report.md, report.html
+    and junit.xml all say which opverify ran the run (issue 15, item 4)."""
+    import json
+
+    version = run(PROGRAMS["opverify"], "--version").stdout.strip()  # "opverify X (C)"
+    _, number, commit = version.split(" ")
+    commit = commit.strip("()")
+    run_dir = tmp_path / "run"
+    env = dict(os.environ, OPVERIFY_BACKEND="cpu")
+    result = subprocess.run([PROGRAMS["opverify-batch"], os.path.join(SOURCE, "jobs", "cpu_smoke.json"),
+                             "--run-dir", str(run_dir), "--backend", "cpu"],
+                            capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode in (0, 1), result.stderr
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["opverify"] == {"version": number, "commit": commit}
+    ops = sorted((run_dir / "ops").iterdir())
+    assert ops
+    for op in ops:
+        verify = json.loads((op / "verify_result.json").read_text())
+        assert (verify["opverify"]["version"], verify["opverify"]["commit"]) == (number, commit)
+        if (op / "perf_result.json").exists():
+            perf = json.loads((op / "perf_result.json").read_text())
+            assert (perf["opverify"]["version"], perf["opverify"]["commit"]) == (number, commit)
+    assert version in (run_dir / "report.md").read_text()
+    assert version in (run_dir / "report.html").read_text()
+    assert f'name="opverify" value="{version}"' in (run_dir / "junit.xml").read_text()

@@ -265,5 +265,14 @@ TEST(RunModel, TheRunFolderInfoAndProblemsAreKept) {
   EXPECT_EQ(run.performance.fast_p.at(0).second, 0.0);
 }
 
+TEST(RunVersionLine, NamesTheBuildThatRanTheRunOrNothing) {
+  EXPECT_EQ(RunVersionLine({{"opverify", {{"version", "0.1.0"}, {"commit", "abc1234"}}}}),
+            "opverify 0.1.0 (abc1234)");
+  EXPECT_EQ(RunVersionLine({{"opverify", {{"version", "0.1.0"}}}}), "opverify 0.1.0");
+  EXPECT_EQ(RunVersionLine(json::object()), "");               // a run from before versions
+  EXPECT_EQ(RunVersionLine({{"opverify", "garbled"}}), "");    // never throws on a bad file
+  EXPECT_EQ(RunVersionLine({{"opverify", {{"version", 3}}}}), "");
+}
+
 }  // namespace
 }  // namespace opverify

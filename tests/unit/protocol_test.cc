@@ -1,5 +1,5 @@
 // The executor protocol: the messages on the wire, and the Python side
-// (runner/runtime/opverify_runtime/executor.py) agreeing with the C++ list:
+// (runner/executor/opverify_runtime/executor.py) agreeing with the C++ list:
 // a handler for every request, and a protocol comment that names each
 // request with the fields the C++ side sends.
 #include "runner/executor/protocol.h"
@@ -18,7 +18,7 @@ namespace {
 using nlohmann::json;
 
 std::string ExecutorPy() {
-  std::ifstream in(std::string(OPVERIFY_SOURCE_DIR) + "/runner/runtime/opverify_runtime/executor.py");
+  std::ifstream in(std::string(OPVERIFY_SOURCE_DIR) + "/runner/executor/opverify_runtime/executor.py");
   std::stringstream text;
   text << in.rdbuf();
   return text.str();

@@ -762,7 +762,7 @@ class Session:
         return {"pid": os.getpid()}, []
 
     def op_bench_transfer(self, request):
-        """bench/executor_transfer.cc: ships `nbytes` of uint8 (made once) to
+        """perf/executor_transfer.cc: ships `nbytes` of uint8 (made once) to
         measure the cost of the tensor hand-over itself."""
         import torch
         nbytes = int(request["nbytes"])

@@ -51,13 +51,13 @@ case "${1:-}" in
     done
     ;;
   perf)
-    python3 "$root/bench/bench_accuracy.py" --build "$build" --out "$out" > "$out/bench_accuracy.txt" 2>&1
+    python3 "$root/perf/bench_accuracy.py" --build "$build" --out "$out" > "$out/bench_accuracy.txt" 2>&1
     echo "bench_accuracy rc=$?"; tail -40 "$out/bench_accuracy.txt"
     ;;
   perf-large)
     # The batch on jobs/perf_large.json (device-bound sizes) against do_bench.
     mkdir -p "$out/large"
-    python3 "$root/bench/bench_accuracy.py" --build "$build" --job "$root/jobs/perf_large.json" --out "$out/large" \
+    python3 "$root/perf/bench_accuracy.py" --build "$build" --job "$root/jobs/perf_large.json" --out "$out/large" \
       > "$out/large/bench_accuracy.txt" 2>&1
     echo "bench_accuracy (perf_large) rc=$?"; tail -30 "$out/large/bench_accuracy.txt"
     ;;

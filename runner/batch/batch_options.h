@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "runner/batch/work_plan.h"
+#include "runner/scheduler/work_plan.h"
 #include "runner/store/shard_writer.h"
 
 namespace opverify {

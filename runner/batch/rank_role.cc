@@ -5,7 +5,7 @@
 #include <memory>
 #include <thread>
 
-#include "runner/batch/progress.h"
+#include "runner/scheduler/progress.h"
 
 namespace opverify {
 

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/batch/comm.h"
-#include "runner/batch/coordinator.h"
+#include "runner/scheduler/comm.h"
+#include "runner/scheduler/coordinator.h"
 
 namespace opverify {
 

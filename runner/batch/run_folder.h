@@ -5,7 +5,7 @@
 #include <string>
 
 #include "runner/batch/batch_options.h"
-#include "runner/batch/comm.h"
+#include "runner/scheduler/comm.h"
 
 namespace opverify {
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/batch/batch_options.h"
-#include "runner/batch/work_plan.h"
+#include "runner/scheduler/work_plan.h"
 #include "runner/executor/executor_client.h"
 #include "runner/manifest/manifest.h"
 #include "runner/store/shard_writer.h"

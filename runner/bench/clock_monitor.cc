@@ -1,10 +1,8 @@
 #include "runner/bench/clock_monitor.h"
 
 #include <dlfcn.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +13,7 @@
 
 #include "runner/common/strings.h"
 #include "runner/common/utf8.h"
+#include "runner/process/subprocess.h"
 
 namespace opverify {
 namespace {
@@ -38,7 +37,7 @@ using NvmlGetHandleByUuidFn = NvmlReturn (*)(const char*, NvmlDevice*);
 using NvmlGetHandleByIndexFn = NvmlReturn (*)(unsigned int, NvmlDevice*);
 using NvmlGetClockInfoFn = NvmlReturn (*)(NvmlDevice, int, unsigned int*);
 
-// How long npu-smi may run before `timeout` sends SIGTERM, and then SIGKILL:
+// How long npu-smi may run before it gets SIGTERM, and then SIGKILL:
 // a wedged driver can leave it hanging, and the sampler must not hang with it.
 constexpr int kNpuSmiTimeoutS = 5;
 constexpr int kNpuSmiKillAfterS = 2;
@@ -173,35 +172,6 @@ Result<std::unique_ptr<ClockSource>> NvmlClock::Open(const std::string& device) 
   return std::unique_ptr<ClockSource>(std::move(clock));
 }
 
-struct CommandOutput {
-  int wait_status = 0;  // as waitpid reports it
-  std::string output;   // stdout and stderr, up to kMaxCommandOutput bytes
-};
-
-// Runs `command` through /bin/sh and collects what it prints. glibc's popen
-// starts the shell with posix_spawn, not fork(): safe in an MPI rank.
-Result<CommandOutput> RunShell(const std::string& command) {
-  // "e": the pipe closes on exec, so programs other threads start meanwhile
-  // (executors) do not hold it open and keep this read from ending.
-  FILE* pipe = popen(command.c_str(), "re");
-  if (pipe == nullptr) {
-    return Status::IoError("cannot run `" + command + "`: " + std::strerror(errno));
-  }
-  CommandOutput result;
-  char buffer[4096];
-  std::size_t got = 0;
-  // Read to the end even past the cap: a writer blocked on a full pipe would never exit.
-  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) {
-    const std::size_t room = kMaxCommandOutput - result.output.size();
-    result.output.append(buffer, std::min(got, room));
-  }
-  result.wait_status = pclose(pipe);
-  if (result.wait_status == -1) {
-    return Status::IoError("`" + command + "`: waiting for it failed: " + std::strerror(errno));
-  }
-  return result;
-}
-
 class NpuSmiClock : public ClockSource {
  public:
   explicit NpuSmiClock(int index) : index_(index) {}
@@ -209,27 +179,29 @@ class NpuSmiClock : public ClockSource {
   std::string device() const override { return std::to_string(index_); }
   Result<double> ReadMhz() override {
     const std::string shown = Printf("npu-smi info -t common -i %d", index_);
-    // `timeout` signals its whole process group, so whatever npu-smi started
-    // goes too; stdin is /dev/null so that npu-smi never waits on ours.
-    Result<CommandOutput> ran = RunShell(Printf("timeout -k %d %d %s </dev/null 2>&1",
-                                                kNpuSmiKillAfterS, kNpuSmiTimeoutS, shown.c_str()));
-    if (!ran.ok()) return ran.status();
-    const int raw = ran.value().wait_status;
-    const std::string& output = ran.value().output;
-    if (!WIFEXITED(raw)) {
-      return Status::IoError(Printf("`%s` was killed by signal %d", shown.c_str(), WTERMSIG(raw)));
+    SpawnOptions options;
+    options.argv = {"npu-smi", "info", "-t", "common", "-i", std::to_string(index_)};
+    // Its own process group, stdin on /dev/null: whatever npu-smi started goes
+    // with it on a timeout, and it never waits on our stdin.
+    Result<CapturedRun> ran =
+        RunAndCapture(options, kNpuSmiTimeoutS, kNpuSmiKillAfterS, kMaxCommandOutput);
+    if (!ran.ok()) {
+      if (ran.status().code() == Status::Code::kNotFound) {
+        return Status::NotFound(Printf("`%s`: npu-smi not found (is the Ascend driver installed?): %s",
+                                       shown.c_str(), ran.status().message().c_str()));
+      }
+      return ran.status();
     }
-    const int code = WEXITSTATUS(raw);
-    // timeout(1): 124 timed out (SIGTERM), 137 killed (SIGKILL), 127 not found.
-    if (code == 124 || code == 137) {
+    const std::string& output = ran.value().output;
+    if (ran.value().timed_out) {
       return Status::IoError(
           Printf("`%s` did not finish in %d s: killed", shown.c_str(), kNpuSmiTimeoutS));
     }
-    if (code == 127) {
-      return Status::NotFound(
-          Printf("`%s`: npu-smi not found (is the Ascend driver installed?): %s", shown.c_str(),
-                 OneLine(output).c_str()));
+    const ExitStatus& status = ran.value().status;
+    if (!status.exited) {
+      return Status::IoError(Printf("`%s` was killed by %s", shown.c_str(), status.Describe().c_str()));
     }
+    const int code = status.code;
     if (code != 0) {
       return Status::IoError(
           Printf("`%s` failed (exit code %d): %s", shown.c_str(), code, OneLine(output).c_str()));

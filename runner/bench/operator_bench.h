@@ -1,6 +1,6 @@
 // Benchmarks one operator whose cases passed: per case (shape), the
 // framework (Model on the device) and the implementation (ModelNew), in an
-// executor process (runner/runtime/opverify_runtime/bench.py says how a
+// executor process (runner/executor/opverify_runtime/bench.py says how a
 // repeat is timed). The loop behind `opverify bench` and the batch's
 // performance phase.
 #pragma once

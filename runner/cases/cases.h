@@ -3,7 +3,7 @@
 // A manifest entry's sweep ({"param": [values...], ...}) expands to one
 // get_inputs keyword-argument object per case; an entry without a sweep runs
 // the task's own cases, numbered; `edge_cases: true` adds the cases the
-// executor generates (runtime/opverify_runtime/edge_cases.py), named by
+// executor generates (executor/opverify_runtime/edge_cases.py), named by
 // label. The ids are what resume, the store and the reports key on: the same
 // operator and parameters give the same id in every run. Pure functions.
 #pragma once

@@ -8,7 +8,7 @@
 // Every request is a struct here, named after its "op", with its JSON
 // mapping; kRequestNames lists them all, and tests/unit/protocol_test.cc
 // checks that list against the handlers and the protocol comment of
-// runner/runtime/opverify_runtime/executor.py, the side that answers.
+// runner/executor/opverify_runtime/executor.py, the side that answers.
 // Replies are read leniently (a field the executor left out keeps its
 // default), as the executor tells what it had established before failing.
 #pragma once
@@ -96,7 +96,7 @@ struct BenchReleaseRequest {
   static constexpr std::string_view kOp = "bench_release";
 };
 
-// Ships `nbytes` bytes back (bench/executor_transfer.cc times the transfer).
+// Ships `nbytes` bytes back (perf/executor_transfer.cc times the transfer).
 struct BenchTransferRequest {
   static constexpr std::string_view kOp = "bench_transfer";
   std::int64_t nbytes = 0;

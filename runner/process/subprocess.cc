@@ -1,6 +1,7 @@
 #include "runner/process/subprocess.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -323,6 +324,68 @@ void Subprocess::KillAndReap() {
   Signal(SIGKILL);
   Wait();
   KillGroupLeftovers();
+}
+
+Result<CapturedRun> RunAndCapture(SpawnOptions options, double timeout_s, double grace_s,
+                                  std::size_t max_output_bytes) {
+  const std::string program = options.argv.empty() ? std::string("(no program)") : options.argv[0];
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return Status::IoError("run " + program + ": pipe: " + ErrnoText(errno));
+  }
+  const int read_fd = pipe_fds[0];
+  Result<Subprocess> spawned = Status::Internal("run " + program + ": not started");
+  {
+    OwnedFds parent_copies;  // the child's ends: closed here once it has its own
+    parent_copies.Add(pipe_fds[1]);
+    const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null_fd < 0) {
+      close(read_fd);
+      return Status::IoError("run " + program + ": /dev/null: " + ErrnoText(errno));
+    }
+    parent_copies.Add(null_fd);
+    options.stdout_path.clear();
+    options.stderr_path.clear();
+    options.fds = {{null_fd, STDIN_FILENO}, {pipe_fds[1], STDOUT_FILENO}, {pipe_fds[1], STDERR_FILENO}};
+    spawned = Subprocess::Spawn(options);
+  }
+  if (!spawned.ok()) {
+    close(read_fd);
+    return spawned.status();
+  }
+  Subprocess& child = spawned.value();
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  CapturedRun run;
+  char buffer[4096];
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      run.timed_out = true;
+      break;
+    }
+    pollfd readable{read_fd, POLLIN, 0};
+    const int ready = poll(&readable, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t got = read(read_fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;  // end of output: every writer has closed it
+    const std::size_t room = max_output_bytes - std::min(max_output_bytes, run.output.size());
+    run.output.append(buffer, std::min(static_cast<std::size_t>(got), room));
+  }
+  close(read_fd);
+  if (!run.timed_out) {
+    const double left_s = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (std::optional<ExitStatus> status = child.Wait(std::max(left_s, 0.0))) {
+      run.status = *status;
+      return run;
+    }
+    run.timed_out = true;
+  }
+  run.status = child.Terminate(grace_s);
+  return run;
 }
 
 }  // namespace opverify

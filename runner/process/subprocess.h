@@ -1,10 +1,12 @@
 // Starting and stopping child processes: the one place opverify launches
-// programs (executors, and tests' helpers). posix_spawn only: MPI ranks must
-// not fork() (NOTES.md), and CUDA cannot be used after fork() either.
+// programs (executors, npu-smi for the device clock, and tests' helpers).
+// posix_spawn only: MPI ranks must not fork(), and CUDA cannot be used after
+// fork() either.
 #pragma once
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -78,5 +80,21 @@ class Subprocess {
   bool group_ = true;
   std::optional<ExitStatus> status_;
 };
+
+// A program run to its end with what it prints: stdout and stderr together,
+// up to max_output_bytes (the rest is read and dropped, so the program never
+// blocks on a full pipe).
+struct CapturedRun {
+  ExitStatus status;
+  std::string output;
+  bool timed_out = false;  // killed (Terminate) after timeout_s
+};
+
+// Runs `options.argv` with stdin on /dev/null and stdout/stderr captured
+// (options' own stdout/stderr paths and fds are replaced). After timeout_s the
+// whole process group gets Terminate(grace_s). A program that cannot be
+// started is Spawn's Status (NotFound when it does not exist).
+Result<CapturedRun> RunAndCapture(SpawnOptions options, double timeout_s, double grace_s,
+                                  std::size_t max_output_bytes);
 
 }  // namespace opverify

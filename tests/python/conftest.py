@@ -9,7 +9,7 @@ import pytest
 BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
 sys.path.insert(0, os.path.join(BUILD, "python"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runner", "runtime"))  # opverify_runtime
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runner", "executor"))  # opverify_runtime
 
 
 @pytest.fixture(scope="session")

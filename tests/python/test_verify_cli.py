@@ -324,7 +324,7 @@ def test_a_lazy_conjugate_is_compared_by_its_values(verify):
 def test_describe_input_follows_the_seed_rule():
     import math
     import torch
-    from opverify_runtime.executor import describe_inputs
+    from opverify_runtime.case_io import describe_inputs
     desc = describe_inputs([torch.zeros(2, 3, dtype=torch.float16), 7, 1.5, "x", False, None, math.inf,
                             (torch.ones(1),), torch.float32], torch)
     assert desc == [
@@ -340,7 +340,8 @@ def test_describe_input_follows_the_seed_rule():
 
 def test_shipped_tensors_are_materialised():
     import torch
-    from opverify_runtime.executor import Session, as_bytes
+    from opverify_runtime.case_io import as_bytes
+    from opverify_runtime.executor import Session
     x = torch.randn(5, dtype=torch.complex64)
     conj = torch.conj(x)
     neg = conj.imag  # the imaginary part of a conjugate view: a negative view

@@ -3,7 +3,7 @@
 // the other workers through a second world (MPI's place). Scheduling rules
 // hold without mpirun: longest first, each item once, a failing worker, the
 // stop signal, a resumed run, every case summary heard.
-#include "runner/batch/coordinator.h"
+#include "runner/scheduler/coordinator.h"
 
 #include <gtest/gtest.h>
 

@@ -161,7 +161,7 @@ TEST(ShippedManifests, CpuMixedAddsFailuresAndASweep) {
   EXPECT_EQ(Find(mixed, "relu_ok").source, kSource + "/jobs/cpu_smoke.json:/operators/0");
 }
 
-// bench/bench_accuracy.py --job expands these sweeps itself, in the same
+// perf/bench_accuracy.py --job expands these sweeps itself, in the same
 // order: keys sorted, the first one outermost.
 TEST(ShippedManifests, PerfLargeTimesFiveOperatorsOfOpsOnOneSeed) {
   const JobManifest perf = MustLoad(kSource + "/jobs/perf_large.json");

@@ -1,5 +1,5 @@
 // The executor protocol: the messages on the wire, and the Python side
-// (runner/runtime/opverify_runtime/executor.py) agreeing with the C++ list:
+// (runner/executor/opverify_runtime/executor.py) agreeing with the C++ list:
 // a handler for every request, and a protocol comment that names each
 // request with the fields the C++ side sends.
 #include "runner/executor/protocol.h"
@@ -17,12 +17,15 @@ namespace {
 
 using nlohmann::json;
 
-std::string ExecutorPy() {
-  std::ifstream in(std::string(OPVERIFY_SOURCE_DIR) + "/runner/runtime/opverify_runtime/executor.py");
+std::string RuntimeFile(const std::string& name) {
+  std::ifstream in(std::string(OPVERIFY_SOURCE_DIR) + "/runner/executor/opverify_runtime/" + name);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
+
+// The module with the protocol comment and Session.
+std::string ExecutorPy() { return RuntimeFile("executor.py"); }
 
 struct DocumentedRequest {
   std::string op;
@@ -188,8 +191,10 @@ TEST(Protocol, TensorDescriptionsReadBackAsShipped) {
 }
 
 TEST(PythonExecutor, HandlesEveryRequestAndNoOther) {
-  const std::string source = ExecutorPy();
-  ASSERT_FALSE(source.empty());
+  // Session's handlers: its own, and the benchmark requests it inherits.
+  const std::string source = ExecutorPy() + RuntimeFile("bench_requests.py");
+  ASSERT_FALSE(ExecutorPy().empty());
+  ASSERT_FALSE(RuntimeFile("bench_requests.py").empty());
   std::set<std::string> handled;
   const std::regex handler(R"(\n    def op_(\w+)\(self, request\):)");
   for (auto it = std::sregex_iterator(source.begin(), source.end(), handler); it != std::sregex_iterator(); ++it) {

@@ -448,5 +448,53 @@ TEST_F(SubprocessTest, ChildStartsWithDefaultSignalsWhateverTheParentSet) {
   for (int signal : ignored) EXPECT_EQ(ignored_bits & (1ull << (signal - 1)), 0u) << signal;
 }
 
+TEST(RunAndCapture, CollectsStdoutAndStderrAndTheExitCode) {
+  SpawnOptions options;
+  options.argv = {"/bin/sh", "-c", "echo out; echo err >&2; exit 3"};
+  Result<CapturedRun> run = RunAndCapture(options, 10.0, 1.0, 1024);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_FALSE(run.value().timed_out);
+  EXPECT_TRUE(run.value().status.exited);
+  EXPECT_EQ(run.value().status.code, 3);
+  EXPECT_EQ(run.value().output, "out\nerr\n");
+}
+
+TEST(RunAndCapture, StdinIsEmptySoAReaderDoesNotWait) {
+  SpawnOptions options;
+  options.argv = {"cat"};
+  Result<CapturedRun> run = RunAndCapture(options, 10.0, 1.0, 1024);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_TRUE(run.value().status.success());
+  EXPECT_EQ(run.value().output, "");
+}
+
+TEST(RunAndCapture, OutputPastTheCapIsDroppedAndTheProgramStillEnds) {
+  SpawnOptions options;
+  options.argv = {"/bin/sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x"};
+  Result<CapturedRun> run = RunAndCapture(options, 10.0, 1.0, 100);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_TRUE(run.value().status.success());
+  EXPECT_EQ(run.value().output, std::string(100, 'x'));
+}
+
+TEST(RunAndCapture, AProgramPastItsTimeoutIsKilledWithItsGroup) {
+  SpawnOptions options;
+  options.argv = {"/bin/sh", "-c", "sleep 30 & sleep 30"};
+  const Clock::time_point start = Clock::now();
+  Result<CapturedRun> run = RunAndCapture(options, 0.3, 0.5, 1024);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_TRUE(run.value().timed_out);
+  EXPECT_FALSE(run.value().status.exited);
+  EXPECT_LT(SecondsSince(start), 5.0);
+}
+
+TEST(RunAndCapture, AMissingProgramIsNotFound) {
+  SpawnOptions options;
+  options.argv = {"opverify-no-such-program"};
+  Result<CapturedRun> run = RunAndCapture(options, 1.0, 1.0, 1024);
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), Status::Code::kNotFound);
+}
+
 }  // namespace
 }  // namespace opverify

@@ -1,7 +1,7 @@
 // Sharding a job (--shard I/N, one Slurm array task's part): the parse and
 // the rule that the N shards cover every operator exactly once; choosing the
 // operators (--shard, --filter); cutting and ordering the work items.
-#include "runner/batch/work_plan.h"
+#include "runner/scheduler/work_plan.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "runner/batch/progress.h"
+#include "runner/scheduler/progress.h"
 
 #include "runner/common/strings.h"
 

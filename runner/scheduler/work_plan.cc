@@ -1,4 +1,4 @@
-#include "runner/batch/work_plan.h"
+#include "runner/scheduler/work_plan.h"
 
 #include <fnmatch.h>
 

@@ -3,7 +3,7 @@
 // the same run. Every output of every case and seed is hashed inside the
 // judge's clock (the A/B bitwise comparison), so this is time on every case.
 //
-// Usage: build/bench/opverify_bench_sha256 [MiB=256] [repeats=3]
+// Usage: build/perf/opverify_bench_sha256 [MiB=256] [repeats=3]
 // Prints MB/s (10^6 bytes per second, best of the repeats) for both and the
 // ratio; exits 1 when the two digests differ.
 #include <algorithm>

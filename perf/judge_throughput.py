@@ -6,8 +6,8 @@ same run on the same cores:
       the way the seed scripts write theirs;
   (b) the memory floor: reading both tensors once, with the judge's threads.
 
-Usage: /usr/bin/python3 bench/judge_throughput.py [--elements N] [--repeats R]
-(run through bench/run_judge_bench.sh, which builds first).
+Usage: /usr/bin/python3 perf/judge_throughput.py [--elements N] [--repeats R]
+(run through perf/run_judge_bench.sh, which builds first).
 """
 import argparse
 import os

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/batch/comm.h"
-#include "runner/batch/progress.h"
-#include "runner/batch/work_plan.h"
+#include "runner/scheduler/comm.h"
+#include "runner/scheduler/progress.h"
+#include "runner/scheduler/work_plan.h"
 
 namespace opverify {
 

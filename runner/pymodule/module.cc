@@ -189,7 +189,7 @@ py::dict Compare(const py::object& golden, const py::object& actual, const std::
 }
 
 // Reads every byte of both (contiguous) tensors once, on `threads` threads,
-// and returns a checksum: the memory floor that bench/judge_throughput.py
+// and returns a checksum: the memory floor that perf/judge_throughput.py
 // measures the judge's throughput against.
 std::uint64_t ReadOnce(const py::object& golden, const py::object& actual, int threads) {
   const Borrowed g = Borrow(golden, std::nullopt, "golden");

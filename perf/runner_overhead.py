@@ -3,7 +3,7 @@
 (one Python process per operator that imports torch, runs its cases and
 compares), measured in the same run on the same cores (cpu backend).
 
-  /usr/bin/python3 bench/runner_overhead.py [--operators 100] [--cases 20] [--build build]
+  /usr/bin/python3 perf/runner_overhead.py [--operators 100] [--cases 20] [--build build]
 
 Writes N tiny operators (x * 2 + 1 on 64 elements, C swept sizes each) into
 a temporary folder, then times:

@@ -1,4 +1,4 @@
-#include "runner/batch/coordinator.h"
+#include "runner/scheduler/coordinator.h"
 
 #include <deque>
 #include <map>

@@ -3,7 +3,7 @@
 median for the same call, and how well two runs of `opverify bench` agree.
 Needs a CUDA device, torch and triton (the H200 machine).
 
-  python3 bench/bench_accuracy.py [--build build-gpu] [--ops softmax,layernorm,rmsnorm,matmul,gelu_tanh]
+  python3 perf/bench_accuracy.py [--build build-gpu] [--ops softmax,layernorm,rmsnorm,matmul,gelu_tanh]
                                   [--repeats 100] [--job jobs/perf_large.json] [--out DIR]
 
 Without --job, for each operator of jobs/ops on its own cases (CASES):
@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "runner", "runtime"))
+sys.path.insert(0, os.path.join(ROOT, "runner", "executor"))
 
 
 def opverify_bench(build, op, repeats, output):

@@ -1,7 +1,7 @@
 """PRECISION.md's float rules in numpy, written the way the seed scripts write
 theirs: whole-array operations, each making a full-size temporary.
 
-It is the baseline of bench/judge_throughput.py, and a second, independent
+It is the baseline of perf/judge_throughput.py, and a second, independent
 implementation that tests/python/test_module.py checks opverify against.
 """
 import numpy as np

@@ -1,4 +1,4 @@
-#include "runner/batch/comm.h"
+#include "runner/scheduler/comm.h"
 
 #include <mpi.h>
 

@@ -3,7 +3,7 @@
 // them all; the baseline, in the same run, is the parent copying N bytes
 // in its own memory (memcpy) and reading them.
 //
-// Usage: build/bench/opverify_bench_transfer [repeats]
+// Usage: build/perf/opverify_bench_transfer [repeats]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -8,7 +8,7 @@ import pytest
 
 BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
 sys.path.insert(0, os.path.join(BUILD, "python"))
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "perf"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runner", "executor"))  # opverify_runtime
 
 

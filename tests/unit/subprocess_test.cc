@@ -23,15 +23,14 @@
 
 #include "runner/process/channel.h"
 #include "tests/support/scratch_dir_test.h"
+#include "tests/support/seconds_since.h"
 
 namespace opverify {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using testing::SecondsSince;
 
 SpawnOptions Shell(const std::string& script) {
   SpawnOptions options;

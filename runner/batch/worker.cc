@@ -50,6 +50,30 @@ bool DiedOfTheStop(const std::string& error_type, const std::atomic<int>* stop) 
   return stop->load() != 0;
 }
 
+// Appends `record` to the rank's shard; a failure is logged and returns false.
+bool Store(const WorkerSetup& setup, const CaseRecord& record) {
+  Status stored = setup.shard->Append(record);
+  if (!stored.ok()) {
+    spdlog::critical("rank {}: storing {} failed: {}", setup.rank, record.case_id,
+                     stored.ToString());
+  }
+  return stored.ok();
+}
+
+// A record that is no case: `kind`'s facts about `item` of operator `op`,
+// named "<op>/@<tag>/<item id>", its content left for the caller's `extra`.
+CaseRecord FactRecord(RecordKind kind, const std::string& tag, const OperatorJob& op,
+                      const WorkItem& item, int rank) {
+  CaseRecord fact;
+  fact.case_id = op.name + "/@" + tag + "/" + std::to_string(item.id);
+  fact.op_name = op.name;
+  fact.kind = kind;
+  fact.case_index = -1;
+  fact.passed = true;
+  fact.rank = rank;
+  return fact;
+}
+
 BenchSettings BenchSettingsFor(const JobBench& job) {
   BenchSettings settings;
   settings.warmup = job.warmup;
@@ -120,24 +144,12 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
     record.error_msg = shape.error_msg;
     record.rank = setup.rank;
     record.extra = {{"case_id", case_id(shape.case_idx - 1)}, {"shape", ShapeResultToJson(shape)}};
-    if (Status stored = setup.shard->Append(record); !stored.ok()) {
-      spdlog::critical("rank {}: storing {} failed: {}", setup.rank, record.case_id, stored.ToString());
-      return false;
-    }
+    if (!Store(setup, record)) return false;
   }
-  CaseRecord meta;
-  meta.case_id = op.name + "/@bench-item/" + std::to_string(item.id);
-  meta.op_name = op.name;
-  meta.kind = RecordKind::kBenchItem;
-  meta.case_index = -1;
-  meta.passed = true;
-  meta.rank = setup.rank;
+  CaseRecord meta = FactRecord(RecordKind::kBenchItem, "bench-item", op, item, setup.rank);
   meta.extra = {{"settings", settings.ToJson()}, {"clock", result.clock},
                 {"environment", result.environment}, {"wall_s", result.wall_s}, {"shapes", result.shapes.size()}};
-  if (Status stored = setup.shard->Append(meta); !stored.ok()) {
-    spdlog::critical("rank {}: storing {} failed: {}", setup.rank, meta.case_id, stored.ToString());
-    return false;
-  }
+  if (!Store(setup, meta)) return false;
   report({{"kind", "bench"}, {"op", op.name}, {"shapes", result.shapes.size()},
           {"bench_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()}});
   return true;
@@ -226,10 +238,9 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     }
     if (KeepsTensors(options.store, c.passed)) record.tensors = c.tensors;
     const auto started = std::chrono::steady_clock::now();
-    Status stored = setup.shard->Append(record);
+    const bool stored = Store(setup, record);
     const double store_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    if (!stored.ok()) {
-      spdlog::critical("rank {}: storing {} failed: {}", setup.rank, record.case_id, stored.ToString());
+    if (!stored) {
       store_ok = false;
       return;
     }
@@ -240,13 +251,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   // Operator-level facts (environment, lint, non_compute) go in a small side
   // record so reports can rebuild verify_result.json from the store alone.
   if (store_ok && !outcome.cases.empty()) {
-    CaseRecord meta;
-    meta.case_id = op.name + "/@operator/" + std::to_string(item.id);
-    meta.op_name = op.name;
-    meta.kind = RecordKind::kOperator;
-    meta.case_index = -1;
-    meta.passed = true;
-    meta.rank = setup.rank;
+    CaseRecord meta = FactRecord(RecordKind::kOperator, "operator", op, item, setup.rank);
     meta.device = outcome.environment.is_object() && outcome.environment.contains("device") &&
                           outcome.environment["device"].is_object()
                       ? outcome.environment["device"].value("name", "")
@@ -259,11 +264,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
                   {"impl_name", op.impl_name},
                   {"task_file", op.task_file},
                   {"lint_enabled", op.lint}};
-    Status stored = setup.shard->Append(meta);
-    if (!stored.ok()) {
-      spdlog::critical("rank {}: storing {} failed: {}", setup.rank, meta.case_id, stored.ToString());
-      store_ok = false;
-    }
+    store_ok = Store(setup, meta);
   }
   if (store_ok && options.bench && op.bench.enabled && !stopping()) {
     store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, setup, report);

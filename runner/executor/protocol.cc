@@ -27,6 +27,83 @@ json Message() {
   return {{"op", std::string(Request::kOp)}};
 }
 
+// A message's fields are listed once, in a `...Fields(field, message)`
+// template that calls field(key, member) for each, or field(key, member,
+// omitted) for one the message leaves out when `omitted`. FieldWriter puts
+// them in a message, FieldReader takes them out (leniently, as Read does).
+struct FieldWriter {
+  json& j;
+  template <typename T>
+  void operator()(const char* key, const T& value, bool omitted = false) const {
+    if (!omitted) j[key] = value;
+  }
+};
+
+struct FieldReader {
+  const json& j;
+  template <typename T>
+  void operator()(const char* key, T& value, bool /*omitted*/ = false) const {
+    Read(j, key, value);
+  }
+};
+
+template <typename Field, typename Load>
+void LoadFields(const Field& field, Load& r) {
+  field("task_file", r.task_file);
+  field("impl_file", r.impl_file);
+  field("backend", r.backend);
+  field("seed", r.seed);
+  field("golden_precision", r.golden_precision);
+  field("params", r.params, r.params.empty());
+  field("edge_cases", r.edge_cases);
+  field("runtime_checks", r.runtime_checks);
+  field("ghost_replay", r.ghost_replay);
+}
+
+template <typename Field, typename RunCase>
+void RunCaseFields(const Field& field, RunCase& r) {
+  field("index", r.index);
+  field("seed", r.seed);
+  field("probe", r.probe);
+  field("check_determinism", r.check_determinism);
+  field("evidence", r.evidence);
+}
+
+template <typename Field, typename Lint>
+void LintFields(const Field& field, Lint& r) {
+  field("file", r.file);
+  field("non_compute", r.non_compute);
+}
+
+template <typename Field, typename BenchPrepare>
+void BenchPrepareFields(const Field& field, BenchPrepare& r) {
+  field("index", r.index);
+  field("seed", r.seed);
+  field("warmup", r.warmup);
+  field("flush_l2", r.flush_l2);
+  field("skip_framework", r.skip_framework);
+}
+
+template <typename Field, typename BenchMeasure>
+void BenchMeasureFields(const Field& field, BenchMeasure& r) {
+  field("side", r.side);
+  field("repeats", r.repeats);
+  field("adaptive", r.adaptive);
+  field("max_repeats", r.max_repeats, r.max_repeats <= 0);
+  field("rse_target", r.rse_target);
+  field("max_seconds", r.max_seconds);
+  field("profile_iterations", r.profile_iterations);
+}
+
+// An error's fields travel only in a failed reply.
+template <typename Field, typename Status>
+void ReplyStatusFields(const Field& field, Status& r) {
+  field("ok", r.ok);
+  field("error_type", r.error_type, r.ok);
+  field("error_msg", r.error_msg, r.ok);
+  field("device_poisoned", r.device_poisoned, r.ok);
+}
+
 }  // namespace
 
 std::string RequestOp(const json& request) {
@@ -36,100 +113,39 @@ std::string RequestOp(const json& request) {
 
 void to_json(json& j, const LoadRequest& r) {
   j = Message<LoadRequest>();
-  j["task_file"] = r.task_file;
-  j["impl_file"] = r.impl_file;
-  j["backend"] = r.backend;
-  j["seed"] = r.seed;
-  j["golden_precision"] = r.golden_precision;
-  if (!r.params.empty()) j["params"] = r.params;
-  j["edge_cases"] = r.edge_cases;
-  j["runtime_checks"] = r.runtime_checks;
-  j["ghost_replay"] = r.ghost_replay;
+  LoadFields(FieldWriter{j}, r);
 }
-
-void from_json(const json& j, LoadRequest& r) {
-  Read(j, "task_file", r.task_file);
-  Read(j, "impl_file", r.impl_file);
-  Read(j, "backend", r.backend);
-  Read(j, "seed", r.seed);
-  Read(j, "golden_precision", r.golden_precision);
-  Read(j, "params", r.params);
-  Read(j, "edge_cases", r.edge_cases);
-  Read(j, "runtime_checks", r.runtime_checks);
-  Read(j, "ghost_replay", r.ghost_replay);
-}
+void from_json(const json& j, LoadRequest& r) { LoadFields(FieldReader{j}, r); }
 
 void to_json(json& j, const DescribeCasesRequest&) { j = Message<DescribeCasesRequest>(); }
 void from_json(const json&, DescribeCasesRequest&) {}
 
 void to_json(json& j, const RunCaseRequest& r) {
   j = Message<RunCaseRequest>();
-  j["index"] = r.index;
-  j["seed"] = r.seed;
-  j["probe"] = r.probe;
-  j["check_determinism"] = r.check_determinism;
-  j["evidence"] = r.evidence;
+  RunCaseFields(FieldWriter{j}, r);
 }
-
-void from_json(const json& j, RunCaseRequest& r) {
-  Read(j, "index", r.index);
-  Read(j, "seed", r.seed);
-  Read(j, "probe", r.probe);
-  Read(j, "check_determinism", r.check_determinism);
-  Read(j, "evidence", r.evidence);
-}
+void from_json(const json& j, RunCaseRequest& r) { RunCaseFields(FieldReader{j}, r); }
 
 void to_json(json& j, const EnvironmentRequest&) { j = Message<EnvironmentRequest>(); }
 void from_json(const json&, EnvironmentRequest&) {}
 
 void to_json(json& j, const LintRequest& r) {
   j = Message<LintRequest>();
-  j["file"] = r.file;
-  j["non_compute"] = r.non_compute;
+  LintFields(FieldWriter{j}, r);
 }
-
-void from_json(const json& j, LintRequest& r) {
-  Read(j, "file", r.file);
-  Read(j, "non_compute", r.non_compute);
-}
+void from_json(const json& j, LintRequest& r) { LintFields(FieldReader{j}, r); }
 
 void to_json(json& j, const BenchPrepareRequest& r) {
   j = Message<BenchPrepareRequest>();
-  j["index"] = r.index;
-  j["seed"] = r.seed;
-  j["warmup"] = r.warmup;
-  j["flush_l2"] = r.flush_l2;
-  j["skip_framework"] = r.skip_framework;
+  BenchPrepareFields(FieldWriter{j}, r);
 }
-
-void from_json(const json& j, BenchPrepareRequest& r) {
-  Read(j, "index", r.index);
-  Read(j, "seed", r.seed);
-  Read(j, "warmup", r.warmup);
-  Read(j, "flush_l2", r.flush_l2);
-  Read(j, "skip_framework", r.skip_framework);
-}
+void from_json(const json& j, BenchPrepareRequest& r) { BenchPrepareFields(FieldReader{j}, r); }
 
 void to_json(json& j, const BenchMeasureRequest& r) {
   j = Message<BenchMeasureRequest>();
-  j["side"] = r.side;
-  j["repeats"] = r.repeats;
-  j["adaptive"] = r.adaptive;
-  j["rse_target"] = r.rse_target;
-  j["max_seconds"] = r.max_seconds;
-  j["profile_iterations"] = r.profile_iterations;
-  if (r.max_repeats > 0) j["max_repeats"] = r.max_repeats;
+  BenchMeasureFields(FieldWriter{j}, r);
 }
-
-void from_json(const json& j, BenchMeasureRequest& r) {
-  Read(j, "side", r.side);
-  Read(j, "repeats", r.repeats);
-  Read(j, "adaptive", r.adaptive);
-  Read(j, "max_repeats", r.max_repeats);
-  Read(j, "rse_target", r.rse_target);
-  Read(j, "max_seconds", r.max_seconds);
-  Read(j, "profile_iterations", r.profile_iterations);
-}
+void from_json(const json& j, BenchMeasureRequest& r) { BenchMeasureFields(FieldReader{j}, r); }
 
 void to_json(json& j, const BenchReleaseRequest&) { j = Message<BenchReleaseRequest>(); }
 void from_json(const json&, BenchReleaseRequest&) {}
@@ -145,19 +161,10 @@ void to_json(json& j, const PingRequest&) { j = Message<PingRequest>(); }
 void from_json(const json&, PingRequest&) {}
 
 void to_json(json& j, const ReplyStatus& r) {
-  j = {{"ok", r.ok}};
-  if (r.ok) return;
-  j["error_type"] = r.error_type;
-  j["error_msg"] = r.error_msg;
-  j["device_poisoned"] = r.device_poisoned;
+  j = json::object();
+  ReplyStatusFields(FieldWriter{j}, r);
 }
-
-void from_json(const json& j, ReplyStatus& r) {
-  Read(j, "ok", r.ok);
-  Read(j, "error_type", r.error_type);
-  Read(j, "error_msg", r.error_msg);
-  Read(j, "device_poisoned", r.device_poisoned);
-}
+void from_json(const json& j, ReplyStatus& r) { ReplyStatusFields(FieldReader{j}, r); }
 
 void to_json(json& j, const TensorDescription& r) {
   j = {{"dtype", r.dtype}, {"shape", r.shape}, {"offset", r.offset}, {"nbytes", r.nbytes}};

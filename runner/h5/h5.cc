@@ -505,22 +505,29 @@ Result<std::optional<ScalarAttribute>> OpenScalarAttribute(hid_t object, const s
   return std::optional<ScalarAttribute>(std::move(scalar));
 }
 
-}  // namespace
-
-Status WriteStringAttribute(hid_t object, const std::string& name, const std::string& value) {
+// Replaces attribute `name` of `object` by one scalar of `file_type`, written
+// from `value` of `memory_type`.
+Status WriteScalarAttribute(hid_t object, const std::string& name, hid_t file_type,
+                            hid_t memory_type, const void* value) {
   const AttributeName where(object, name);
   Status removed = RemoveAttribute(object, name, where);
   if (!removed.ok()) return removed;
-  Result<Handle> type = StringType(H5T_VARIABLE, H5T_CSET_UTF8);
-  if (!type.ok()) return type.status();
   Result<Handle> space = CreateDataspace({}, kDataspace);
   if (!space.ok()) return space.status();
   Handle attribute(
-      H5Acreate2(object, name.c_str(), type->id(), space->id(), H5P_DEFAULT, H5P_DEFAULT));
+      H5Acreate2(object, name.c_str(), file_type, space->id(), H5P_DEFAULT, H5P_DEFAULT));
   if (!attribute.valid()) return Failure(where, "H5Acreate2");
-  const char* text = value.c_str();
-  if (H5Awrite(attribute.id(), type->id(), &text) < 0) return Failure(where, "H5Awrite");
+  if (H5Awrite(attribute.id(), memory_type, value) < 0) return Failure(where, "H5Awrite");
   return Status::Ok();
+}
+
+}  // namespace
+
+Status WriteStringAttribute(hid_t object, const std::string& name, const std::string& value) {
+  Result<Handle> type = StringType(H5T_VARIABLE, H5T_CSET_UTF8);
+  if (!type.ok()) return type.status();
+  const char* text = value.c_str();
+  return WriteScalarAttribute(object, name, type->id(), type->id(), &text);
 }
 
 Result<std::optional<std::string>> ReadStringAttribute(hid_t object, const std::string& name) {
@@ -540,16 +547,7 @@ Result<std::optional<std::string>> ReadStringAttribute(hid_t object, const std::
 }
 
 Status WriteIntAttribute(hid_t object, const std::string& name, std::int64_t value) {
-  const AttributeName where(object, name);
-  Status removed = RemoveAttribute(object, name, where);
-  if (!removed.ok()) return removed;
-  Result<Handle> space = CreateDataspace({}, kDataspace);
-  if (!space.ok()) return space.status();
-  Handle attribute(
-      H5Acreate2(object, name.c_str(), H5T_STD_I64LE, space->id(), H5P_DEFAULT, H5P_DEFAULT));
-  if (!attribute.valid()) return Failure(where, "H5Acreate2");
-  if (H5Awrite(attribute.id(), H5T_NATIVE_INT64, &value) < 0) return Failure(where, "H5Awrite");
-  return Status::Ok();
+  return WriteScalarAttribute(object, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
 }
 
 Result<std::optional<std::int64_t>> ReadIntAttribute(hid_t object, const std::string& name) {

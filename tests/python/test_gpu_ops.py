@@ -5,7 +5,6 @@ device; run for real on the H200 through the device tool.
 
 OPVERIFY_GPU_REPORT=<file> also writes one JSON line per operator.
 """
-import ast
 import glob
 import json
 import os
@@ -13,23 +12,13 @@ import subprocess
 
 import pytest
 
+from test_lint import task_constants
+
 torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
     pytest.skip("no CUDA device: the GPU operator tests run on the H200", allow_module_level=True)
 
 JOBS = os.path.join(os.path.dirname(__file__), "..", "..", "jobs")
-
-
-def constants(task_file):
-    """Module-level constants of a task file, read without importing it."""
-    values = {}
-    for node in ast.parse(open(task_file).read()).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            try:
-                values[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
-                pass
-    return values
 
 
 def operators(folder):
@@ -65,7 +54,7 @@ def test_honest_operator_passes(opverify_bin, tmp_path, op):
 
 @pytest.mark.parametrize("op", operators("defects"))
 def test_planted_defect_fails_as_expected(opverify_bin, tmp_path, op):
-    expected = constants(os.path.join(JOBS, "defects", f"{op}_torch.py"))
+    expected = task_constants(os.path.join(JOBS, "defects", f"{op}_torch.py"))
     proc, result = run_verify(opverify_bin, tmp_path, "defects", op, 20)
     assert result is not None, proc.stderr[-3000:]
     assert proc.returncode == 1

@@ -942,6 +942,7 @@ def lint_cli(opverify_bin, *args):
 
 
 def task_constants(task_file):
+    """Module-level constants of a task file, read without importing it."""
     tree = ast.parse(open(task_file).read())
     out = {}
     for node in tree.body:

@@ -4,7 +4,6 @@
 #include "runner/verify/ab_rerun.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <csignal>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include <optional>
 
 #include "tests/support/fake_executor.h"
+#include "tests/support/scratch_dir_test.h"
 
 namespace opverify {
 namespace {
@@ -24,12 +24,10 @@ using testing::FakeReply;
 using testing::Outputs;
 namespace proto = executor_protocol;
 
-class AbRerun : public ::testing::Test {
+class AbRerun : public testing::ScratchDirTest {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "ab_rerun_test_XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    ASSERT_NO_FATAL_FAILURE(ScratchDirTest::SetUp());
     spec_.name = "softmax";
     spec_.task_file = "/ops/softmax_torch.py";
     spec_.impl_file = "/ops/softmax_impl.py";
@@ -39,8 +37,6 @@ class AbRerun : public ::testing::Test {
     load.case_count = 2;
     script_.On("load", [load](const json&, const FakeExecutor&) { return FakeReply::Ok(json(load)); });
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // The case's actual output in `executor`, for case 1 (case 0 always matches).
   void OutputIs(std::function<std::vector<double>(const FakeExecutor&)> actual) {
     script_.On("run_case", [actual](const json& request, const FakeExecutor& executor) {
@@ -74,7 +70,6 @@ class AbRerun : public ::testing::Test {
     return executor.Env("TRITON_CACHE_DIR").find("/ab/fresh_") != std::string::npos;
   }
 
-  std::string dir_;
   OperatorSpec spec_;
   FakeExecutorScript script_;
 };

@@ -17,15 +17,14 @@
 #include <vector>
 
 #include "runner/process/subprocess.h"
+#include "tests/support/seconds_since.h"
 
 namespace opverify {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using testing::SecondsSince;
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -17,14 +17,14 @@
 #include <string>
 #include <utility>
 
+#include "tests/support/seconds_since.h"
+
 namespace opverify {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using testing::SecondsSince;
 
 bool StartsWith(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;

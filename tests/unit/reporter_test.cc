@@ -2,7 +2,6 @@
 // run folder's files.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>  // mkdtemp (POSIX)
 
 #include <filesystem>
 #include <fstream>
@@ -16,6 +15,7 @@
 #include "reduce/precision_reporter.h"
 #include "reduce/summary_json_reporter.h"
 #include "reduce/verify_result_reporter.h"
+#include "tests/support/scratch_dir_test.h"
 
 namespace opverify {
 namespace {
@@ -107,15 +107,8 @@ RunModel SampleRun() {
   return run;
 }
 
-class ReporterTest : public ::testing::Test {
+class ReporterTest : public testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/opverify-reporter-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Runs `reporter` over `run` into the test's folder; its status.
   Status Report(Reporter&& reporter, const RunModel& run = SampleRun()) {
     reporter.ReportContext({dir_});
@@ -130,8 +123,6 @@ class ReporterTest : public ::testing::Test {
     return text.str();
   }
   json ReadJson(const std::string& name) const { return json::parse(Read(name)); }
-
-  std::string dir_;
 };
 
 TEST_F(ReporterTest, SummaryJsonHasTheRunInfoTotalsAndEveryFailure) {

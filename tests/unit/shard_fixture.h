@@ -3,7 +3,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <stdlib.h>  // mkdtemp (POSIX)
 
 #include <filesystem>
 #include <memory>
@@ -13,19 +12,13 @@
 #include "runner/store/case_record.h"
 #include "runner/store/run_records.h"
 #include "runner/store/shard_writer.h"
+#include "tests/support/scratch_dir_test.h"
 #include "tests/unit/shard_sample_case.h"
 
 namespace opverify::testing {
 
-class ShardTest : public ::testing::Test {
+class ShardTest : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/opverify-shard-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // A writer of `rank` into `run_dir` (default: the test's run folder).
   std::unique_ptr<ShardWriter> Writer(int rank, StorePolicy policy = StorePolicy::kAll,
                                       const std::string& run_dir = "") {
@@ -52,8 +45,6 @@ class ShardTest : public ::testing::Test {
   }
 
   std::string Shard(const std::string& file) const { return dir_ + "/shards/" + file; }
-
-  std::string dir_;
 };
 
 inline std::vector<std::string> Ids(const std::vector<CaseRecord>& records) {

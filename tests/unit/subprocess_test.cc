@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdlib.h>  // mkdtemp, setenv (POSIX)
+#include <stdlib.h>  // setenv (POSIX)
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,15 +22,15 @@
 #include <thread>
 
 #include "runner/process/channel.h"
+#include "tests/support/scratch_dir_test.h"
+#include "tests/support/seconds_since.h"
 
 namespace opverify {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using testing::SecondsSince;
 
 SpawnOptions Shell(const std::string& script) {
   SpawnOptions options;
@@ -72,15 +72,8 @@ bool ProcessEnds(pid_t pid, double timeout_s) {
   return false;
 }
 
-class SubprocessTest : public ::testing::Test {
+class SubprocessTest : public testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/opverify-subprocess-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // A script that reports on fd 3 (a pipe here) once it is ready, and the
   // pipe's read end: the test reads the report before acting.
   Subprocess SpawnReporting(SpawnOptions options) {
@@ -99,7 +92,6 @@ class SubprocessTest : public ::testing::Test {
     return report;
   }
 
-  std::string dir_;
   int report_fd_ = -1;
 };
 

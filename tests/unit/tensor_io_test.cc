@@ -3,7 +3,6 @@
 // user gets for bad files.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>  // mkdtemp (POSIX)
 
 #include <algorithm>
 #include <complex>
@@ -22,6 +21,7 @@
 #include "runner/tensor_io/h5_tensor.h"
 #include "runner/tensor_io/npy.h"
 #include "runner/tensor_io/tensor_file.h"
+#include "tests/support/scratch_dir_test.h"
 
 namespace opverify {
 namespace {
@@ -112,16 +112,8 @@ bool IsMappedFrom(const void* address, const std::string& path) {
 }
 
 // Each test works in a fresh temporary folder.
-class TensorIoTest : public testing::Test {
+class TensorIoTest : public testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "opverify_tensor_io_XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
 
   std::string WriteFile(const std::string& name, const std::string& bytes) const {
@@ -143,8 +135,6 @@ class TensorIoTest : public testing::Test {
     EXPECT_FALSE(tensor.ok()) << name;
     return tensor.status();
   }
-
-  std::string dir_;
 };
 
 using NpyTest = TensorIoTest;
@@ -699,10 +689,10 @@ TEST_F(H5TensorTest, FailuresCarryHdf5sReasonAndPrintNothing) {
   Result<h5::Handle> file = h5::OpenFile(Path("w.h5"), h5::FileMode::kTruncate);
   ASSERT_TRUE(file.ok());
   ASSERT_TRUE(h5::CreateGroup(file->id(), "/a/b").ok());  // intermediate groups made
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   const Result<h5::Handle> dataset = h5::OpenDataset(file->id(), "/a/b");
   const Result<h5::Handle> again = h5::CreateGroup(file->id(), "/a/b");
-  const std::string printed = testing::internal::GetCapturedStderr();
+  const std::string printed = ::testing::internal::GetCapturedStderr();
   ASSERT_FALSE(dataset.ok());
   EXPECT_THAT(dataset.status().message(), HasSubstr("w.h5:/a/b: H5Dopen2 failed: not a dataset"));
   ASSERT_FALSE(again.ok());

@@ -5,7 +5,6 @@
 #include "runner/batch/worker.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <atomic>
 #include <csignal>
@@ -13,6 +12,7 @@
 
 #include "runner/store/run_records.h"
 #include "tests/support/fake_executor.h"
+#include "tests/support/scratch_dir_test.h"
 
 namespace opverify {
 namespace {
@@ -27,12 +27,10 @@ namespace proto = executor_protocol;
 
 FakeReply Matches() { return FakeReply::Ok({{"input_dtypes", {"float32"}}}, Outputs({1, 2, 3}, {1, 2, 3})); }
 
-class Worker : public ::testing::Test {
+class Worker : public testing::ScratchDirTest {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "worker_test_XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    ASSERT_NO_FATAL_FAILURE(ScratchDirTest::SetUp());
     Result<std::unique_ptr<ShardWriter>> shard =
         ShardWriter::Create(dir_, 0, StorePolicy::kFailures, Durability::kProcessCrash);
     ASSERT_TRUE(shard.ok()) << shard.status().ToString();
@@ -68,7 +66,7 @@ class Worker : public ::testing::Test {
   }
   void TearDown() override {
     shard_.reset();
-    fs::remove_all(dir_);
+    ScratchDirTest::TearDown();
   }
 
   // Runs item 0 (every case of the operator); the case reports, in order.
@@ -87,7 +85,6 @@ class Worker : public ::testing::Test {
     return ids.ok() ? ids.value() : std::set<std::string>();
   }
 
-  std::string dir_;
   std::unique_ptr<ShardWriter> shard_;
   JobManifest job_;
   BatchOptions options_;

@@ -111,7 +111,7 @@ OperatorPerformance BuildPerformance(const std::string& name, const OperatorReco
   for (auto& [index, shape] : shapes) result.shapes.push_back(std::move(shape));
   json clocks = json::array();
   for (const CaseRecord* item : op.bench_items) {
-    perf.settings = BenchSettings::FromJson(item->extra.value("settings", json::object()));
+    perf.settings = BenchConfig::FromJson(item->extra.value("settings", json::object()));
     if (result.environment.is_null()) result.environment = item->extra.value("environment", json());
     clocks.push_back(item->extra.value("clock", json()));
     result.wall_s += item->extra.value("wall_s", 0.0);

@@ -33,7 +33,7 @@ struct DtypeCell {
 // passed (all `case_count` of them were stored) and shapes were benchmarked.
 struct OperatorPerformance {
   OperatorBenchResult result;  // one shape per case index (the latest stored), in case order
-  BenchSettings settings;      // the last work item's
+  BenchConfig settings;  // the last work item's
   // perf_result.json's top level: the geometric mean speedup over the valid
   // shapes and the mean latencies; unset where it writes null.
   std::optional<double> speedup;

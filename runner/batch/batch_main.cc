@@ -88,7 +88,7 @@ std::optional<JobManifest> LoadJob(const BatchOptions& options, int rank, int* e
 std::vector<WorkItem> PlanJob(const JobManifest& job, const BatchOptions& options) {
   std::vector<OperatorShape> shapes;
   for (const auto& op : job.operators) {
-    shapes.push_back({op.name, op.edge_cases ? 0 : static_cast<int>(op.cases.size())});
+    shapes.push_back({op.name, op.config.edge_cases ? 0 : static_cast<int>(op.cases.size())});
   }
   return PlanWork(shapes, PreviousSeconds(options.previous_run), options.max_cases_per_item);
 }

@@ -18,7 +18,7 @@ struct BatchOptions {
   std::optional<Shard> shard;    // --shard I/N: one part of the manifest's operators
   bool dry_run = false;
   StorePolicy store = StorePolicy::kFailures;
-  std::optional<double> timeout_s;  // overrides every operator's per-case timeout
+  std::optional<double> timeout_s;  // overrides every operator's OperatorConfig::timeout_s
   bool bench = true;
   double freq_check_interval_s = 1.0;  // device clock samples during the benchmark (0: none)
   bool verbose = false;

@@ -22,17 +22,8 @@ OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
   spec.task_file = op.task_file;
   spec.impl_file = op.impl_file;
   spec.impl_name = op.impl_name;
-  spec.non_compute = op.non_compute;
-  spec.standard = op.standard;
-  spec.precision_mode = op.precision_mode;
-  spec.timeout_s = options.timeout_s.value_or(op.timeout_s);
-  spec.lint = op.lint;
-  spec.repeat = op.repeat;
-  spec.seeds = op.seeds;
-  spec.golden_precision = op.golden_precision;
-  spec.edge_cases = op.edge_cases;
-  spec.runtime_checks = op.runtime_checks;
-  spec.ghost_replay = op.ghost_replay;
+  spec.config = op.config;
+  if (options.timeout_s) spec.config.timeout_s = *options.timeout_s;
   spec.params = op.cases;
   return spec;
 }
@@ -72,16 +63,6 @@ CaseRecord FactRecord(RecordKind kind, const std::string& tag, const OperatorJob
   fact.passed = true;
   fact.rank = rank;
   return fact;
-}
-
-BenchSettings BenchSettingsFor(const JobBench& job) {
-  BenchSettings settings;
-  settings.warmup = job.warmup;
-  settings.repeats = job.repeats;
-  settings.adaptive = job.adaptive;
-  settings.rse_target = job.target_rse;
-  settings.max_repeats = job.max_repeats;
-  return settings;
 }
 
 // The performance phase of one item (PRODUCT.md step 7): when every case of
@@ -124,8 +105,8 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   const auto started = std::chrono::steady_clock::now();
   OperatorSpec bench_spec = spec;
   bench_spec.skip_case = [&](int i, const std::string&) { return to_bench.count(i) == 0; };
-  bench_spec.edge_cases = false;
-  const BenchSettings settings = BenchSettingsFor(op.bench);
+  bench_spec.config.edge_cases = false;
+  const BenchConfig& settings = op.bench;
   const OperatorBenchResult result =
       BenchOperator(bench_spec, run, settings, DeviceClockOpener(setup.options->freq_check_interval_s));
   for (const ShapeResult& shape : result.shapes) {
@@ -263,7 +244,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
                   {"case_count", outcome.case_count},
                   {"impl_name", op.impl_name},
                   {"task_file", op.task_file},
-                  {"lint_enabled", op.lint}};
+                  {"lint_enabled", op.config.lint}};
     store_ok = Store(setup, meta);
   }
   if (store_ok && options.bench && op.bench.enabled && !stopping()) {

@@ -18,40 +18,6 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 namespace proto = executor_protocol;
 
-json BenchSettings::ToJson() const {
-  json out = {{"warmup", warmup},
-              {"repeats", repeats},
-              {"adaptive", adaptive},
-              {"max_repeats", max_repeats > 0 ? max_repeats : repeats * 20},
-              {"rse_target", rse_target},
-              {"max_seconds", max_seconds},
-              {"flush_l2", flush_l2},
-              {"profile_iterations", profile_iterations},
-              {"skip_framework", skip_framework},
-              {"review_speedup", review_speedup}};
-  out["framework_latency_ms"] = framework_latency_ms ? json(*framework_latency_ms) : json(nullptr);
-  return out;
-}
-
-BenchSettings BenchSettings::FromJson(const json& j) {
-  BenchSettings s;
-  if (!j.is_object()) return s;
-  s.warmup = j.value("warmup", s.warmup);
-  s.repeats = j.value("repeats", s.repeats);
-  s.adaptive = j.value("adaptive", s.adaptive);
-  s.max_repeats = j.value("max_repeats", s.max_repeats);
-  s.rse_target = j.value("rse_target", s.rse_target);
-  s.max_seconds = j.value("max_seconds", s.max_seconds);
-  s.flush_l2 = j.value("flush_l2", s.flush_l2);
-  s.profile_iterations = j.value("profile_iterations", s.profile_iterations);
-  s.skip_framework = j.value("skip_framework", s.skip_framework);
-  if (j.contains("framework_latency_ms") && j["framework_latency_ms"].is_number()) {
-    s.framework_latency_ms = j["framework_latency_ms"].get<double>();
-  }
-  s.review_speedup = j.value("review_speedup", s.review_speedup);
-  return s;
-}
-
 namespace {
 
 std::optional<double> OptionalNumber(const json& object, const char* key) {
@@ -103,7 +69,7 @@ ClockOpener DeviceClockOpener(double interval_s, double drift_tolerance) {
   };
 }
 
-OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& options, const BenchSettings& settings,
+OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& options, const BenchConfig& settings,
                                   const ClockOpener& open_clock) {
   const auto started = std::chrono::steady_clock::now();
   OperatorBenchResult out;
@@ -130,7 +96,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
     }
     return out;
   }
-  CallResult environment = session.executor()->Call(proto::EnvironmentRequest{}, spec.timeout_s);
+  CallResult environment = session.executor()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
   if (environment.succeeded()) out.environment = environment.As<proto::EnvironmentReply>().environment;
   std::unique_ptr<ClockMonitor> clock = open_clock ? open_clock(out.environment) : nullptr;
   if (clock) clock->Start();
@@ -162,11 +128,11 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
     };
     proto::BenchPrepareRequest prepare;
     prepare.index = i;
-    prepare.seed = spec.seed;
+    prepare.seed = spec.config.seed;
     prepare.warmup = settings.warmup;
     prepare.flush_l2 = settings.flush_l2;
     prepare.skip_framework = settings.skip_framework;
-    CallResult prepared = executor->Call(prepare, spec.timeout_s);
+    CallResult prepared = executor->Call(prepare, spec.config.timeout_s);
     if (prepared.failure == CallFailure::kNone) {
       const auto reply = prepared.As<proto::BenchPrepareReply>();
       shape.input_desc = reply.input_desc;
@@ -194,7 +160,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
         measure.rse_target = settings.rse_target;
         measure.max_seconds = settings.max_seconds;
         measure.profile_iterations = settings.profile_iterations;
-        CallResult measured = executor->Call(measure, spec.timeout_s + settings.max_seconds);
+        CallResult measured = executor->Call(measure, spec.config.timeout_s + settings.max_seconds);
         if (failed(measured, std::string("timing ") + side)) {
           ok = false;
           break;
@@ -225,7 +191,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
         }
       }
       if (session.executor() != nullptr && session.executor()->alive()) {
-        session.executor()->Call(proto::BenchReleaseRequest{}, spec.timeout_s);
+        session.executor()->Call(proto::BenchReleaseRequest{}, spec.config.timeout_s);
       }
     }
     spdlog::info("{} [shape {}/{}] {}: framework {} ms, implementation {} ms, speedup {}", spec.name, i + 1,
@@ -349,7 +315,7 @@ ordered_json AggregateSide(const std::vector<const SideResult*>& sides) {
 
 }  // namespace
 
-ordered_json PerfResultJson(const OperatorBenchResult& result, const BenchSettings& settings) {
+ordered_json PerfResultJson(const OperatorBenchResult& result, const BenchConfig& settings) {
   int passed = 0;
   std::vector<std::pair<int, std::optional<double>>> speedups;
   std::vector<const SideResult*> frameworks, implementations;

@@ -14,25 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/bench/clock_monitor.h"
+#include "runner/config/bench_config.h"
 #include "runner/verify/operator_run.h"
 
 namespace opverify {
-
-struct BenchSettings {
-  int warmup = 5;
-  int repeats = 50;
-  bool adaptive = false;     // more repeats until the relative standard error is under rse_target
-  int max_repeats = 0;       // adaptive's cap (0: 20 x repeats)
-  double rse_target = 0.01;
-  double max_seconds = 60;   // adaptive's time cap per side and shape
-  bool flush_l2 = true;
-  int profile_iterations = 10;  // for the per-kernel breakdown (0: none)
-  bool skip_framework = false;  // with framework_latency_ms: the framework's latency is given
-  std::optional<double> framework_latency_ms;
-  double review_speedup = 10;   // a speedup above this is flagged for review
-  nlohmann::json ToJson() const;
-  static BenchSettings FromJson(const nlohmann::json& json);
-};
 
 struct SideResult {
   bool measured = false;
@@ -75,7 +60,7 @@ using ClockOpener = std::function<std::unique_ptr<ClockMonitor>(const nlohmann::
 ClockOpener DeviceClockOpener(double interval_s, double drift_tolerance = 0.05);
 
 // Benchmarks every case of `spec` that spec.skip_case does not skip.
-OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& options, const BenchSettings& settings,
+OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& options, const BenchConfig& settings,
                                   const ClockOpener& open_clock = nullptr);
 
 // A shape's whole record (timings, statistics, kernels, warnings) and back:
@@ -84,6 +69,6 @@ nlohmann::json ShapeResultToJson(const ShapeResult& shape);
 ShapeResult ShapeResultFromJson(const nlohmann::json& json);
 
 // The seed's perf_result.json, then our own details under "opverify".
-nlohmann::ordered_json PerfResultJson(const OperatorBenchResult& result, const BenchSettings& settings);
+nlohmann::ordered_json PerfResultJson(const OperatorBenchResult& result, const BenchConfig& settings);
 
 }  // namespace opverify

@@ -19,16 +19,17 @@ using nlohmann::json;
 
 CLI::App* AddBenchCommand(CLI::App& parent, BenchArgs* args) {
   CLI::App* cmd = parent.add_subcommand("bench", "Benchmark one verified operator: framework against implementation");
+  BenchConfig* bench = &args->bench;
   cmd->add_option("--op_name", args->op_name, "Operator name: the file prefix")->required();
   cmd->add_option("--verify_dir", args->verify_dir, "Folder with {op}_torch.py, {op}_{impl}.py and the verify result");
   cmd->add_option("--triton_impl_name", args->triton_impl_name, "Implementation module suffix");
-  cmd->add_option("--warmup", args->warmup, "Warm-up forwards per side and shape")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--repeats", args->repeats, "Timed forwards per side and shape (the minimum with --adaptive)")
+  cmd->add_option("--warmup", bench->warmup, "Warm-up forwards per side and shape")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repeats", bench->repeats, "Timed forwards per side and shape (the minimum with --adaptive)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--output", args->output, "perf_result.json path (default: in verify_dir)");
   cmd->add_flag("--verify_not_required", args->verify_not_required, "Skip the L1 verify gate");
-  cmd->add_flag("--skip_framework", args->skip_framework, "Do not time Model (give --framework_latency_ms)");
-  cmd->add_option("--framework_latency_ms", args->framework_latency_ms,
+  cmd->add_flag("--skip_framework", bench->skip_framework, "Do not time Model (give --framework_latency_ms)");
+  cmd->add_option("--framework_latency_ms", bench->framework_latency_ms,
                   "With --skip_framework: the framework's latency every speedup is computed against")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--lock-frequency,!--no-lock-frequency", args->lock_frequency,
@@ -38,20 +39,21 @@ CLI::App* AddBenchCommand(CLI::App& parent, BenchArgs* args) {
       ->check(CLI::IsMember({"warn", "error"}));
   cmd->add_option("--freq-check-interval", args->freq_check_interval, "Seconds between clock samples (0: none)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--timeout", args->timeout_s, "Seconds a shape's preparation or timing may take")
+  cmd->add_option("--timeout", args->operator_config.timeout_s, "Seconds a shape's preparation or timing may take")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--backend", args->backend, "Where both sides run")->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
-  cmd->add_flag("--adaptive", args->adaptive, "Repeat until the relative standard error is under --rse-target");
-  cmd->add_option("--max-repeats", args->max_repeats, "With --adaptive: at most this many (default 20 x --repeats)")
+  cmd->add_flag("--adaptive", bench->adaptive, "Repeat until the relative standard error is under --rse-target");
+  cmd->add_option("--max-repeats", bench->max_repeats, "With --adaptive: at most this many (default 20 x --repeats)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--rse-target", args->rse_target, "With --adaptive: the relative standard error to reach")
+  cmd->add_option("--rse-target", bench->rse_target, "With --adaptive: the relative standard error to reach")
       ->check(CLI::Range(1e-6, 1.0));
-  cmd->add_flag("--no-flush", args->no_flush, "Do not flush the L2 cache before each repeat");
-  cmd->add_option("--profile-iterations", args->profile_iterations, "Forwards profiled for the per-kernel breakdown")
+  cmd->add_flag_callback("--no-flush", [bench] { bench->flush_l2 = false; },
+                         "Do not flush the L2 cache before each repeat");
+  cmd->add_option("--profile-iterations", bench->profile_iterations, "Forwards profiled for the per-kernel breakdown")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--drift-tolerance", args->drift_tolerance, "Clock drift from the warmed-up clock that warns")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--seed", args->seed, "Seed of every RNG before inputs and models are built");
+  cmd->add_option("--seed", args->operator_config.seed, "Seed of every RNG before inputs and models are built");
   return cmd;
 }
 
@@ -72,25 +74,13 @@ int RunBench(const BenchArgs& args) {
     return 1;
   }
   OperatorSpec spec = std::move(found).value();
-  spec.timeout_s = args.timeout_s;
-  spec.seed = args.seed;
-  if (args.skip_framework && !args.framework_latency_ms) {
+  spec.config = args.operator_config;
+  if (args.bench.skip_framework && !args.bench.framework_latency_ms) {
     spdlog::warn("--skip_framework without --framework_latency_ms: no speedup can be computed");
   }
   const fs::path output =
       fs::absolute(args.output.empty() ? dir / PerfResultFileName(args.triton_impl_name) : fs::path(args.output));
   if (!MakeOutputFolder("bench", output)) return 1;
-
-  BenchSettings settings;
-  settings.warmup = args.warmup;
-  settings.repeats = args.repeats;
-  settings.adaptive = args.adaptive;
-  settings.max_repeats = args.max_repeats;
-  settings.rse_target = args.rse_target;
-  settings.flush_l2 = !args.no_flush;
-  settings.profile_iterations = args.profile_iterations;
-  settings.skip_framework = args.skip_framework;
-  settings.framework_latency_ms = args.framework_latency_ms;
 
   RunOptions options;
   options.backend = args.backend;
@@ -118,13 +108,13 @@ int RunBench(const BenchArgs& args) {
     return watch ? watch_clock(environment) : nullptr;
   };
 
-  OperatorBenchResult result = BenchOperator(spec, options, settings, opener);
+  OperatorBenchResult result = BenchOperator(spec, options, args.bench, opener);
   if (!locked_device.is_null()) spdlog::info("clock unlock: {}", UnlockDeviceClock(locked_device));
   if (result.clock.is_object()) {
     for (const auto& w : result.clock.value("warnings", json::array())) clock_problems.push_back(w.get<std::string>());
   }
   result.warnings.insert(result.warnings.end(), clock_problems.begin(), clock_problems.end());
-  const auto perf = PerfResultJson(result, settings);
+  const auto perf = PerfResultJson(result, args.bench);
   if (!WriteOutputJson("bench", output, perf)) return 1;
   const json& speedup = perf["speedup_vs_torch"];
   std::printf("%s: %d/%d shapes measured, speedup %s -> %s\n", args.op_name.c_str(),

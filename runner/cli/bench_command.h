@@ -10,31 +10,24 @@
 
 #include <CLI/CLI.hpp>
 
+#include "runner/config/bench_config.h"
+#include "runner/config/operator_config.h"
+
 namespace opverify {
 
 struct BenchArgs {
   std::string op_name;
   std::string verify_dir = ".";
   std::string triton_impl_name = "triton_ascend_impl";
-  int warmup = 5;
-  int repeats = 50;
   std::string output;
   bool verify_not_required = false;
-  bool skip_framework = false;
-  std::optional<double> framework_latency_ms;
   std::optional<bool> lock_frequency;  // unset: watch the clock, do not lock it
   std::string lock_frequency_fail_action = "warn";
   double freq_check_interval = 1.0;
-  // Beyond the seed:
-  double timeout_s = 900;
-  std::string backend = "auto";
-  bool adaptive = false;
-  int max_repeats = 0;
-  double rse_target = 0.01;
-  bool no_flush = false;
-  int profile_iterations = 10;
   double drift_tolerance = 0.05;
-  unsigned long long seed = 0;
+  std::string backend = "auto";
+  BenchConfig bench;        // --warmup, --repeats, --adaptive, ... bind to its fields
+  OperatorConfig operator_config;  // --timeout and --seed bind to its fields
 };
 
 CLI::App* AddBenchCommand(CLI::App& parent, BenchArgs* args);

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <vector>
 
+#include "runner/cli/named_option.h"
 #include "runner/cli/output_file.h"
 #include "runner/verify/operator_run.h"
 #include "runner/verify/verify_result.h"
@@ -18,37 +19,41 @@ namespace opverify {
 
 CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   CLI::App* cmd = parent.add_subcommand("verify", "Verify one operator's implementation against its reference");
+  OperatorConfig* config = &args->config;
   cmd->add_option("--op_name", args->op_name, "Operator name: the file prefix")->required();
   cmd->add_option("--verify_dir", args->verify_dir, "Folder with {op}_torch.py and {op}_{impl}.py");
   cmd->add_option("--triton_impl_name", args->triton_impl_name, "Implementation module suffix");
-  cmd->add_option("--timeout", args->timeout_s, "Seconds each case may take before it is stopped (Timeout)")
+  cmd->add_option("--timeout", config->timeout_s, "Seconds each case may take before it is stopped (Timeout)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--output", args->output, "verify_result.json path (default: in verify_dir)");
-  cmd->add_flag("--non-compute", args->non_compute, "Data-movement operator: outputs must match bitwise");
+  // Given: true; not given: unset, so the task file's NON_COMPUTE decides.
+  cmd->add_flag_callback("--non-compute", [config] { config->non_compute = true; },
+                         "Data-movement operator: outputs must match bitwise");
   cmd->add_flag("--fresh-cache", args->fresh_cache,
                 "Compile into a private temporary TRITON_CACHE_DIR (and TORCHINDUCTOR_CACHE_DIR)");
   cmd->add_flag("--keep-cache", args->keep_cache, "With --fresh-cache: keep that folder and print its path");
   cmd->add_option("--backend", args->backend, "Where ModelNew runs")->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
-  cmd->add_option("--standard", args->standard, "Precision standard")
-      ->check(CLI::IsMember({"eco", "npu_benchmark", "mere_mare", "strict"}));
-  cmd->add_option("--precision-mode", args->precision_mode, "hf32/tf32 float32 thresholds")
-      ->check(CLI::IsMember({"none", "hf32", "tf32"}));
-  cmd->add_flag("--no-lint", args->no_lint, "Skip the static check (for implementations that are not Triton)");
-  cmd->add_flag("--probe-determinism", args->probe_determinism, "Hidden-state probe P3: run Model twice");
-  cmd->add_option("--seed", args->seed, "Seed of every RNG before inputs and models are built");
-  cmd->add_option("--repeat", args->repeat,
+  AddNamedOption(cmd, "--standard", &config->standard, ParseStandard, StandardName,
+                 {"eco", "npu_benchmark", "mere_mare", "strict"}, "Precision standard");
+  AddNamedOption(cmd, "--precision-mode", &config->precision_mode, ParsePrecisionMode, PrecisionModeName,
+                 {"none", "hf32", "tf32"}, "hf32/tf32 float32 thresholds");
+  cmd->add_flag_callback("--no-lint", [config] { config->lint = false; },
+                         "Skip the static check (for implementations that are not Triton)");
+  cmd->add_flag("--probe-determinism", config->probe_determinism, "Hidden-state probe P3: run Model twice");
+  cmd->add_option("--seed", config->seed, "Seed of every RNG before inputs and models are built");
+  cmd->add_option("--repeat", config->repeat,
                   "Stress runs: each case N times, each judged; outputs differing bit for bit: Nondeterministic")
       ->check(CLI::Range(1, 1000));
-  cmd->add_option("--seeds", args->seeds, "Input seeds per case (seed+1, ..., then --seed), each judged")
+  cmd->add_option("--seeds", config->seeds, "Input seeds per case (seed+1, ..., then --seed), each judged")
       ->check(CLI::Range(1, 100));
-  cmd->add_option("--golden-precision", args->golden_precision,
+  cmd->add_option("--golden-precision", config->golden_precision,
                   "fp64: the reference on inputs widened to float64, each output rounded once to its dtype")
       ->check(CLI::IsMember({"native", "fp64"}));
-  cmd->add_flag("--edge-cases", args->edge_cases,
+  cmd->add_flag("--edge-cases", config->edge_cases,
                 "Also generated edge cases: sizes 0, 1, 2^k-1, 2^k, 2^k+1 of each size parameter; NaN/Inf inputs");
-  cmd->add_flag("--no-runtime-checks", args->no_runtime_checks,
-                "cuda: skip the profiler's own-kernel check and the device operator trace");
-  cmd->add_flag("--ghost-replay", args->ghost_replay,
+  cmd->add_flag_callback("--no-runtime-checks", [config] { config->runtime_checks = false; },
+                         "cuda: skip the profiler's own-kernel check and the device operator trace");
+  cmd->add_flag("--ghost-replay", config->ghost_replay,
                 "cuda: rerun with the @triton.jit kernels made no-ops; unchanged outputs fail");
   return cmd;
 }
@@ -61,19 +66,7 @@ int RunVerify(const VerifyArgs& args) {
     return 1;
   }
   OperatorSpec spec = std::move(found).value();
-  if (args.non_compute) spec.non_compute = true;
-  spec.standard = *ParseStandard(args.standard);
-  spec.precision_mode = *ParsePrecisionMode(args.precision_mode);
-  spec.timeout_s = args.timeout_s;
-  spec.lint = !args.no_lint;
-  spec.probe_determinism = args.probe_determinism;
-  spec.seed = args.seed;
-  spec.repeat = args.repeat;
-  spec.seeds = args.seeds;
-  spec.golden_precision = args.golden_precision;
-  spec.edge_cases = args.edge_cases;
-  spec.runtime_checks = !args.no_runtime_checks;
-  spec.ghost_replay = args.ghost_replay;
+  spec.config = args.config;
   if (args.keep_cache && !args.fresh_cache) spdlog::warn("--keep-cache has no effect without --fresh-cache");
 
   RunOptions options;
@@ -114,7 +107,7 @@ int RunVerify(const VerifyArgs& args) {
   }
   for (const CaseOutcome& c : outcome.cases) {
     if (c.error_type == "Timeout") {  // the seed's words, which its callers look for
-      std::fprintf(stderr, "opverify verify: 验证超时 (%g 秒): case %d gave no reply in time\n", args.timeout_s,
+      std::fprintf(stderr, "opverify verify: 验证超时 (%g 秒): case %d gave no reply in time\n", args.config.timeout_s,
                    c.index + 1);
     }
   }

@@ -7,30 +7,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include "runner/config/operator_config.h"
+
 namespace opverify {
 
 struct VerifyArgs {
   std::string op_name;
   std::string verify_dir = ".";
   std::string triton_impl_name = "triton_ascend_impl";
-  double timeout_s = 900;
   std::string output;
-  bool non_compute = false;
   bool fresh_cache = false;
   bool keep_cache = false;
-  // Beyond the seed:
   std::string backend = "auto";
-  std::string standard = "eco";
-  std::string precision_mode = "none";
-  bool no_lint = false;
-  bool probe_determinism = false;
-  unsigned long long seed = 0;
-  int repeat = 1;
-  int seeds = 3;
-  std::string golden_precision = "native";
-  bool edge_cases = false;
-  bool no_runtime_checks = false;
-  bool ghost_replay = false;
+  OperatorConfig config;  // --timeout, --non-compute, --standard, ... bind to its fields
 };
 
 CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args);

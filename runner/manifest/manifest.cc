@@ -60,19 +60,6 @@ json ApplyDefaults(const json& defaults, const json& entry) {
   return merged;
 }
 
-JobBench BenchFrom(const json& fields) {
-  JobBench bench;
-  if (!fields.contains("bench")) return bench;
-  const json& b = fields["bench"];
-  bench.warmup = b.value("warmup", bench.warmup);
-  bench.repeats = b.value("repeats", bench.repeats);
-  bench.enabled = b.value("enabled", bench.enabled);
-  bench.adaptive = b.value("adaptive", bench.adaptive);
-  bench.target_rse = b.value("target_rse", bench.target_rse);
-  bench.max_repeats = b.value("max_repeats", bench.max_repeats);
-  return bench;
-}
-
 // An operator resolved, and the include chain that brought its manifest in
 // (empty for the top manifest), for duplicate messages.
 struct Resolved {
@@ -249,31 +236,9 @@ Status Resolver::Add(const ManifestFile& file, const std::string& pointer, const
       return Status::NotFound(Printf("%s: %s %s not found", where.c_str(), role, shown.c_str()));
     }
   }
-  if (fields.contains("non_compute")) job.non_compute = fields["non_compute"].get<bool>();
-  if (fields.contains("standard")) {
-    const std::optional<Standard> standard = ParseStandard(fields["standard"].get<std::string>());
-    if (!standard) return Status::Internal(where + ": schema and judge disagree on 'standard'");
-    job.standard = *standard;
-  }
-  if (fields.contains("precision_mode") && !fields["precision_mode"].is_null()) {
-    const std::optional<PrecisionMode> mode =
-        ParsePrecisionMode(fields["precision_mode"].get<std::string>());
-    if (!mode) return Status::Internal(where + ": schema and judge disagree on 'precision_mode'");
-    job.precision_mode = *mode;
-  }
-  job.timeout_s = fields.value("timeout_s", job.timeout_s);
-  job.lint = fields.value("lint", job.lint);
-  job.repeat = fields.value("repeat", job.repeat);
-  job.seeds = fields.value("seeds", job.seeds);
-  job.golden_precision = fields.value("golden_precision", job.golden_precision);
-  job.edge_cases = fields.value("edge_cases", job.edge_cases);
-  job.runtime_checks = fields.value("runtime_checks", job.runtime_checks);
-  job.ghost_replay = fields.value("ghost_replay", job.ghost_replay);
-  job.bench = BenchFrom(fields);
-  if (job.bench.adaptive && job.bench.max_repeats < job.bench.repeats) {
-    return Status::InvalidInput(
-        where + ": bench.max_repeats (" + std::to_string(job.bench.max_repeats) +
-        ") is below bench.repeats (" + std::to_string(job.bench.repeats) + ")");
+  if (Status judged = ApplyManifestFields(fields, where, &job.config); !judged.ok()) return judged;
+  if (fields.contains("bench")) {
+    if (Status benched = ApplyManifestBench(fields["bench"], where, &job.bench); !benched.ok()) return benched;
   }
   job.tags = fields.value("tags", job.tags);
   if (fields.contains("task_sha256")) job.task_sha256 = fields["task_sha256"].get<std::string>();

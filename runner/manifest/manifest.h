@@ -16,19 +16,10 @@
 
 #include "runner/cases/cases.h"  // ExpandSweep, CaseId, EdgeCaseId: what callers key cases on
 #include "runner/common/status.h"
-#include "runner/judge/standards.h"
+#include "runner/config/bench_config.h"
+#include "runner/config/operator_config.h"
 
 namespace opverify {
-
-// A manifest entry's "bench" object (runner/bench/operator_bench.h's BenchSettings is what runs).
-struct JobBench {
-  int warmup = 5;
-  int repeats = 50;
-  bool enabled = true;
-  bool adaptive = false;  // repeat until the relative standard error < target
-  double target_rse = 0.01;
-  int max_repeats = 1000;
-};
 
 // One operator of a job, with every default applied.
 struct OperatorJob {
@@ -36,18 +27,8 @@ struct OperatorJob {
   std::string task_file;  // absolute: <dir>/<name>_torch.py
   std::string impl_file;  // absolute: <dir>/<name>_<impl_name>.py
   std::string impl_name = "triton_ascend_impl";
-  std::optional<bool> non_compute;  // unset: the task file's NON_COMPUTE
-  Standard standard = Standard::kEco;
-  PrecisionMode precision_mode = PrecisionMode::kNone;
-  double timeout_s = 900;  // per case
-  bool lint = true;
-  int repeat = 1;  // stress runs per case (each judged; differing bits: Nondeterministic)
-  int seeds = 3;   // input seeds per case, each judged
-  std::string golden_precision = "native";  // or "fp64"
-  bool edge_cases = false;      // generated edge cases after the operator's own
-  bool runtime_checks = true;   // cuda: own kernels in the profile, torch operators on the allowed list
-  bool ghost_replay = false;    // cuda: outputs must change with the @triton.jit kernels made no-ops
-  JobBench bench;
+  OperatorConfig config;  // how it is judged (runner/config/operator_config.h)
+  BenchConfig bench = BenchConfig::ForManifest();  // how it is benchmarked
   std::vector<std::string> tags;
   std::optional<std::string> task_sha256;  // anchor: a changed task file is refused
   // The sweep's cartesian product, one JSON object of get_inputs keyword

@@ -21,7 +21,7 @@ struct Attempt {
 Attempt RunAlone(const OperatorSpec& spec, const RunOptions& options, int index) {
   OperatorSpec alone = spec;
   alone.skip_case = [index](int i, const std::string&) { return i != index; };
-  alone.lint = false;  // the original run already passed it
+  alone.config.lint = false;  // the original run already passed it
   OperatorOutcome outcome = RunOperator(alone, options);
   Attempt attempt;
   attempt.environment = outcome.environment;

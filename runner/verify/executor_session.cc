@@ -78,7 +78,7 @@ std::optional<CallError> OperatorSession::Failed(const CallResult& call) {
 
 json OperatorSession::DescribeCases() {
   if (executor_ == nullptr || !executor_->alive()) return json::array();
-  CallResult described = executor_->Call(proto::DescribeCasesRequest{}, spec_.timeout_s);
+  CallResult described = executor_->Call(proto::DescribeCasesRequest{}, spec_.config.timeout_s);
   if (!described.succeeded()) return json::array();
   return described.As<proto::DescribeCasesReply>().input_descs;
 }
@@ -93,13 +93,13 @@ CallResult OperatorSession::Load() {
   load.task_file = spec_.task_file;
   load.impl_file = spec_.impl_file;
   load.backend = options_.backend;
-  load.seed = spec_.seed;
-  load.golden_precision = spec_.golden_precision;
+  load.seed = spec_.config.seed;
+  load.golden_precision = spec_.config.golden_precision;
   load.params = spec_.params;
-  load.edge_cases = spec_.edge_cases;
-  load.runtime_checks = spec_.runtime_checks && spec_.lint;
-  load.ghost_replay = spec_.ghost_replay;
-  return executor_->Call(load, spec_.timeout_s);
+  load.edge_cases = spec_.config.edge_cases;
+  load.runtime_checks = spec_.config.runtime_checks && spec_.config.lint;
+  load.ghost_replay = spec_.config.ghost_replay;
+  return executor_->Call(load, spec_.config.timeout_s);
 }
 
 }  // namespace opverify

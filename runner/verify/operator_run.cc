@@ -81,8 +81,8 @@ std::optional<std::string> DegenerateReference(const TensorView& golden) {
 void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& call,
                   const proto::RunCaseReply& reply, CaseOutcome* outcome) {
   JudgeOptions options;
-  options.standard = spec.standard;
-  options.precision_mode = spec.precision_mode;
+  options.standard = spec.config.standard;
+  options.precision_mode = spec.config.precision_mode;
   options.non_compute = non_compute;
   options.input_type = InputTypeOf(reply.input_dtypes);
   const auto& tensors = call.tensors;
@@ -115,8 +115,8 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
 // passing case's record is the base seed's run).
 std::vector<std::uint64_t> CaseSeeds(const OperatorSpec& spec) {
   std::vector<std::uint64_t> seeds;
-  for (int k = 1; k < spec.seeds; ++k) seeds.push_back(spec.seed + static_cast<std::uint64_t>(k));
-  seeds.push_back(spec.seed);
+  for (int k = 1; k < spec.config.seeds; ++k) seeds.push_back(spec.config.seed + static_cast<std::uint64_t>(k));
+  seeds.push_back(spec.config.seed);
   return seeds;
 }
 
@@ -273,8 +273,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   };
   auto label_of = [&](int i) { return edge_of(i) != nullptr ? edge_of(i)->label : std::string(); };
   auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i, label_of(i)); };
-  out.non_compute = spec.non_compute.value_or(load.non_compute);
-  out.non_compute_given = spec.non_compute.value_or(false);
+  out.non_compute = spec.config.non_compute.value_or(load.non_compute);
+  out.non_compute_given = spec.config.non_compute.value_or(false);
 
   auto finish = [&](CaseOutcome c) {
     c.environment = &out.environment;
@@ -303,8 +303,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     fail_all(0, CallErrorType(loaded), CallErrorMessage(loaded), 0, describe_cases());
     return out;
   }
-  if (spec.lint) {
-    CallResult lint = session.executor()->Call(proto::LintRequest{spec.impl_file, out.non_compute}, spec.timeout_s);
+  if (spec.config.lint) {
+    CallResult lint = session.executor()->Call(proto::LintRequest{spec.impl_file, out.non_compute}, spec.config.timeout_s);
     if (!lint.succeeded()) {
       fail_all(0, CallErrorType(lint), "lint: " + CallErrorMessage(lint));
       return out;
@@ -324,7 +324,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       return out;
     }
   }
-  CallResult environment = session.executor()->Call(proto::EnvironmentRequest{}, spec.timeout_s);
+  CallResult environment = session.executor()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
   if (environment.succeeded()) out.environment = environment.As<proto::EnvironmentReply>().environment;
 
   bool probed = false;
@@ -361,21 +361,21 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     // the run that failed, else of the last: the base seed's last run, so a
     // passing case reads as a single-seed run of --seed would.
     const std::vector<std::uint64_t> seeds = CaseSeeds(spec);
-    const int runs = static_cast<int>(seeds.size()) * spec.repeat;
+    const int runs = static_cast<int>(seeds.size()) * spec.config.repeat;
     std::vector<std::string> first_sha;  // this seed's run 1
     SeedComparison across_seeds;
     for (int run = 0; run < runs; ++run) {
-      const std::uint64_t seed = seeds[static_cast<std::size_t>(run / spec.repeat)];
-      const int of_seed = run % spec.repeat + 1;
+      const std::uint64_t seed = seeds[static_cast<std::size_t>(run / spec.config.repeat)];
+      const int of_seed = run % spec.config.repeat + 1;
       // The probe runs before the first case this call runs (seed §3).
       proto::RunCaseRequest request;
       request.index = i;
       request.seed = seed;
-      request.probe = spec.probe && !probed;
-      request.check_determinism = spec.probe_determinism;
+      request.probe = spec.config.probe && !probed;
+      request.check_determinism = spec.config.probe_determinism;
       request.evidence = run == 0;  // runtime evidence and ghost replay: once per case
       probed = true;
-      CallResult call = session.executor()->Call(request, spec.timeout_s);
+      CallResult call = session.executor()->Call(request, spec.config.timeout_s);
       CaseOutcome trial;
       trial.index = i;
       trial.device_name = c.device_name;
@@ -394,8 +394,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       }
       std::string which;  // names the run in messages when there are several
       if (runs > 1) {
-        which = (seeds.size() > 1 ? "seed " + std::to_string(seed) + (spec.repeat > 1 ? ", " : "") : "") +
-                (spec.repeat > 1 ? "run " + std::to_string(of_seed) + " of " + std::to_string(spec.repeat) : "") + ": ";
+        which = (seeds.size() > 1 ? "seed " + std::to_string(seed) + (spec.config.repeat > 1 ? ", " : "") : "") +
+                (spec.config.repeat > 1 ? "run " + std::to_string(of_seed) + " of " + std::to_string(spec.config.repeat) : "") + ": ";
       }
       if (call.succeeded() && r.not_applicable) {
         // A generated case the task cannot build or its reference cannot run.

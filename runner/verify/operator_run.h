@@ -16,31 +16,20 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/common/utf8.h"  // CutMiddle, for error messages
+#include "runner/config/operator_config.h"
 #include "runner/executor/executor_client.h"
 #include "runner/judge/judge.h"
 #include "runner/judge/tensor_view.h"
 
 namespace opverify {
 
+// One operator to run: its files and how it is judged.
 struct OperatorSpec {
   std::string name;       // op_name
   std::string task_file;  // <op>_torch.py
   std::string impl_file;  // <op>_<impl>.py
   std::string impl_name = "triton_ascend_impl";
-  std::optional<bool> non_compute;  // unset: the task file's NON_COMPUTE, else false
-  Standard standard = Standard::kEco;
-  PrecisionMode precision_mode = PrecisionMode::kNone;
-  double timeout_s = 900;       // per case
-  bool lint = true;
-  bool probe = true;            // hidden-state probe before the first case
-  bool probe_determinism = false;
-  int repeat = 1;  // runs per case: each judged; outputs that differ bit for bit make it Nondeterministic
-  std::uint64_t seed = 0;
-  int seeds = 3;  // input seeds per case (seed+1, ..., seed+seeds-1, then seed), each judged
-  std::string golden_precision = "native";  // or "fp64": the reference on float64 inputs, rounded once
-  bool edge_cases = false;      // generated edge cases after the operator's own (the executor makes them)
-  bool runtime_checks = true;   // cuda, with lint: own Triton kernels in the profile, allowed torch operators
-  bool ghost_replay = false;    // cuda: outputs must change with the @triton.jit kernels made no-ops
+  OperatorConfig config;  // how it is judged
   std::vector<nlohmann::json> params;  // a sweep: one get_inputs(**params) per case
   // Cases to leave out (resumed, or another rank's share); they are not
   // reported. `edge_label` is a generated edge case's label, else empty.

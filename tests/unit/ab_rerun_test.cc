@@ -31,8 +31,8 @@ class AbRerun : public testing::ScratchDirTest {
     spec_.name = "softmax";
     spec_.task_file = "/ops/softmax_torch.py";
     spec_.impl_file = "/ops/softmax_impl.py";
-    spec_.seeds = 1;
-    spec_.lint = false;
+    spec_.config.seeds = 1;
+    spec_.config.lint = false;
     proto::LoadReply load;
     load.case_count = 2;
     script_.On("load", [load](const json&, const FakeExecutor&) { return FakeReply::Ok(json(load)); });

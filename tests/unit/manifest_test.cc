@@ -109,8 +109,8 @@ TEST(ShippedManifests, AllCoversEveryOperatorInOps) {
     EXPECT_EQ(op.impl_file, kSource + "/jobs/ops/" + op.name + "_triton_impl.py");
     EXPECT_EQ(op.task_file, kSource + "/jobs/ops/" + op.name + "_torch.py");
     EXPECT_TRUE(op.cases.empty()) << op.name << ": the task's own CASES";
-    EXPECT_FALSE(op.non_compute.has_value()) << op.name << ": the task file decides";
-    EXPECT_TRUE(op.lint);
+    EXPECT_FALSE(op.config.non_compute.has_value()) << op.name << ": the task file decides";
+    EXPECT_TRUE(op.config.lint);
     EXPECT_EQ(op.source, kSource + "/jobs/all.json:/operators/0");
   }
 }
@@ -132,8 +132,8 @@ TEST(ShippedManifests, DefectsCoverEveryDefectWithAShortHang) {
   EXPECT_EQ(names.back(), "hang_kernel");  // the explicit entry after the glob
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, TasksIn(kSource + "/jobs/defects"));
-  EXPECT_EQ(Find(defects, "hang_kernel").timeout_s, 20);
-  EXPECT_GT(Find(defects, "gelu_mask_bug").timeout_s, 20);
+  EXPECT_EQ(Find(defects, "hang_kernel").config.timeout_s, 20);
+  EXPECT_GT(Find(defects, "gelu_mask_bug").config.timeout_s, 20);
   for (const OperatorJob& op : defects.operators) EXPECT_FALSE(op.bench.enabled) << op.name;
 }
 
@@ -143,7 +143,7 @@ TEST(ShippedManifests, CpuSmokeHoldsThePassingCpuFixtures) {
                                         "hidden_state_ok"));
   for (const OperatorJob& op : smoke.operators) {
     EXPECT_EQ(op.impl_file, kSource + "/tests/fixtures/cpu_ops/" + op.name + "_cpu_impl.py");
-    EXPECT_FALSE(op.lint);
+    EXPECT_FALSE(op.config.lint);
   }
 }
 
@@ -168,7 +168,7 @@ TEST(ShippedManifests, PerfLargeTimesFiveOperatorsOfOpsOnOneSeed) {
   EXPECT_THAT(Names(perf), ElementsAre("softmax", "layernorm", "rmsnorm", "matmul", "gelu_tanh"));
   for (const OperatorJob& op : perf.operators) {
     EXPECT_EQ(op.task_file, kSource + "/jobs/ops/" + op.name + "_torch.py");
-    EXPECT_EQ(op.seeds, 1) << op.name;
+    EXPECT_EQ(op.config.seeds, 1) << op.name;
     EXPECT_TRUE(op.bench.enabled) << op.name;
     EXPECT_EQ(op.bench.repeats, 100) << op.name;
     EXPECT_EQ(op.cases.size(), 2u) << op.name;
@@ -215,37 +215,37 @@ TEST(Defaults, ApplyToEveryOperatorOfTheFileUnlessOverridden) {
 
   const OperatorJob& alpha = Find(manifest, "alpha");
   EXPECT_EQ(alpha.impl_name, "cpu_impl");
-  EXPECT_EQ(alpha.standard, Standard::kStrict);
-  EXPECT_EQ(alpha.precision_mode, PrecisionMode::kNone);
-  EXPECT_EQ(alpha.timeout_s, 30);
-  EXPECT_FALSE(alpha.lint);
-  EXPECT_FALSE(alpha.non_compute.has_value());
+  EXPECT_EQ(alpha.config.standard, Standard::kStrict);
+  EXPECT_EQ(alpha.config.precision_mode, PrecisionMode::kNone);
+  EXPECT_EQ(alpha.config.timeout_s, 30);
+  EXPECT_FALSE(alpha.config.lint);
+  EXPECT_FALSE(alpha.config.non_compute.has_value());
   EXPECT_EQ(alpha.bench.warmup, 3);
   EXPECT_EQ(alpha.bench.repeats, 7);
   EXPECT_TRUE(alpha.bench.enabled);
-  EXPECT_EQ(alpha.bench.max_repeats, JobBench().max_repeats);
+  EXPECT_EQ(alpha.bench.max_repeats, BenchConfig::ForManifest().max_repeats);
   EXPECT_THAT(alpha.tags, ElementsAre("base"));
   EXPECT_FALSE(alpha.task_sha256.has_value());
 
   const OperatorJob& beta = Find(manifest, "beta");
-  EXPECT_EQ(beta.standard, Standard::kEco);
-  EXPECT_EQ(beta.precision_mode, PrecisionMode::kTF32);
-  EXPECT_EQ(beta.non_compute, std::optional<bool>(true));
-  EXPECT_EQ(beta.timeout_s, 5);
-  EXPECT_TRUE(beta.lint);
+  EXPECT_EQ(beta.config.standard, Standard::kEco);
+  EXPECT_EQ(beta.config.precision_mode, PrecisionMode::kTF32);
+  EXPECT_EQ(beta.config.non_compute, std::optional<bool>(true));
+  EXPECT_EQ(beta.config.timeout_s, 5);
+  EXPECT_TRUE(beta.config.lint);
   EXPECT_EQ(beta.bench.warmup, 3);  // bench merges key by key
   EXPECT_EQ(beta.bench.repeats, 9);
   EXPECT_TRUE(beta.bench.adaptive);
-  EXPECT_DOUBLE_EQ(beta.bench.target_rse, 0.02);
+  EXPECT_DOUBLE_EQ(beta.bench.rse_target, 0.02);
   EXPECT_THAT(beta.tags, ElementsAre("own"));  // lists replace
   EXPECT_EQ(beta.task_sha256,
             std::optional<std::string>(
                 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"));
 
   const OperatorJob& gamma = Find(manifest, "gamma");  // a discovery entry's overrides
-  EXPECT_EQ(gamma.timeout_s, 12);
-  EXPECT_EQ(gamma.standard, Standard::kStrict);
-  EXPECT_EQ(gamma.precision_mode, PrecisionMode::kNone);
+  EXPECT_EQ(gamma.config.timeout_s, 12);
+  EXPECT_EQ(gamma.config.standard, Standard::kStrict);
+  EXPECT_EQ(gamma.config.precision_mode, PrecisionMode::kNone);
   EXPECT_EQ(gamma.source, kFixtures + "/defaults.json:/operators/2");
 }
 
@@ -253,9 +253,9 @@ TEST(Defaults, WithoutAnyTheBuiltInOnesHold) {
   const JobManifest manifest = MustLoad(kFixtures + "/nested/include_leaf.json");
   const OperatorJob& beta = Find(manifest, "beta");
   const OperatorJob built_in;
-  EXPECT_EQ(beta.standard, built_in.standard);
-  EXPECT_EQ(beta.timeout_s, built_in.timeout_s);
-  EXPECT_EQ(beta.lint, built_in.lint);
+  EXPECT_EQ(beta.config.standard, built_in.config.standard);
+  EXPECT_EQ(beta.config.timeout_s, built_in.config.timeout_s);
+  EXPECT_EQ(beta.config.lint, built_in.config.lint);
   EXPECT_EQ(beta.bench.repeats, built_in.bench.repeats);
   EXPECT_TRUE(beta.tags.empty());
 }
@@ -272,9 +272,9 @@ TEST(Include, IncludedOperatorsComeFirstAndPathsAreRelativeToTheIncluder) {
   }
   EXPECT_EQ(Find(manifest, "beta").source, kFixtures + "/nested/include_leaf.json:/operators/0");
   // Each file's defaults stay in that file.
-  EXPECT_EQ(Find(manifest, "beta").timeout_s, 900);
-  EXPECT_EQ(Find(manifest, "alpha").timeout_s, 22);
-  EXPECT_EQ(Find(manifest, "gamma").timeout_s, 11);
+  EXPECT_EQ(Find(manifest, "beta").config.timeout_s, 900);
+  EXPECT_EQ(Find(manifest, "alpha").config.timeout_s, 22);
+  EXPECT_EQ(Find(manifest, "gamma").config.timeout_s, 11);
 }
 
 TEST(Include, ACycleIsRefusedNamingTheChain) {

@@ -61,7 +61,7 @@ RunOptions Options(FakeExecutorScript* script) {
 TEST(BenchOperator, MeasuresBothSidesOfEveryShapeAndTheirSpeedup) {
   FakeExecutorScript script;
   Measurable(&script, 2);
-  BenchSettings settings;
+  BenchConfig settings;
   settings.repeats = 7;
   const OperatorBenchResult result = BenchOperator(Spec(), Options(&script), settings);
   ASSERT_EQ(result.shapes.size(), 2U);
@@ -88,7 +88,7 @@ TEST(BenchOperator, MeasuresBothSidesOfEveryShapeAndTheirSpeedup) {
 TEST(BenchOperator, AGivenFrameworkLatencyIsNotMeasured) {
   FakeExecutorScript script;
   Measurable(&script, 1);
-  BenchSettings settings;
+  BenchConfig settings;
   settings.skip_framework = true;
   settings.framework_latency_ms = 1.0;
   const OperatorBenchResult result = BenchOperator(Spec(), Options(&script), settings);
@@ -108,7 +108,7 @@ TEST(BenchOperator, ACrashWhileTimingFailsTheShapeAndTheNextRunsInANewExecutor) 
     reply.stats = {{"median_ms", 1.0}};
     return FakeReply::Ok(json(reply));
   });
-  const OperatorBenchResult result = BenchOperator(Spec(), Options(&script), BenchSettings{});
+  const OperatorBenchResult result = BenchOperator(Spec(), Options(&script), BenchConfig{});
   ASSERT_EQ(result.shapes.size(), 2U);
   EXPECT_FALSE(result.shapes[0].passed);
   EXPECT_EQ(result.shapes[0].error_type, "Crash");
@@ -126,7 +126,7 @@ TEST(BenchOperator, AnOperatorThatDoesNotLoadFailsEveryShape) {
   script.On("load", [](const json&, const FakeExecutor&) {
     return FakeReply::Error("ImportError", "cannot import ModelNew", false, {{"case_count", 3}});
   });
-  const OperatorBenchResult result = BenchOperator(Spec(), Options(&script), BenchSettings{});
+  const OperatorBenchResult result = BenchOperator(Spec(), Options(&script), BenchConfig{});
   ASSERT_EQ(result.shapes.size(), 3U);
   for (const ShapeResult& shape : result.shapes) {
     EXPECT_EQ(shape.error_type, "ImportError");
@@ -144,7 +144,7 @@ TEST(BenchOperator, AnImplementationFasterThanTheMemoryRooflineIsFlagged) {
     reply.memory_bandwidth_gbs = 1000;
     return FakeReply::Ok(json(reply));
   });
-  const OperatorBenchResult result = BenchOperator(Spec(), Options(&script), BenchSettings{});
+  const OperatorBenchResult result = BenchOperator(Spec(), Options(&script), BenchConfig{});
   ASSERT_EQ(result.shapes.size(), 1U);
   EXPECT_DOUBLE_EQ(result.shapes[0].roofline_ms.value_or(0), 1.0);
   EXPECT_TRUE(result.shapes[0].above_roofline);
@@ -155,7 +155,7 @@ TEST(BenchOperator, SkippedShapesAreNotBenchmarked) {
   Measurable(&script, 3);
   OperatorSpec spec = Spec();
   spec.skip_case = [](int index, const std::string&) { return index != 2; };
-  const OperatorBenchResult result = BenchOperator(spec, Options(&script), BenchSettings{});
+  const OperatorBenchResult result = BenchOperator(spec, Options(&script), BenchConfig{});
   ASSERT_EQ(result.shapes.size(), 1U);
   EXPECT_EQ(result.shapes[0].case_idx, 3);
 }

@@ -52,7 +52,7 @@ OperatorSpec Spec() {
   spec.name = "add";
   spec.task_file = "/ops/add_torch.py";
   spec.impl_file = "/ops/add_triton_ascend_impl.py";
-  spec.seeds = 1;
+  spec.config.seeds = 1;
   return spec;
 }
 
@@ -228,7 +228,7 @@ TEST(RunOperator, OutputsThatDifferBitForBitBetweenRepeatsAreNondeterministic) {
     return FakeReply::Ok({{"input_dtypes", {"float32"}}}, Outputs({1, 2, 3}, {1, 2, last}));
   });
   OperatorSpec spec = Spec();
-  spec.repeat = 2;
+  spec.config.repeat = 2;
   const OperatorOutcome outcome = RunOperator(spec, Options(&script));
   EXPECT_EQ(ErrorTypes(outcome), (std::vector<std::string>{"Nondeterministic"}));
 }
@@ -237,8 +237,8 @@ TEST(RunOperator, RunsEachExtraSeedBeforeTheBaseSeed) {
   FakeExecutorScript script;
   Healthy(&script, 1);
   OperatorSpec spec = Spec();
-  spec.seed = 10;
-  spec.seeds = 3;
+  spec.config.seed = 10;
+  spec.config.seeds = 3;
   const OperatorOutcome outcome = RunOperator(spec, Options(&script));
   std::vector<std::uint64_t> seeds;
   for (const auto& sent : script.RequestsOf("run_case")) seeds.push_back(sent.request.at("seed").get<std::uint64_t>());

@@ -58,7 +58,7 @@ CaseRecord BenchShape(const std::string& op, int case_idx, double speedup,
 }
 
 CaseRecord BenchItem(const std::string& op, double review_speedup = 10) {
-  BenchSettings settings;
+  BenchConfig settings;
   settings.review_speedup = review_speedup;
   CaseRecord r;
   r.op_name = op;

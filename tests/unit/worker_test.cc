@@ -40,7 +40,7 @@ class Worker : public testing::ScratchDirTest {
     op.name = "relu";
     op.task_file = "/ops/relu_torch.py";
     op.impl_file = "/ops/relu_impl.py";
-    op.seeds = 1;
+    op.config.seeds = 1;
     op.bench.enabled = false;
     job_.name = "worker_test";
     job_.operators = {op};

@@ -401,9 +401,11 @@ def test_requeue_resumes_without_running_stored_cases_again(cluster, prefix, tmp
     job_id = proc.stdout.strip()
     date_file = tmp_path / "runs" / ".job-dates" / job_id
     deadline = time.monotonic() + JOB_WAIT_S
-    while not date_file.exists() and time.monotonic() < deadline:
+    # The script creates the marker (noclobber) and then writes the date into it:
+    # wait for the date, not only the file.
+    while not (date_file.exists() and date_file.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert date_file.exists(), f"the job never started its sweep:\n{tail(out)}"
+    assert date_file.exists() and date_file.read_text().strip(), f"the job never started its sweep:\n{tail(out)}"
     run_dir = tmp_path / "runs" / date_file.read_text().strip()
     wait_for_journaled_cases(run_dir, 4)
     before = set(journaled_ids(run_dir))

@@ -1,4 +1,3 @@
-#include "runner/common/version.h"
 #include "runner/batch/batch_reports.h"
 
 #include <spdlog/spdlog.h>
@@ -8,6 +7,7 @@
 #include <vector>
 
 #include "reduce/run_report.h"
+#include "runner/common/version.h"
 #include "runner/process/subprocess.h"
 #include "runner/store/results_index.h"
 

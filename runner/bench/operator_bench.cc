@@ -1,4 +1,3 @@
-#include "runner/common/version.h"
 #include "runner/bench/operator_bench.h"
 
 #include <spdlog/spdlog.h>
@@ -9,6 +8,7 @@
 #include <map>
 
 #include "runner/bench/perf_result.h"
+#include "runner/common/version.h"
 #include "runner/verify/executor_session.h"
 #include "runner/verify/verify_result.h"
 

@@ -1,9 +1,9 @@
-#include "runner/common/version.h"
 #include "runner/verify/verify_result.h"
 
 #include <cmath>
 #include <cstdint>
 
+#include "runner/common/version.h"
 #include "runner/judge/verdict_json.h"
 
 namespace opverify {

@@ -93,7 +93,10 @@ LocalDevices DetectLocalDevices(const std::string& backend) {
   }
   if (backend == "auto" || backend == "npu") {
     for (int i = 0; fs::exists("/dev/davinci" + std::to_string(i), ec); ++i) ++devices.count;
-    if (devices.count > 0) devices.visible_variable = "ASCEND_RT_VISIBLE_DEVICES";
+    // Asked for by name, the npu backend binds ranks through Ascend's variable even
+    // where no /dev/davinciN is seen (inside a container that maps them elsewhere):
+    // an inherited list is then still split among the ranks.
+    if (devices.count > 0 || backend == "npu") devices.visible_variable = "ASCEND_RT_VISIBLE_DEVICES";
   }
   return devices;
 }

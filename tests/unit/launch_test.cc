@@ -120,5 +120,12 @@ TEST(DeviceForRank, WithNothingInheritedTheLocalRankPicksADevice) {
   EXPECT_EQ(DeviceForRank(0, std::nullopt, 0), std::nullopt);  // no accelerator: nothing to choose
 }
 
+TEST(DetectLocalDevices, TheNpuBackendAskedForByNameBindsThroughAscendsVariable) {
+  // Whether or not this machine shows /dev/davinciN, --backend npu selects
+  // devices with ASCEND_RT_VISIBLE_DEVICES, so an inherited list is split.
+  EXPECT_EQ(DetectLocalDevices("npu").visible_variable, "ASCEND_RT_VISIBLE_DEVICES");
+  EXPECT_TRUE(DetectLocalDevices("cpu").visible_variable.empty());
+}
+
 }  // namespace
 }  // namespace opverify

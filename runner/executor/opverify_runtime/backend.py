@@ -1,7 +1,9 @@
 """Where ModelNew runs: the cuda, npu and cpu backends behind one interface.
 
-The npu backend follows torch_npu's documented API (torch.npu.*); no NPU was
-available to test it.
+The npu backend follows torch_npu's public source (Ascend/pytorch): the
+torch.npu.* calls below and the text of its device errors. No NPU was
+available: tests/support/npu_standin maps those calls onto CUDA, and the
+H200 tests run the backend through it end to end.
 """
 import os
 
@@ -140,8 +142,14 @@ class NpuBackend(Backend):
 
     def __init__(self, torch):
         super().__init__(torch)
-        import torch_npu  # noqa: F401 - registers torch.npu
+        import torch_npu  # registers torch.npu
         self.npu = torch.npu
+        # Where tensors live: "npu" with Ascend's torch_npu; the test stand-in
+        # maps the npu calls onto CUDA and says so.
+        self.device_type = getattr(torch_npu, "OPVERIFY_DEVICE_TYPE", "npu")
+
+    def device(self):
+        return self.torch.device(f"{self.device_type}:0")
 
     def synchronize(self):
         self.npu.synchronize()
@@ -180,8 +188,12 @@ class NpuBackend(Backend):
         return "out of memory" in str(error).lower()
 
     def is_device_error(self, error):
+        # torch_npu's NPU_CHECK_ERROR: "<api>:<file>:<line> NPU function error: ..., error code is N"
+        # and, unless compact, "ERR00100 PTA call acl api failed"; copies: "ACL stream synchronize
+        # failed"; CANN's own codes: EZ9999 (inner error), E39999 and the like.
         text = str(error)
-        return "ACL" in text or "NPU error" in text or "EZ9999" in text
+        return any(marker in text for marker in ("NPU function error", "call acl api failed", "ACL stream",
+                                                 "NPU error", "EZ9999", "E39999"))
 
 
 def _nvml_memory(uuid):

@@ -3,7 +3,7 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 7 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|tests|gpu|batch|perf|perf-large
+# Usage: tools/gpu_check.sh build|tests|gpu|batch|perf|perf-large|pytest FILE...
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -50,6 +50,12 @@ case "${1:-}" in
       [ -f "$runs/$job/ops/softmax/perf_result.json" ] && cp "$runs/$job/ops/softmax/perf_result.json" "$out/perf-softmax.json"
     done
     ;;
+  pytest)
+    # Named pytest files against this build, e.g. tools/gpu_check.sh pytest tests/python/test_npu_standin.py
+    shift
+    OPVERIFY_BUILD_DIR=$build python3 -m pytest -q -p no:cacheprovider -rs "$@" > "$out/pytest.txt" 2>&1
+    echo "pytest rc=$?"; tail -40 "$out/pytest.txt"
+    ;;
   perf)
     python3 "$root/perf/bench_accuracy.py" --build "$build" --out "$out" > "$out/bench_accuracy.txt" 2>&1
     echo "bench_accuracy rc=$?"; tail -40 "$out/bench_accuracy.txt"
@@ -61,5 +67,5 @@ case "${1:-}" in
       > "$out/large/bench_accuracy.txt" 2>&1
     echo "bench_accuracy (perf_large) rc=$?"; tail -30 "$out/large/bench_accuracy.txt"
     ;;
-  *) echo "usage: tools/gpu_check.sh build|tests|gpu|batch|perf|perf-large" >&2; exit 2 ;;
+  *) echo "usage: tools/gpu_check.sh build|tests|gpu|batch|perf|perf-large|pytest FILE..." >&2; exit 2 ;;
 esac

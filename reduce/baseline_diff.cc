@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "reduce/run_model.h"
+
 namespace fs = std::filesystem;
 
 namespace opverify {
@@ -46,7 +48,7 @@ struct ShapeTiming {
 // case_idx -> the implementation's timing, for the shapes measured.
 std::map<int, ShapeTiming> Timings(const fs::path& run_dir, const std::string& op) {
   std::map<int, ShapeTiming> out;
-  Result<json> perf = ReadJson(run_dir / "ops" / op / "perf_result.json");
+  Result<json> perf = ReadJson(run_dir / "ops" / OperatorFolder(op) / "perf_result.json");
   if (!perf.ok()) return out;
   for (const auto& shape : perf.value().value("per_shape_results", json::array())) {
     if (shape.value("status", "") != "pass") continue;
@@ -74,9 +76,9 @@ ordered_json SpeedJson(const std::vector<SpeedChange>& changes) {
 }  // namespace
 
 ordered_json BaselineDiff::ToJson() const {
-  return {{"regressed", regressed()}, {"newly_failing", newly_failing}, {"fixed", fixed},
-          {"slower", SpeedJson(slower)},  {"faster", SpeedJson(faster)},  {"added", added},
-          {"missing", missing}};
+  return {{"regressed", regressed()},    {"newly_failing", newly_failing}, {"fixed", fixed},
+          {"slower", SpeedJson(slower)}, {"faster", SpeedJson(faster)},    {"added", added},
+          {"missing", missing},          {"allow_missing", allow_missing}};
 }
 
 Result<BaselineDiff> DiffRuns(const std::string& run_dir, const std::string& baseline_dir, double threshold) {

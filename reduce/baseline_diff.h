@@ -23,7 +23,13 @@ struct SpeedChange {
 struct BaselineDiff {
   std::vector<std::string> newly_failing, fixed, added, missing;
   std::vector<SpeedChange> slower, faster;
-  bool regressed() const { return !newly_failing.empty() || !slower.empty(); }
+  // Whether an operator of the baseline that this run lacks is allowed
+  // (--allow-missing); by default a missing operator is a regression: a
+  // gate must not pass a run whose results for it are gone.
+  bool allow_missing = false;
+  bool regressed() const {
+    return !newly_failing.empty() || !slower.empty() || (!allow_missing && !missing.empty());
+  }
   nlohmann::ordered_json ToJson() const;
 };
 

@@ -91,6 +91,14 @@ Status HtmlReporter::ReportRun(const RunModel& run) {
   html << "<p class=\"totals\" id=\"totals\">" << totals.operators << " operators, " << totals.cases
        << " cases: " << totals.passed << " passed, <span class=\""
        << (totals.failed > 0 ? "bad" : "") << "\">" << totals.failed << " failed</span></p>\n";
+  if (totals.lost > 0) {
+    html << "<div id=\"lost\"><p class=\"bad\">Not complete: " << totals.lost
+         << " of this run's results are unreadable or missing; it is no pass.</p>\n<ul>\n";
+    for (const auto* lines : {&run.problems, &run.incomplete}) {
+      for (const std::string& line : *lines) html << "<li>" << MarkupEscape(line) << "</li>\n";
+    }
+    html << "</ul></div>\n";
+  }
   html << "<p>Run folder <code>" << MarkupEscape(run.run_dir) << "</code>";
   if (run.run_info.contains("manifest")) {
     html << ", manifest <code>" << MarkupEscape(run.run_info["manifest"].get<std::string>())

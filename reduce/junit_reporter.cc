@@ -31,8 +31,25 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
   xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   xml << "<testsuites name=\""
       << MarkupEscape(run.run_info.value("manifest_name", std::string("opverify"))) << "\" tests=\""
-      << run.totals.cases << "\" failures=\"" << run.totals.failed << "\" errors=\"0\" time=\""
-      << total_s << "\">\n";
+      << run.totals.cases + run.totals.lost << "\" failures=\"" << run.totals.failed
+      << "\" errors=\"" << run.totals.lost << "\" time=\"" << total_s << "\">\n";
+  // Results the run should hold and does not: one error each, so that no CI
+  // reads a run whose data are gone as a pass.
+  if (run.totals.lost > 0) {
+    xml << "  <testsuite name=\"opverify.store\" tests=\"" << run.totals.lost
+        << "\" failures=\"0\" errors=\"" << run.totals.lost << "\" skipped=\"0\" time=\"0\">\n";
+    int k = 0;
+    for (const auto* lines : {&run.problems, &run.incomplete}) {
+      const char* type = lines == &run.problems ? "UnreadableResults" : "MissingResults";
+      for (const std::string& line : *lines) {
+        xml << "    <testcase classname=\"opverify.store\" name=\"lost-" << ++k
+            << "\" time=\"0\">\n      <error type=\"" << type << "\" message=\""
+            << MarkupEscape(FirstLine(line)) << "\">" << MarkupEscape(line)
+            << "</error>\n    </testcase>\n";
+      }
+    }
+    xml << "  </testsuite>\n";
+  }
   const std::string built = RunVersionLine(run.run_info);
   for (const OperatorModel& op : run.operators) {
     const std::string& name = op.name;

@@ -25,13 +25,21 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
   std::ostringstream md;
   const RunTotals& totals = run.totals;
   md << "# opverify run\n\n";
-  md << "- run folder: `" << run.run_dir << "`\n";
-  if (run.run_info.contains("manifest"))
-    md << "- manifest: `" << run.run_info["manifest"].get<std::string>() << "`\n";
+  md << "- run folder: " << MarkdownCode(run.run_dir) << "\n";
+  if (run.run_info.contains("manifest") && run.run_info["manifest"].is_string())
+    md << "- manifest: " << MarkdownCode(run.run_info["manifest"].get<std::string>()) << "\n";
   if (const std::string built = RunVersionLine(run.run_info); !built.empty())
     md << "- " << built << "\n";
   md << "- operators: " << totals.operators << ", cases: " << totals.cases
      << ", passed: " << totals.passed << ", failed: " << totals.failed << "\n\n";
+  if (totals.lost > 0) {
+    md << "## Lost results\n\nThis run is not complete: " << totals.lost
+       << " of its results are unreadable or missing, so it is no pass whatever the rest says.\n\n";
+    for (const auto* lines : {&run.problems, &run.incomplete}) {
+      for (const std::string& line : *lines) md << "- " << MarkdownCell(line, 500) << "\n";
+    }
+    md << "\n";
+  }
   md << "## Operators\n\n| operator | cases | passed | failed | errors | speedup "
         "|\n|---|---|---|---|---|---|\n";
   for (const OperatorModel& op : run.operators) {
@@ -48,21 +56,21 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
   for (const auto& [label, share] : p.fast_p)
     md << "- fast_" << label << ": " << Number(share, 2) << "\n";
   for (const auto& [dtype, speed] : p.by_dtype) {
-    md << "- " << dtype << ": " << Number(speed.geomean_speedup, 3, "x") << " over " << speed.shapes
-       << " shapes\n";
+    md << "- " << MarkdownCell(dtype) << ": " << Number(speed.geomean_speedup, 3, "x") << " over "
+       << speed.shapes << " shapes\n";
   }
   for (const auto& r : p.review) md << "- review: " << MarkdownCell(r, 200) << "\n";
   if (!run.failures.empty()) {
     md << "\n## Failures\n\n| case | error | A/B | message |\n|---|---|---|---|\n";
     for (const FailureRow& f : run.failures) {
       md << "| " << MarkdownCell(f.case_id, 200) << " | " << MarkdownCell(f.error_type, 200)
-         << " | " << (f.ab && f.ab->is_string() ? f.ab->get<std::string>() : "-") << " | "
-         << MarkdownCell(f.message, 200) << " |\n";
+         << " | " << (f.ab && f.ab->is_string() ? MarkdownCell(f.ab->get<std::string>()) : "-")
+         << " | " << MarkdownCell(f.message, 200) << " |\n";
     }
     md << "\nTo run a failing operator again by itself:\n\n";
     std::set<std::string> shown;
     for (const FailureRow& f : run.failures) {
-      if (shown.insert(f.op).second) md << "```sh\n" << f.repro << "\n```\n";
+      if (shown.insert(f.op).second) md << MarkdownCodeBlock(f.repro, "sh");
     }
   }
   return WriteReportFile((std::filesystem::path(context().run_dir) / "report.md").string(),

@@ -9,8 +9,8 @@ namespace opverify {
 Status PerfResultReporter::ReportRun(const RunModel& run) {
   for (const OperatorModel& op : run.operators) {
     if (!op.performance) continue;
-    const std::filesystem::path path =
-        std::filesystem::path(context().run_dir) / "ops" / op.name / "perf_result.json";
+    const std::filesystem::path path = std::filesystem::path(context().run_dir) / "ops" /
+                                       OperatorFolder(op.name) / "perf_result.json";
     Status written = WriteReportJson(
         path.string(), PerfResultJson(op.performance->result, op.performance->settings));
     if (!written.ok()) return written;

@@ -58,8 +58,8 @@ std::string PrecisionReport(const OperatorModel& op) {
   }
   md << "# Precision report: " << MarkdownCell(op_name) << "\n\n";
   md << "## Verification configuration\n\n";
-  md << "- operator: `" << MarkdownCell(op_name) << "`, implementation `"
-     << MarkdownCell(facts.value("impl_name", std::string("?"))) << "`\n";
+  md << "- operator: " << MarkdownCode(op_name) << ", implementation "
+     << MarkdownCode(facts.value("impl_name", std::string("?"))) << "\n";
   md << "- device: " << MarkdownCell(device.value("name", std::string("unknown"))) << " (backend "
      << MarkdownCell(device.value("backend", std::string("?"))) << ")";
   if (device.contains("compute_units") && device["compute_units"].is_number()) {
@@ -67,7 +67,7 @@ std::string PrecisionReport(const OperatorModel& op) {
        << MarkdownCell(device.value("compute_unit", std::string("cores")));
   }
   md << "\n- cases: " << cases.size() << "\n- output dtypes:";
-  for (const auto& d : dtypes) md << " " << d;
+  for (const auto& d : dtypes) md << " " << MarkdownCell(d);
   md << "\n- input shapes:\n";
   for (const auto& s : shapes) md << "  - " << MarkdownCell(s) << "\n";
 
@@ -147,8 +147,8 @@ std::string PrecisionReport(const OperatorModel& op) {
 
 Status PrecisionReporter::ReportRun(const RunModel& run) {
   for (const OperatorModel& op : run.operators) {
-    const std::filesystem::path path =
-        std::filesystem::path(context().run_dir) / "ops" / op.name / "precision_report.md";
+    const std::filesystem::path path = std::filesystem::path(context().run_dir) / "ops" /
+                                       OperatorFolder(op.name) / "precision_report.md";
     Status written = WriteReportFile(path.string(), PrecisionReport(op));
     if (!written.ok()) return written;
   }

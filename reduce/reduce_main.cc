@@ -1,9 +1,8 @@
 // opverify-reduce: every report of a run folder rebuilt from its HDF5 shards
 // alone (after a crash, or to merge runs), and the comparison with an
 // earlier run: the release-qualification gate.
-#include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -14,8 +13,12 @@
 #include "reduce/report_file.h"
 #include "reduce/run_report.h"
 #include "runner/cli/usage.h"
+#include "runner/common/terminal_log.h"
+#include "runner/common/terminal_text.h"
 #include "runner/common/version.h"
 #include "runner/store/results_index.h"
+#include "runner/store/run_lock.h"
+#include "runner/store/run_plan.h"
 #include "runner/store/shard_merge.h"
 
 namespace fs = std::filesystem;
@@ -61,14 +64,54 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
   return info;
 }
 
+// Takes the run folder's lock: a live opverify-batch (or another reduce)
+// writing there is refused, naming it; prints why and returns false.
+bool TakeLock(const std::string& run_dir, opverify::RunLock* lock) {
+  std::string broke;
+  opverify::Result<opverify::RunLock> taken =
+      opverify::RunLock::Acquire(run_dir, "opverify-reduce", &broke);
+  if (!taken.ok()) {
+    std::fprintf(stderr, "opverify-reduce: %s (its reports are written when it ends)\n",
+                 opverify::TerminalSafe(taken.status().message()).c_str());
+    return false;
+  }
+  if (!broke.empty()) spdlog::warn("{}: broke the stale lock of {}", run_dir, broke);
+  *lock = std::move(taken).value();
+  return true;
+}
+
+// The merged run's plan: every part's planned operators (a part without a
+// plan adds none).
+opverify::Status MergePlans(const std::string& run_dir, const std::vector<std::string>& parts) {
+  opverify::RunPlan merged;
+  bool any = false;
+  for (const std::string& part : parts) {
+    opverify::Result<std::optional<opverify::RunPlan>> plan = opverify::ReadRunPlan(part);
+    if (!plan.ok()) return plan.status();
+    if (!plan.value()) continue;
+    any = true;
+    for (auto& op : plan.value()->operators) merged.operators.push_back(std::move(op));
+  }
+  if (!any) return opverify::Status::Ok();
+  return opverify::WriteRunPlan(run_dir, merged);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  spdlog::set_default_logger(spdlog::stderr_color_mt("opverify-reduce"));
+  spdlog::set_default_logger(opverify::ConsoleLogger("opverify-reduce"));
   CLI::App app{"opverify-reduce: rebuild a run's reports from its HDF5 shards; compare with a baseline run"};
-  opverify::DescribeProgram(app, "  0  reports written (no regression against --baseline)\n"
-                                 "  1  a regression against --baseline\n  2  bad usage, or unreadable shards");
+  opverify::DescribeProgram(
+      app,
+      "  0  reports written, every result the run planned is there (and no regression against "
+      "--baseline)\n"
+      "  1  a regression against --baseline (an operator newly failing, slower, or missing)\n"
+      "  2  bad usage or input, or the run folder is in use by a live run\n"
+      "  3  results lost: a shard, journal or plan unreadable, or fewer results than the run "
+      "planned\n"
+      "     (the reports are written and say what is missing; 3 wins over 1)");
   std::string run_dir, baseline;
+  bool allow_missing = false;
   double threshold_pct = 5;
   app.add_option("RUN_DIR", run_dir, "The run folder (with shards/)")->required();
   std::vector<std::string> parts;
@@ -78,6 +121,9 @@ int main(int argc, char** argv) {
                  "made it")
       ->check(CLI::ExistingDirectory);
   app.add_option("--baseline", baseline, "An earlier run folder to compare with");
+  app.add_flag("--allow-missing", allow_missing,
+               "With --baseline: an operator of the baseline that this run lacks is listed, not a "
+               "regression");
   app.add_option("--perf-threshold", threshold_pct, "Percent change of latency that counts (and the spread must be exceeded too)")
       ->check(CLI::NonNegativeNumber);
   try {
@@ -87,24 +133,37 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   std::vector<std::string> problems;
+  const std::string safe_run_dir = opverify::TerminalSafe(run_dir);
+  opverify::RunLock lock;  // held while the reports are written: one writer per run folder
   if (!parts.empty()) {
     std::error_code error;
     fs::create_directories(run_dir, error);
+    if (!TakeLock(run_dir, &lock)) return 2;
     if (opverify::Status merged = opverify::MergeShards(run_dir, parts, &problems); !merged.ok()) {
-      std::fprintf(stderr, "opverify-reduce: --merge: %s\n", merged.ToString().c_str());
+      std::fprintf(stderr, "opverify-reduce: --merge: %s\n",
+                   opverify::TerminalSafe(merged.ToString()).c_str());
+      return 2;
+    }
+    if (opverify::Status planned = MergePlans(run_dir, parts); !planned.ok()) {
+      std::fprintf(stderr, "opverify-reduce: --merge: %s\n",
+                   opverify::TerminalSafe(planned.ToString()).c_str());
       return 2;
     }
   }
   if (!fs::is_directory(fs::path(run_dir) / "shards")) {
-    std::fprintf(stderr, "opverify-reduce: %s: not a run folder (no shards/)\n", run_dir.c_str());
+    std::fprintf(stderr, "opverify-reduce: %s: not a run folder (no shards/)\n",
+                 safe_run_dir.c_str());
     return 2;
   }
   if (!baseline.empty() && !fs::is_regular_file(fs::path(baseline) / "summary.json")) {
-    std::fprintf(stderr, "opverify-reduce: --baseline %s: no summary.json there\n", baseline.c_str());
+    std::fprintf(stderr, "opverify-reduce: --baseline %s: no summary.json there\n",
+                 opverify::TerminalSafe(baseline).c_str());
     return 2;
   }
+  if (!lock.held() && !TakeLock(run_dir, &lock)) return 2;
   if (opverify::Status indexed = opverify::WriteResultsIndex(run_dir, &problems); !indexed.ok()) {
-    std::fprintf(stderr, "opverify-reduce: results.h5: %s\n", indexed.ToString().c_str());
+    std::fprintf(stderr, "opverify-reduce: results.h5: %s\n",
+                 opverify::TerminalSafe(indexed.ToString()).c_str());
     return 2;
   }
   for (const auto& problem : problems) spdlog::warn("{}", problem);
@@ -113,18 +172,29 @@ int main(int argc, char** argv) {
   run_info["reduced_with"] = {{"version", opverify::Version()}, {"commit", opverify::GitCommit()}};
   opverify::Result<opverify::RunTotals> totals = opverify::WriteRunReports(run_dir, run_info);
   if (!totals.ok()) {
-    std::fprintf(stderr, "opverify-reduce: %s\n", totals.status().ToString().c_str());
+    std::fprintf(stderr, "opverify-reduce: %s\n",
+                 opverify::TerminalSafe(totals.status().ToString()).c_str());
     return 2;
   }
-  std::printf("%d operators, %d cases: %d passed, %d failed -> %s\n", totals->operators, totals->cases,
-              totals->passed, totals->failed, (fs::path(run_dir) / "summary.json").c_str());
-  if (baseline.empty()) return 0;
+  std::printf("%d operators, %d cases: %d passed, %d failed -> %s\n", totals->operators,
+              totals->cases, totals->passed, totals->failed,
+              opverify::TerminalSafe((fs::path(run_dir) / "summary.json").string()).c_str());
+  const int lost_code = totals->lost > 0 ? 3 : 0;
+  if (totals->lost > 0) {
+    std::fprintf(stderr,
+                 "opverify-reduce: RESULTS LOST: %d of the run's results are unreadable or missing "
+                 "(summary.json's problems and incomplete); this run is no pass\n",
+                 totals->lost);
+  }
+  if (baseline.empty()) return lost_code;
 
   opverify::Result<opverify::BaselineDiff> diff = opverify::DiffRuns(run_dir, baseline, threshold_pct / 100);
   if (!diff.ok()) {
-    std::fprintf(stderr, "opverify-reduce: %s\n", diff.status().ToString().c_str());
+    std::fprintf(stderr, "opverify-reduce: %s\n",
+                 opverify::TerminalSafe(diff.status().ToString()).c_str());
     return 2;
   }
+  diff->allow_missing = allow_missing;
   const std::string report_path = (fs::path(run_dir) / "baseline_diff.json").string();
   if (opverify::Status written = opverify::WriteReportJson(report_path, diff->ToJson()); !written.ok()) {
     std::fprintf(stderr, "opverify-reduce: %s\n", written.ToString().c_str());
@@ -133,20 +203,25 @@ int main(int argc, char** argv) {
   const auto list = [](const char* what, const std::vector<std::string>& names) {
     if (names.empty()) return;
     std::printf("%s:", what);
-    for (const auto& n : names) std::printf(" %s", n.c_str());
+    for (const auto& n : names) std::printf(" %s", opverify::TerminalSafe(n).c_str());
     std::printf("\n");
   };
   list("newly failing", diff->newly_failing);
   list("fixed", diff->fixed);
   for (const auto& c : diff->slower) {
-    std::printf("slower: %s %.1f%% (spread %.1f%%, %d shapes)\n", c.op.c_str(), (c.ratio - 1) * 100, c.spread * 100, c.shapes);
+    std::printf("slower: %s %.1f%% (spread %.1f%%, %d shapes)\n",
+                opverify::TerminalSafe(c.op).c_str(), (c.ratio - 1) * 100, c.spread * 100,
+                c.shapes);
   }
   for (const auto& c : diff->faster) {
-    std::printf("faster: %s %.1f%% (spread %.1f%%, %d shapes)\n", c.op.c_str(), (c.ratio - 1) * 100, c.spread * 100, c.shapes);
+    std::printf("faster: %s %.1f%% (spread %.1f%%, %d shapes)\n",
+                opverify::TerminalSafe(c.op).c_str(), (c.ratio - 1) * 100, c.spread * 100,
+                c.shapes);
   }
   list("new", diff->added);
-  list("missing", diff->missing);
+  list(allow_missing ? "missing (allowed)" : "missing", diff->missing);
   std::printf("%s -> %s\n", diff->regressed() ? "REGRESSED" : "no regression",
-              report_path.c_str());
+              opverify::TerminalSafe(report_path).c_str());
+  if (lost_code != 0) return lost_code;
   return diff->regressed() ? 1 : 0;
 }

@@ -6,6 +6,9 @@
 #include <utility>
 
 #include "runner/bench/perf_result.h"
+#include "runner/common/file_name.h"
+#include "runner/common/sha256.h"
+#include "runner/common/shell_quote.h"
 #include "runner/common/utf8.h"
 
 namespace opverify {
@@ -71,27 +74,39 @@ std::optional<double> WorstRelativeDiff(const std::vector<CaseRecord>& cases) {
   return worst;
 }
 
+// `name` as an fnmatch(3) pattern that matches only itself (--filter is a glob).
+std::string GlobLiteral(const std::string& name) {
+  std::string pattern;
+  for (char c : name) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') pattern += '\\';
+    pattern += c;
+  }
+  return pattern;
+}
+
 // A command that runs the operator again by itself: `opverify verify` where
 // its cases are the task file's own, the batch on its manifest filtered to
-// it where a manifest sweep made them.
+// it where a manifest sweep made them. Every word is shell-quoted: names and
+// folders are data, whatever they hold.
 std::string ReproCommand(const std::string& name, const OperatorRecords& op, const json& run_info) {
   const std::string task_file = op.facts.value("task_file", "");
   const bool swept = std::any_of(op.cases.begin(), op.cases.end(), [](const CaseRecord& c) {
     return c.params.is_object() && !c.params.empty();
   });
   if (!task_file.empty() && !swept) {
-    std::string command = "opverify verify --op_name '" + name + "' --verify_dir '" +
-                          std::filesystem::path(task_file).parent_path().string() +
-                          "' --triton_impl_name '" +
-                          op.facts.value("impl_name", std::string("triton_ascend_impl")) + "'";
-    if (run_info.value("backend", std::string("auto")) != "auto") {
-      command += " --backend " + run_info["backend"].get<std::string>();
-    }
-    if (!op.facts.value("lint_enabled", true)) command += " --no-lint";
-    return command;
+    std::vector<std::string> words = {
+        "opverify",           "verify",
+        "--op_name",          name,
+        "--verify_dir",       std::filesystem::path(task_file).parent_path().string(),
+        "--triton_impl_name", op.facts.value("impl_name", std::string("triton_ascend_impl"))};
+    const std::string backend = run_info.value("backend", std::string("auto"));
+    if (backend != "auto") words.insert(words.end(), {"--backend", backend});
+    if (!op.facts.value("lint_enabled", true)) words.push_back("--no-lint");
+    return ShellCommand(words);
   }
-  return "opverify-batch '" + run_info.value("manifest", std::string("JOBS.json")) +
-         "' --filter '" + name + "' --run-dir /tmp/repro-" + name;
+  return ShellCommand({"opverify-batch", run_info.value("manifest", std::string("JOBS.json")),
+                       "--filter", GlobLiteral(name), "--run-dir",
+                       "/tmp/repro-" + OperatorFolder(name)});
 }
 
 std::optional<double> NumberOrNone(const nlohmann::ordered_json& value) {
@@ -218,8 +233,36 @@ FailureRow Failure(const CaseRecord& c, const std::string& repro) {
 
 }  // namespace
 
+std::vector<std::string> MissingFromPlan(const std::vector<OperatorModel>& operators,
+                                         const RunPlan& plan) {
+  std::map<std::string, const OperatorModel*> by_name;
+  for (const OperatorModel& op : operators) by_name[op.name] = &op;
+  std::vector<std::string> missing;
+  for (const PlannedOperator& planned : plan.operators) {
+    const auto found = by_name.find(planned.name);
+    if (found == by_name.end()) {
+      missing.push_back(planned.name + ": no results stored (the run's plan has it" +
+                        (planned.min_cases > 0
+                             ? ", with " + std::to_string(planned.min_cases) + " cases)"
+                             : ")"));
+      continue;
+    }
+    const OperatorModel& op = *found->second;
+    const json count = op.facts.value("case_count", json());
+    const int expected =
+        std::max({planned.min_cases, count.is_number_integer() ? count.get<int>() : 0, 1});
+    const int stored = static_cast<int>(op.cases.size());
+    if (stored < expected) {
+      missing.push_back(planned.name + ": " + std::to_string(stored) + " of " +
+                        std::to_string(expected) + " cases stored");
+    }
+  }
+  return missing;
+}
+
 RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string> problems,
-                       const json& run_info, const std::string& run_dir) {
+                       const json& run_info, const std::string& run_dir,
+                       const std::optional<RunPlan>& plan) {
   RunModel run;
   run.run_dir = run_dir;
   run.run_info = run_info;
@@ -273,9 +316,17 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
     run.operators.push_back(std::move(op));
   }
   run.totals.failed = run.totals.cases - run.totals.passed;
+  if (plan) run.incomplete = MissingFromPlan(run.operators, *plan);
+  run.totals.lost = static_cast<int>(run.problems.size() + run.incomplete.size());
   FinishPerformance(dtype_speedups, speedups, &run.performance);
   run.time_split = BuildTimeSplit(run_info, spent_ms);
   return run;
+}
+
+std::string OperatorFolder(const std::string& name) {
+  const std::string safe = SafeFileName(name, 64, "operator");
+  if (safe == name) return name;
+  return safe + "-" + Sha256Hex(name.data(), name.size()).substr(0, 12);
 }
 
 std::string RunVersionLine(const json& run_info) {

@@ -12,6 +12,7 @@
 
 #include "runner/bench/operator_bench.h"
 #include "runner/store/case_record.h"
+#include "runner/store/run_plan.h"
 
 namespace opverify {
 
@@ -20,6 +21,9 @@ struct RunTotals {
   int cases = 0;
   int passed = 0;
   int failed = 0;
+  // Lines of RunModel::problems and RunModel::incomplete: results the run
+  // should hold and does not. Never a pass, whatever the cases say.
+  int lost = 0;
 };
 
 // One cell of the operators x dtypes grid (a case is filed under its first
@@ -127,16 +131,34 @@ struct RunModel {
   PerformanceModel performance;
   std::optional<TimeSplit> time_split;  // when run_info has timing.run_wall_s
   std::vector<std::string> problems;    // journaled cases the store could not read
+  // What the run's plan (plan.json) promised that the store does not hold:
+  // an operator without results, or with fewer cases than it has. Empty
+  // without a plan.
+  std::vector<std::string> incomplete;
 };
 
 // "opverify 0.1.0 (abc1234)": the build that ran the run, from run_info's
 // "opverify" block (the batch writes it); "" for a run that has none.
 std::string RunVersionLine(const nlohmann::json& run_info);
 
+// The folder under ops/ of the operator `name`: the name itself when it is a
+// safe file name (a manifest's names always are), else SafeFileName's
+// version of it and a hash of the original, so that a name from a tampered
+// store is never a path ("../x" -> "x-<12 hex digits>").
+std::string OperatorFolder(const std::string& name);
+
 // The one aggregation pass. `records`: ReadRunRecords' (cases, and the
 // operator facts and benchmark records that ride with them); `problems`:
-// its problems; `run_dir`: the run folder, absolute.
+// its problems; `run_dir`: the run folder, absolute; `plan`: the run's
+// plan.json, when it has one (see MissingFromPlan).
 RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string> problems,
-                       const nlohmann::json& run_info, const std::string& run_dir);
+                       const nlohmann::json& run_info, const std::string& run_dir,
+                       const std::optional<RunPlan>& plan = std::nullopt);
+
+// The planned operators the store lacks results of, one line each: none at
+// all, or fewer cases than the most it should hold (the plan's min_cases,
+// the count its "operator" record gives, at least one).
+std::vector<std::string> MissingFromPlan(const std::vector<OperatorModel>& operators,
+                                         const RunPlan& plan);
 
 }  // namespace opverify

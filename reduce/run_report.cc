@@ -1,5 +1,7 @@
 #include "reduce/run_report.h"
 
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 #include <memory>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "reduce/precision_reporter.h"
 #include "reduce/summary_json_reporter.h"
 #include "reduce/verify_result_reporter.h"
+#include "runner/store/run_plan.h"
 #include "runner/store/run_records.h"
 
 namespace opverify {
@@ -30,8 +33,12 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::js
   std::vector<std::string> problems;
   Result<std::vector<CaseRecord>> records = ReadRunRecords(run_dir, &problems);
   if (!records.ok()) return records.status();
+  Result<std::optional<RunPlan>> plan = ReadRunPlan(run_dir);
+  if (!plan.ok()) problems.push_back(plan.status().ToString());
   const RunModel run = BuildRunModel(std::move(records.value()), std::move(problems), run_info,
-                                     std::filesystem::absolute(run_dir).string());
+                                     std::filesystem::absolute(run_dir).string(),
+                                     plan.ok() ? plan.value() : std::nullopt);
+  for (const std::string& line : run.incomplete) spdlog::warn("results missing: {}", line);
   std::vector<std::unique_ptr<Reporter>> reporters;
   reporters.push_back(std::make_unique<VerifyResultReporter>());
   reporters.push_back(std::make_unique<PerfResultReporter>());

@@ -17,7 +17,9 @@ namespace opverify {
 // Reads every stored record of `run_dir` and writes every report there.
 // `run_info`: what the batch recorded of itself (manifest, ranks, timing),
 // copied into summary.json. Journaled cases the store could not read are
-// left out and listed in the summary's `problems`. Every reporter runs even
+// left out and listed in the summary's `problems`; what the run's plan.json
+// promised and the store lacks, in its `incomplete` (RunTotals::lost counts
+// both: the callers' exit codes never pass a run with lost results). Every reporter runs even
 // when another could not write; the error then names each file that failed.
 Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::json& run_info);
 

@@ -88,7 +88,8 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
   summary["totals"] = {{"operators", run.totals.operators},
                        {"cases", run.totals.cases},
                        {"passed", run.totals.passed},
-                       {"failed", run.totals.failed}};
+                       {"failed", run.totals.failed},
+                       {"lost", run.totals.lost}};
   if (run.time_split) summary["time_split"] = TimeSplitJson(*run.time_split);
   summary["performance"] = PerformanceJson(run.performance);
   summary["error_types"] = run.error_types;
@@ -100,6 +101,7 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
   for (const FailureRow& f : run.failures) failures.push_back(FailureJson(f));
   summary["failures"] = std::move(failures);
   summary["problems"] = run.problems;
+  summary["incomplete"] = run.incomplete;
   return WriteReportJson((std::filesystem::path(context().run_dir) / "summary.json").string(),
                          summary);
 }

@@ -1,5 +1,7 @@
 #include "reduce/text_escape.h"
 
+#include <algorithm>
+
 #include "runner/common/utf8.h"
 
 namespace opverify {
@@ -37,9 +39,60 @@ std::string MarkupEscape(const std::string& text) {
 
 std::string MarkdownCell(std::string text, std::size_t limit) {
   for (auto& ch : text) {
-    if (ch == '|' || ch == '\n' || ch == '\r') ch = ' ';
+    if (ch == '|' || ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
   }
-  return limit > 0 && CodePointCount(text) > limit ? Utf8Prefix(text, limit) + "..." : ValidUtf8(text);
+  text = TerminalSafe(text);
+  if (limit > 0 && CodePointCount(text) > limit) text = Utf8Prefix(text, limit) + "...";
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The longest run of backticks in `text`.
+std::size_t LongestBacktickRun(const std::string& text) {
+  std::size_t longest = 0, run = 0;
+  for (char ch : text) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+}  // namespace
+
+std::string MarkdownCode(const std::string& text) {
+  std::string clean = text;
+  for (auto& ch : clean) {
+    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+  }
+  clean = TerminalSafe(clean);
+  const std::string fence(LongestBacktickRun(clean) + 1, '`');
+  // A space inside the fence when the text starts or ends with a backtick.
+  const bool pad = !clean.empty() && (clean.front() == '`' || clean.back() == '`');
+  return fence + (pad ? " " : "") + clean + (pad ? " " : "") + fence;
+}
+
+std::string MarkdownCodeBlock(const std::string& text, const std::string& language) {
+  const std::string clean = TerminalSafe(text);
+  const std::string fence(std::max<std::size_t>(3, LongestBacktickRun(clean) + 1), '`');
+  return fence + language + "\n" + clean + "\n" + fence + "\n";
 }
 
 }  // namespace opverify

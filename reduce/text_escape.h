@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string>
 
+#include "runner/common/terminal_text.h"
+
 namespace opverify {
 
 // For XML and HTML, in character data and in attributes: &, <, >, " and '
@@ -12,8 +14,21 @@ namespace opverify {
 // UTF-8) replaced by U+FFFD.
 std::string MarkupEscape(const std::string& text);
 
-// For a Markdown table cell: a pipe or a line break would end the cell, so
-// they become spaces; cut to `limit` characters (0: no limit) with "...".
+// For Markdown text and table cells (report.md, precision_report.md): a
+// pipe or a line break would end the cell, so they become spaces; terminal
+// controls are stripped (TerminalSafe); cut to `limit` characters (0: no
+// limit) with "..."; then &, < and > become entities, so that no
+// "<script>" or "<!--" in a name or an error reaches a renderer as HTML.
 std::string MarkdownCell(std::string text, std::size_t limit = 0);
+
+// `text` as an inline Markdown code span: fenced by more backticks than it
+// holds in a row (so none ends it early), line breaks as spaces, terminal
+// controls stripped. Markdown shows what is inside a code span literally.
+std::string MarkdownCode(const std::string& text);
+
+// `text` as a fenced Markdown code block of language `language` (a shell
+// command to paste): the fence longer than any backtick run inside, terminal
+// controls but '\n' and '\t' stripped.
+std::string MarkdownCodeBlock(const std::string& text, const std::string& language);
 
 }  // namespace opverify

@@ -38,8 +38,8 @@ Status VerifyResultReporter::ReportRun(const RunModel& run) {
   for (const OperatorModel& op : run.operators) {
     VerifyContext verify_context;
     verify_context.impl_name = op.facts.value("impl_name", "");
-    const std::filesystem::path path =
-        std::filesystem::path(context().run_dir) / "ops" / op.name / "verify_result.json";
+    const std::filesystem::path path = std::filesystem::path(context().run_dir) / "ops" /
+                                       OperatorFolder(op.name) / "verify_result.json";
     Status written = WriteReportJson(path.string(), SeedVerifyResult(Parts(op), verify_context));
     if (!written.ok()) return written;
   }

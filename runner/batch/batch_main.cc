@@ -12,15 +12,16 @@
 
 #include "runner/batch/batch_flags.h"
 #include "runner/batch/batch_reports.h"
-#include "runner/scheduler/comm.h"
 #include "runner/batch/launch.h"
 #include "runner/batch/rank_role.h"
 #include "runner/batch/run_folder.h"
 #include "runner/batch/stored_run.h"
-#include "runner/scheduler/work_plan.h"
 #include "runner/batch/worker.h"
 #include "runner/common/strings.h"
 #include "runner/manifest/manifest.h"
+#include "runner/scheduler/comm.h"
+#include "runner/scheduler/work_plan.h"
+#include "runner/store/run_plan.h"
 #include "runner/store/shard_writer.h"
 
 namespace fs = std::filesystem;
@@ -93,6 +94,21 @@ std::vector<WorkItem> PlanJob(const JobManifest& job, const BatchOptions& option
   return PlanWork(shapes, PreviousSeconds(options.previous_run), options.max_cases_per_item);
 }
 
+// plan.json: what this run promises to store, for the reports and
+// opverify-reduce to check the store against. A resumed run keeps the plan
+// it started with.
+void RecordPlan(const JobManifest& job, const BatchOptions& options) {
+  if (options.resume) {
+    Result<std::optional<RunPlan>> kept = ReadRunPlan(options.run_dir);
+    if (kept.ok() && kept.value()) return;
+  }
+  RunPlan plan;
+  for (const OperatorJob& op : job.operators)
+    plan.operators.push_back({op.name, static_cast<int>(op.cases.size())});
+  if (Status written = WriteRunPlan(options.run_dir, plan); !written.ok())
+    spdlog::error("the run's plan: {} (the reports cannot tell lost results)", written.ToString());
+}
+
 // --dry-run: the plan, one line per item.
 void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
                    const std::string& run_dir) {
@@ -156,7 +172,8 @@ int Run(int argc, char** argv) {
 
   std::optional<JobManifest> job = LoadJob(options, rank, &exit_code);
   if (!job) return exit_code;
-  if (!NegotiateRunDir(world.get(), job->name, &options)) return 2;
+  RunLock lock;  // rank 0's, held until the reports are written
+  if (!NegotiateRunDir(world.get(), job->name, &options, &lock)) return 2;
   const std::vector<WorkItem> items = rank == 0 ? PlanJob(*job, options) : std::vector<WorkItem>{};
   if (options.dry_run) {
     if (rank == 0) PrintWorkPlan(*job, items, options.run_dir);
@@ -164,6 +181,7 @@ int Run(int argc, char** argv) {
   }
 
   const std::string cache = PrepareRankFolder(options.run_dir, rank, options.verbose);
+  if (rank == 0) RecordPlan(*job, options);
   spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}", options.jobs_path, rank,
                size, launch.launcher, options.run_dir);
   WorkerSetup setup = MakeWorkerSetup(*job, options, rank, cache);

@@ -24,6 +24,7 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
   if (Status indexed = WriteResultsIndex(options.run_dir, &problems); !indexed.ok()) {
     spdlog::error("results.h5: {}", indexed.ToString());
   }
+  for (const std::string& problem : problems) spdlog::warn("{}", problem);
   json run_info = {{"manifest", fs::absolute(options.jobs_path).string()},
                    {"manifest_name", job_name},
                    {"ranks", ranks},
@@ -50,9 +51,15 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
   std::printf("%d operators, %d cases: %d passed, %d failed -> %s\n", totals->operators,
               totals->cases, totals->passed, totals->failed,
               (fs::path(options.run_dir) / "summary.json").c_str());
+  if (totals->lost > 0) {
+    spdlog::error(
+        "{} of the run's results are unreadable or missing (summary.json's problems and "
+        "incomplete); --resume runs what is missing",
+        totals->lost);
+  }
   if (!outcome.healthy) return 2;
   if (stop.load() != 0) return 1;  // not every case ran: not a pass
-  return totals->failed == 0 && totals->cases > 0 ? 0 : 1;
+  return totals->failed == 0 && totals->cases > 0 && totals->lost == 0 ? 0 : 1;
 }
 
 }  // namespace opverify

@@ -14,7 +14,8 @@ namespace opverify {
 // Writes results.h5 and the reports of the run in flags.options.run_dir and
 // returns the program's exit code: 2 when the reports could not be written
 // or a worker failed, 1 when a stop signal cut the run short or a case
-// failed (or none ran), 0 when every case passed.
+// failed (or none ran, or results the run's plan promised are unreadable
+// or missing), 0 when every case passed.
 int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                       const LaunchInfo& launch, int ranks, const RankOutcome& outcome,
                       const std::atomic<int>& stop);

@@ -10,7 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "runner/common/file_name.h"
 #include "runner/common/strings.h"
+#include "runner/common/terminal_log.h"
+#include "runner/common/terminal_text.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -22,9 +25,10 @@ constexpr int kTagConfig = 100;  // rank 0 -> every rank: the run folder
 
 void SetUpLogging(const std::string& run_dir, int rank, bool verbose) {
   std::vector<spdlog::sink_ptr> sinks;
-  sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(
-      Printf("%s/logs/rank-%04d.log", run_dir.c_str(), rank), false));
-  auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  // Both without the escape sequences untrusted text (error messages) may hold.
+  sinks.push_back(TerminalSafeSink(std::make_shared<spdlog::sinks::basic_file_sink_mt>(
+      Printf("%s/logs/rank-%04d.log", run_dir.c_str(), rank), false)));
+  auto console = TerminalSafeSink(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
   // Rank 0 shows warnings (the progress line is its voice); others stay quiet.
   console->set_level(verbose ? spdlog::level::info
                              : (rank == 0 ? spdlog::level::warn : spdlog::level::err));
@@ -43,27 +47,65 @@ std::string DefaultRunDir(const std::string& job_name) {
   const std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
-  return (fs::path("runs") / (job_name + "-" + stamp)).string();
+  // The job name is data: it names one folder under runs/, never a path.
+  return (fs::path("runs") / (SafeFileName(job_name) + "-" + stamp)).string();
 }
 
-bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* options) {
+namespace {
+
+// Rank 0's checks of the folder it chose: creates it, takes its lock (held
+// in *lock until the run ends) and refuses one that already holds a run
+// unless --resume. Prints why it refuses and returns false.
+bool ClaimRunDir(const BatchOptions& options, RunLock* lock) {
+  std::error_code ec;
+  const fs::path dir = options.run_dir;
+  if (!fs::create_directories(dir, ec) && ec) {
+    std::fprintf(stderr, "opverify-batch: cannot create the run folder %s: %s\n",
+                 TerminalSafe(dir.string()).c_str(), ec.message().c_str());
+    return false;
+  }
+  if (!fs::is_directory(dir, ec)) {
+    std::fprintf(stderr, "opverify-batch: the run folder %s is not a folder\n",
+                 TerminalSafe(dir.string()).c_str());
+    return false;
+  }
+  std::string broke;
+  Result<RunLock> taken = RunLock::Acquire(dir.string(), "opverify-batch", &broke);
+  if (!taken.ok()) {
+    std::fprintf(stderr, "opverify-batch: %s\n", TerminalSafe(taken.status().message()).c_str());
+    return false;
+  }
+  *lock = std::move(taken).value();
+  if (!broke.empty()) {
+    std::fprintf(stderr,
+                 "opverify-batch: %s: broke the stale lock of %s, which is no longer running\n",
+                 TerminalSafe(dir.string()).c_str(), TerminalSafe(broke).c_str());
+  }
+  if (!options.resume && fs::exists(dir / "shards", ec)) {
+    std::fprintf(stderr,
+                 "opverify-batch: %s already holds a run; use --resume to finish it, or another "
+                 "--run-dir\n",
+                 TerminalSafe(dir.string()).c_str());
+    *lock = RunLock();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* options,
+                     RunLock* lock) {
   const int rank = world != nullptr ? world->rank() : 0;
   const int size = world != nullptr ? world->size() : 1;
   bool refused = false;
   if (rank == 0) {
-    std::error_code ec;
     if (options->run_dir.empty())
       options->run_dir = DefaultRunDir(job_name.empty() ? "job" : job_name);
-    options->run_dir = fs::absolute(options->run_dir).string();
-    if (!options->resume && !options->dry_run &&
-        fs::exists(fs::path(options->run_dir) / "shards", ec)) {
-      std::fprintf(stderr,
-                   "opverify-batch: %s already holds a run; use --resume to finish it, or another "
-                   "--run-dir\n",
-                   options->run_dir.c_str());
-      refused = true;
-    }
-    const std::string word = json({{"run_dir", options->run_dir}, {"refused", refused}}).dump();
+    options->run_dir = fs::absolute(options->run_dir).lexically_normal().string();
+    if (!options->dry_run) refused = !ClaimRunDir(*options, lock);
+    const std::string word = json({{"run_dir", options->run_dir}, {"refused", refused}})
+                                 .dump(-1, ' ', false, json::error_handler_t::replace);
     for (int r = 1; r < size; ++r) world->Send(r, kTagConfig, word);
     return !refused;
   }

@@ -6,18 +6,24 @@
 
 #include "runner/batch/batch_options.h"
 #include "runner/scheduler/comm.h"
+#include "runner/store/run_lock.h"
 
 namespace opverify {
 
-// runs/<job name>-<UTC time>, relative to the working directory.
+// runs/<job name>-<UTC time>, relative to the working directory; the job
+// name made a safe file name (SafeFileName): it never leaves runs/.
 std::string DefaultRunDir(const std::string& job_name);
 
 // Rank 0 names the run folder (options->run_dir made absolute, or the
-// default) and refuses one that already holds a run unless --resume or
-// --dry-run; every other rank waits for its word on `world` and takes the
-// same folder. `world`: every rank's Comm, or null when this is the only rank.
-// Returns false (on every rank alike) when rank 0 refused the folder.
-bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* options);
+// default), creates it and takes its lock into *lock (runner/store/run_lock.h:
+// one writer per folder; the other ranks only write their own shards), and
+// refuses one that another run holds, or that already holds a run unless
+// --resume; --dry-run touches nothing. Every other rank waits for its word
+// on `world` and takes the same folder. `world`: every rank's Comm, or null
+// when this is the only rank. Returns false (on every rank alike) when rank
+// 0 refused the folder, having said why on stderr.
+bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* options,
+                     RunLock* lock);
 
 // Creates this rank's logs/ and cache/rank-N/ folders and sends its log to
 // logs/rank-N.log and the console. Returns the rank's cache folder.

@@ -33,6 +33,8 @@ bool LoadResumeState(const std::string& run_dir, WorkerSetup* setup) {
     if (r.kind == RecordKind::kCase) setup->done[r.case_id] = r.passed;
     if (r.kind == RecordKind::kBenchShape)
       setup->benched.insert(r.extra.value("case_id", ""));
+    if (r.kind == RecordKind::kOperator || r.kind == RecordKind::kBenchItem)
+      setup->facts.insert(r.case_id);
   }
   for (const auto& problem : problems) spdlog::warn("--resume: will run again: {}", problem);
   spdlog::info("resuming: {} cases already stored", setup->done.size());

@@ -13,7 +13,8 @@ namespace opverify {
 // stored cases; empty when run_dir is empty or unreadable (with a warning).
 std::map<std::string, double> PreviousSeconds(const std::string& run_dir);
 
-// Fills setup->done and setup->benched with the cases the run at `run_dir`
+// Fills setup->done, setup->benched and setup->facts with the cases,
+// benchmarked shapes and operator-level records the run at `run_dir`
 // stored and can read back; a journaled case whose data a machine crash lost
 // is left to run again. Returns false (logged) when the run cannot be read.
 bool LoadResumeState(const std::string& run_dir, WorkerSetup* setup);

@@ -51,12 +51,17 @@ bool Store(const WorkerSetup& setup, const CaseRecord& record) {
   return stored.ok();
 }
 
+// The id of a record that is no case: "<op>/@<tag>/<item id>".
+std::string FactId(const std::string& tag, const OperatorJob& op, const WorkItem& item) {
+  return op.name + "/@" + tag + "/" + std::to_string(item.id);
+}
+
 // A record that is no case: `kind`'s facts about `item` of operator `op`,
-// named "<op>/@<tag>/<item id>", its content left for the caller's `extra`.
+// named by FactId, its content left for the caller's `extra`.
 CaseRecord FactRecord(RecordKind kind, const std::string& tag, const OperatorJob& op,
                       const WorkItem& item, int rank) {
   CaseRecord fact;
-  fact.case_id = op.name + "/@" + tag + "/" + std::to_string(item.id);
+  fact.case_id = FactId(tag, op, item);
   fact.op_name = op.name;
   fact.kind = kind;
   fact.case_index = -1;
@@ -100,6 +105,10 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
     }
     if (setup.benched.count(id) == 0) to_bench.insert(i);
   }
+  // Every shape stored but the item's own record lost (a kill between the
+  // two): its settings, clock and environment exist only if measured again.
+  if (to_bench.empty() && setup.facts.count(FactId("bench-item", op, item)) == 0)
+    to_bench.insert(indices.begin(), indices.end());
   if (!all_passed || to_bench.empty()) return true;
 
   const auto started = std::chrono::steady_clock::now();
@@ -230,8 +239,21 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
             {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr)) : json(nullptr)}});
   });
   // Operator-level facts (environment, lint, non_compute) go in a small side
-  // record so reports can rebuild verify_result.json from the store alone.
-  if (store_ok && !outcome.cases.empty()) {
+  // record so reports can rebuild verify_result.json from the store alone:
+  // after any case ran, and on a resume that finds it lost.
+  const auto stored_before = [&] {  // by the run this one resumes
+    for (int i = 0; i < outcome.case_count; ++i) {
+      const std::string label =
+          i >= outcome.own_cases
+              ? outcome.edge_cases[static_cast<std::size_t>(i - outcome.own_cases)].label
+              : "";
+      if ((mine.empty() || mine.count(i) > 0) && setup.done.count(case_id(i, label)) > 0)
+        return true;
+    }
+    return false;
+  };
+  if (store_ok && (!outcome.cases.empty() ||
+                   (setup.facts.count(FactId("operator", op, item)) == 0 && stored_before()))) {
     CaseRecord meta = FactRecord(RecordKind::kOperator, "operator", op, item, setup.rank);
     meta.device = outcome.environment.is_object() && outcome.environment.contains("device") &&
                           outcome.environment["device"].is_object()

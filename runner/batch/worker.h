@@ -30,6 +30,9 @@ struct WorkerSetup {
   std::string executor_log;    // the rank's executors' output
   std::map<std::string, bool> done;  // case ids already stored (resume), and whether each passed
   std::set<std::string> benched;     // case ids whose benchmark is already stored (resume)
+  // Ids of the operator-level records already stored ("<op>/@operator/<item>",
+  // "<op>/@bench-item/<item>"; resume): a missing one is written again.
+  std::set<std::string> facts;
   ShardWriter* shard = nullptr;
   ExecutorPool* pool = nullptr;  // the rank's warm executor, kept between items
   ExecutorFactory start_executor;  // empty: ProcessExecutor::StartClient (tests give a fake)

@@ -1,17 +1,17 @@
 // opverify: the single-operator commands (compare, verify, bench, lint). Each subcommand lives in its own file; main only dispatches.
-#include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "runner/cli/bench_command.h"
 #include "runner/cli/compare_command.h"
 #include "runner/cli/lint_command.h"
 #include "runner/cli/usage.h"
 #include "runner/cli/verify_command.h"
+#include "runner/common/terminal_log.h"
 
 int main(int argc, char** argv) {
-  // Logs go to stderr; stdout carries results (JSON, summaries).
-  spdlog::set_default_logger(spdlog::stderr_color_mt("opverify"));
+  // Logs go to stderr, escape sequences stripped; stdout carries results (JSON, summaries).
+  spdlog::set_default_logger(opverify::ConsoleLogger("opverify"));
   CLI::App app{"opverify: strict precision verification of operator implementations"};
   opverify::DescribeProgram(app, "  0  passed\n  1  failed\n  2  bad usage or input\n  (each subcommand's --help has its own)");
   app.require_subcommand(1);

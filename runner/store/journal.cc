@@ -7,8 +7,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -109,13 +107,37 @@ Status Journal::Append(const JournalEntry& entry, bool sync) {
 }
 
 Result<std::vector<JournalEntry>> ReadJournal(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::error_code error;
-    if (!std::filesystem::exists(path, error)) return Status::NotFound(path + ": no such file");
+  // POSIX reads, not an ifstream: a journal that is a folder or unreadable
+  // must be an error naming it, never an exception from inside the stream.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::NotFound(path + ": no such file");
     return Errno(path, "cannot read the journal");
   }
-  const std::string text(std::istreambuf_iterator<char>(in), {});
+  struct stat info {};
+  if (fstat(fd, &info) != 0) {
+    const Status failed = Errno(path, "cannot read the journal");
+    close(fd);
+    return failed;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    close(fd);
+    return Status::IoError(path + ": cannot read the journal: not a regular file");
+  }
+  std::string text;
+  char block[65536];
+  for (;;) {
+    const ssize_t got = read(fd, block, sizeof block);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const Status failed = Errno(path, "cannot read the journal");
+      close(fd);
+      return failed;
+    }
+    if (got == 0) break;
+    text.append(block, static_cast<std::size_t>(got));
+  }
+  close(fd);
   std::vector<JournalEntry> entries;
   std::size_t begin = 0;
   int line_number = 0;

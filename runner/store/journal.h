@@ -51,8 +51,9 @@ class Journal {
 };
 
 // The complete entries of the journal at `path`, in the order written. A
-// missing file is NotFound; a complete line that is not an entry is
-// InvalidInput naming the file and line.
+// missing file is NotFound; one that cannot be read (a folder, no
+// permission, an I/O error) an IoError naming it; a complete line that is
+// not an entry is InvalidInput naming the file and line.
 Result<std::vector<JournalEntry>> ReadJournal(const std::string& path);
 
 }  // namespace opverify

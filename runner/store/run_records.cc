@@ -147,7 +147,7 @@ Result<RunContents> ReadRunContents(const std::string& run_dir,
   Result<std::vector<ShardName>> shards = ListShards(shards_dir);
   if (!shards.ok()) return shards.status();
   contents.shards = std::move(shards).value();
-  Result<std::vector<JournalEntry>> entries = ReadJournals(shards_dir);
+  Result<std::vector<JournalEntry>> entries = ReadJournals(shards_dir, problems);
   if (!entries.ok()) return entries.status();
 
   // Journaled cases per shard file, by number.

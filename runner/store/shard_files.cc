@@ -78,7 +78,8 @@ Result<std::vector<ShardName>> ListShards(const fs::path& shards) {
   return names;
 }
 
-Result<std::vector<JournalEntry>> ReadJournals(const fs::path& shards) {
+Result<std::vector<JournalEntry>> ReadJournals(const fs::path& shards,
+                                               std::vector<std::string>* problems) {
   std::vector<JournalEntry> entries;
   std::error_code error;
   if (!fs::exists(shards, error)) return entries;
@@ -90,7 +91,14 @@ Result<std::vector<JournalEntry>> ReadJournals(const fs::path& shards) {
   std::sort(journals.begin(), journals.end());
   for (const std::string& journal : journals) {
     Result<std::vector<JournalEntry>> read = ReadJournal(journal);
-    if (!read.ok()) return read.status();
+    if (!read.ok()) {
+      // Its cases are lost to the reader: what it promised is unknown.
+      Status reported = ReportProblem(
+          Status::IoError(read.status().message() + " (every case it journaled is unreadable)"),
+          problems);
+      if (!reported.ok()) return reported;
+      continue;
+    }
     entries.insert(entries.end(), read->begin(), read->end());
   }
   return entries;

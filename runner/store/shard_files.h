@@ -46,8 +46,11 @@ std::optional<ShardName> ParseShardFileName(const std::string& file);
 // Every shard file in `shards`, in (rank, k) order.
 Result<std::vector<ShardName>> ListShards(const std::filesystem::path& shards);
 // Every complete entry of every journal in `shards`, journal by journal in
-// name order (none when the folder is missing).
-Result<std::vector<JournalEntry>> ReadJournals(const std::filesystem::path& shards);
+// name order (none when the folder is missing). A journal that cannot be
+// read: with `problems` null, the error; otherwise a line in *problems
+// naming it, and the other journals are read.
+Result<std::vector<JournalEntry>> ReadJournals(const std::filesystem::path& shards,
+                                               std::vector<std::string>* problems = nullptr);
 
 // "2024-05-01T12:34:56.123456Z": UTC, so it sorts as time does.
 std::string NowUtc();

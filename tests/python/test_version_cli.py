@@ -50,7 +50,7 @@ def test_every_program_prints_the_same_version_line():
 
 @pytest.mark.parametrize("args, codes, default", [
     (["opverify-batch"], ["0", "1", "2", "3", "4"], "=failures"),  # --store
-    (["opverify-reduce"], ["0", "1", "2"], "=5"),                    # --perf-threshold
+    (["opverify-reduce"], ["0", "1", "2", "3"], "=5"),               # --perf-threshold
     (["opverify", "compare"], ["0", "1", "2"], "=eco"),               # --standard
     (["opverify", "verify"], ["0", "1", "2"], "=900"),                # --timeout
     (["opverify", "bench"], ["0", "1", "2"], "=50"),                  # --repeats

@@ -1,5 +1,6 @@
 // The run folder's name, agreed by every rank over in-process Comms: rank 0
-// decides (and may refuse a folder that holds a run), the others follow.
+// decides (and may refuse a folder that holds a run or that another run
+// holds the lock of), the others follow.
 #include "runner/batch/run_folder.h"
 
 #include <gtest/gtest.h>
@@ -25,11 +26,12 @@ Agreed Negotiate(int n, const BatchOptions& rank0, const std::string& job_name) 
   agreed.go_on.resize(static_cast<std::size_t>(n));
   agreed.run_dirs.resize(static_cast<std::size_t>(n));
   std::vector<std::thread> ranks;
+  RunLock lock;  // rank 0's, released when the negotiation is over
   for (int r = 0; r < n; ++r) {
     ranks.emplace_back([&, r] {
       BatchOptions options = r == 0 ? rank0 : BatchOptions{};
       agreed.go_on[static_cast<std::size_t>(r)] =
-          NegotiateRunDir(world[static_cast<std::size_t>(r)].get(), job_name, &options);
+          NegotiateRunDir(world[static_cast<std::size_t>(r)].get(), job_name, &options, &lock);
       agreed.run_dirs[static_cast<std::size_t>(r)] = options.run_dir;
     });
   }
@@ -46,7 +48,8 @@ fs::path FreshFolder(const std::string& name) {
 
 TEST(NegotiateRunDir, EveryRankTakesRankZerosFolderMadeAbsolute) {
   BatchOptions options;
-  options.run_dir = "runs/relative";  // only named here, never created
+  options.run_dir = "runs/relative";  // only named here: a dry run creates nothing
+  options.dry_run = true;
   const Agreed agreed = Negotiate(3, options, "job");
   for (int r = 0; r < 3; ++r) {
     EXPECT_TRUE(agreed.go_on[static_cast<std::size_t>(r)]) << r;
@@ -57,16 +60,16 @@ TEST(NegotiateRunDir, EveryRankTakesRankZerosFolderMadeAbsolute) {
 }
 
 TEST(NegotiateRunDir, WithoutARunDirEveryRankTakesTheDefaultNamedAfterTheJob) {
-  const Agreed agreed = Negotiate(2, BatchOptions{}, "nightly");
+  BatchOptions dry;
+  dry.dry_run = true;
+  const Agreed agreed = Negotiate(2, dry, "nightly");
   EXPECT_TRUE(agreed.go_on[0] && agreed.go_on[1]);
   EXPECT_EQ(agreed.run_dirs[0], agreed.run_dirs[1]);
   EXPECT_EQ(fs::path(agreed.run_dirs[0]).parent_path(), fs::absolute("runs"));
   EXPECT_EQ(fs::path(agreed.run_dirs[0]).filename().string().rfind("nightly-", 0), 0u)
       << agreed.run_dirs[0];
   // A job without a name is "job".
-  EXPECT_EQ(
-      fs::path(Negotiate(1, BatchOptions{}, "").run_dirs[0]).filename().string().rfind("job-", 0),
-      0u);
+  EXPECT_EQ(fs::path(Negotiate(1, dry, "").run_dirs[0]).filename().string().rfind("job-", 0), 0u);
 }
 
 TEST(NegotiateRunDir, AFolderHoldingARunIsRefusedOnEveryRankUnlessResumedOrDry) {
@@ -90,10 +93,49 @@ TEST(NegotiateRunDir, ALoneRankNeedsNoComm) {
   const fs::path dir = FreshFolder("alone");
   BatchOptions options;
   options.run_dir = dir.string();
-  EXPECT_TRUE(NegotiateRunDir(nullptr, "job", &options));
+  RunLock lock;
+  EXPECT_TRUE(NegotiateRunDir(nullptr, "job", &options, &lock));
+  EXPECT_TRUE(lock.held());
   EXPECT_EQ(options.run_dir, dir.string());
+  lock = RunLock();
   fs::create_directories(dir / "shards");
-  EXPECT_FALSE(NegotiateRunDir(nullptr, "job", &options));
+  EXPECT_FALSE(NegotiateRunDir(nullptr, "job", &options, &lock));
+  EXPECT_FALSE(lock.held());
+  fs::remove_all(dir);
+}
+
+TEST(DefaultRunDir, AJobNameNeverLeavesRunsWhateverItHolds) {
+  for (const std::string& name :
+       {std::string("../../../../X"), std::string("a\0b", 3), std::string(300, 'n'),
+        std::string("a/b/c"), std::string(".hidden"), std::string("-rf"), std::string(".."),
+        std::string("/etc/passwd"), std::string("x'; touch INJECTED; echo '"), std::string()}) {
+    const fs::path dir = DefaultRunDir(name);
+    EXPECT_EQ(dir.parent_path(), fs::path("runs")) << name;
+    const std::string leaf = dir.filename().string();
+    EXPECT_LE(leaf.size(), 64u + 17u) << name;  // the name, '-' and the UTC stamp
+    EXPECT_TRUE(leaf.front() != '.' && leaf.front() != '-') << leaf;
+    EXPECT_EQ(
+        leaf.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."),
+        std::string::npos)
+        << leaf;
+    EXPECT_EQ(leaf.find(".."), std::string::npos) << leaf;
+  }
+  EXPECT_EQ(fs::path(DefaultRunDir("../../../../X")).filename().string().rfind("X-", 0), 0u);
+  EXPECT_EQ(fs::path(DefaultRunDir("nightly.v2")).filename().string().rfind("nightly.v2-", 0), 0u);
+}
+
+TEST(NegotiateRunDir, AFolderAnotherRunHoldsIsRefusedEvenForResume) {
+  const fs::path dir = FreshFolder("held");
+  Result<RunLock> other = RunLock::Acquire(dir.string(), "opverify-batch");
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  BatchOptions options;
+  options.run_dir = dir.string();
+  options.resume = true;
+  const Agreed refused = Negotiate(2, options, "job");
+  EXPECT_FALSE(refused.go_on[0] || refused.go_on[1]);
+  other = RunLock();  // that run ends
+  const Agreed taken = Negotiate(2, options, "job");
+  EXPECT_TRUE(taken.go_on[0] && taken.go_on[1]);
   fs::remove_all(dir);
 }
 

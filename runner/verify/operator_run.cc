@@ -234,9 +234,11 @@ std::vector<std::string> SeedComparison::Warnings() const {
 // `type`, so that the message says where before the whole JSON follows; the
 // file is the implementation's, or the library file the violation is in.
 std::string FirstViolation(const json& lint, int type) {
-  for (const auto& [name, check] : lint.value("checks", json::object()).items()) {
+  const json checks = lint.value("checks", json::object());  // named: a loop over a temporary dangles
+  for (const auto& [name, check] : checks.items()) {
     if (check.value("regression_type", 0) != type || check.value("passed", true)) continue;
-    for (const json& v : check.value("violations", json::array())) {
+    const json violations = check.value("violations", json::array());
+    for (const json& v : violations) {
       return " (first: " + v.value("file", lint.value("file", "")) + ":" + std::to_string(v.value("line", 0)) +
              ": " + v.value("call", "") + ": " + v.value("reason", "") + ")";
     }

@@ -1,7 +1,7 @@
 """Quick standalone look at Liger-Kernel's forward kernels against torch on a CUDA device,
 before the opverify qualification (jobs/liger.json). The source is carried, not installed:
 
-    python3 jobs/liger/selfcheck.py [LIGER_SRC]   # default: $OPVERIFY_LIGER_SRC, else .liger/src
+    python3 jobs/liger/selfcheck.py [LIGER_SRC]   # default: jobs/liger/src
 
 Prints one line per operator and dtype: the largest error against torch in float64."""
 import os
@@ -9,8 +9,7 @@ import sys
 import time
 import traceback
 
-root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-src = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("OPVERIFY_LIGER_SRC", os.path.join(root, ".liger", "src"))
+src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "src")
 sys.path.insert(0, src)
 
 import torch  # noqa: E402

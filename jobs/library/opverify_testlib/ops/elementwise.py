@@ -53,12 +53,16 @@ def _add_bcast_kernel(x_ptr, y_ptr, out_ptr, n, alpha,
 
 @triton.jit
 def _isclose_kernel(a_ptr, b_ptr, out_ptr, n, rtol, atol, EQUAL_NAN: tl.constexpr, BLOCK: tl.constexpr):
+    # ATen's isclose in the inputs' dtype: each step (a - b, rtol * b, atol + ...) is rounded
+    # to that dtype, as torch computes it, so a float16 verdict on the boundary is torch's.
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
+    dt = a_ptr.dtype.element_ty
     a = tl.load(a_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     b = tl.load(b_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-    finite = (tl.abs(a) < float("inf")) & (tl.abs(b) < float("inf"))
-    close = (a == b) | (finite & (tl.abs(a - b) <= atol + rtol * tl.abs(b)))
+    actual = tl.abs((a - b).to(dt).to(tl.float32))
+    allowed = (atol + tl.abs((rtol * b).to(dt).to(tl.float32))).to(dt).to(tl.float32)
+    close = (a == b) | ((actual < float("inf")) & (actual <= allowed))
     if EQUAL_NAN:
         close = close | ((a != a) & (b != b))
     tl.store(out_ptr + offs, close.to(tl.uint8), mask=mask)
@@ -116,8 +120,9 @@ def add(x, y, alpha=1.0):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if a.shape != b.shape:
-        raise ValueError(f"opverify_testlib.isclose: shapes differ: {tuple(a.shape)} and {tuple(b.shape)}")
+    if a.shape != b.shape or a.dtype != b.dtype:
+        raise ValueError(f"opverify_testlib.isclose: needs one shape and dtype, got {a.dtype} "
+                         f"{tuple(a.shape)} and {b.dtype} {tuple(b.shape)}")
     ac, bc = a.contiguous(), b.contiguous()
     out = torch.empty(a.shape, dtype=torch.bool, device=a.device)
     if ac.numel():

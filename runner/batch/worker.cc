@@ -22,6 +22,7 @@ OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
   spec.task_file = op.task_file;
   spec.impl_file = op.impl_file;
   spec.impl_name = op.impl_name;
+  spec.override_spec = op.override_spec;
   spec.config = op.config;
   if (options.timeout_s) spec.config.timeout_s = *options.timeout_s;
   spec.params = op.cases;

@@ -8,6 +8,7 @@
 #include "runner/bench/clock_lock.h"
 #include "runner/bench/operator_bench.h"
 #include "runner/bench/perf_result.h"
+#include "runner/cli/library_flags.h"
 #include "runner/cli/output_file.h"
 #include "runner/verify/verify_result.h"
 
@@ -54,6 +55,7 @@ CLI::App* AddBenchCommand(CLI::App& parent, BenchArgs* args) {
   cmd->add_option("--drift-tolerance", args->drift_tolerance, "Clock drift from the warmed-up clock that warns")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--seed", args->operator_config.seed, "Seed of every RNG before inputs and models are built");
+  AddLibraryFlags(cmd, &args->operator_config.library, &args->operator_config.python_path);
   return cmd;
 }
 
@@ -75,6 +77,7 @@ int RunBench(const BenchArgs& args) {
   }
   OperatorSpec spec = std::move(found).value();
   spec.config = args.operator_config;
+  spec.config.python_path = AbsolutePaths(args.operator_config.python_path);
   if (args.bench.skip_framework && !args.bench.framework_latency_ms) {
     spdlog::warn("--skip_framework without --framework_latency_ms: no speedup can be computed");
   }

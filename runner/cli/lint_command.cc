@@ -1,10 +1,12 @@
 #include "runner/cli/lint_command.h"
 
 #include <pybind11/embed.h>
+#include <pybind11/stl.h>
 
 #include <iostream>
 #include <memory>
 
+#include "runner/cli/library_flags.h"
 #include "runner/embed/embedded_python.h"
 
 namespace py = pybind11;
@@ -18,6 +20,7 @@ CLI::App* AddLintCommand(CLI::App& parent, LintArgs* args) {
   cmd->add_flag("--json", args->json, "Print one JSON object (upstream's fields and ours)");
   cmd->add_flag("--non-compute", args->non_compute,
                 "Data movement operator: kernels that only load and store are fine");
+  AddLibraryFlags(cmd, &args->library, &args->python_path);
   return cmd;
 }
 
@@ -27,7 +30,9 @@ namespace {
 int LintInInterpreter(const LintArgs& args) {
   try {
     py::module_ lint = py::module_::import("opverify_runtime.lint");
-    py::object result = lint.attr("lint_file")(args.file, args.non_compute);
+    py::object result =
+        lint.attr("lint_file")(args.file, args.non_compute, py::arg("library") = args.library,
+                               py::arg("python_path") = AbsolutePaths(args.python_path));
     std::string text;
     if (args.json) {
       py::object dumps = py::module_::import("json").attr("dumps");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -12,7 +13,9 @@ namespace opverify {
 struct LintArgs {
   std::string file;
   bool json = false;
-  bool non_compute = false;  // data movement operator: skip the placeholder-kernel check
+  bool non_compute = false;          // data movement operator: skip the placeholder-kernel check
+  std::vector<std::string> library;  // packages whose kernels count as the file's own
+  std::vector<std::string> python_path;  // where those packages' sources are found first
 };
 
 // Registers the subcommand and its flags on `parent`, filling `args`.

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <vector>
 
+#include "runner/cli/library_flags.h"
 #include "runner/cli/named_option.h"
 #include "runner/cli/output_file.h"
 #include "runner/verify/operator_run.h"
@@ -52,7 +53,9 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   cmd->add_flag("--edge-cases", config->edge_cases,
                 "Also generated edge cases: sizes 0, 1, 2^k-1, 2^k, 2^k+1 of each size parameter; NaN/Inf inputs");
   cmd->add_flag_callback("--no-runtime-checks", [config] { config->runtime_checks = false; },
-                         "cuda: skip the profiler's own-kernel check and the device operator trace");
+                         "Skip the runtime evidence (on with or without the lint): the profiler's own-kernel "
+                         "check and the device operator trace");
+  AddLibraryFlags(cmd, &config->library, &config->python_path);
   cmd->add_flag("--ghost-replay", config->ghost_replay,
                 "cuda: rerun with the @triton.jit kernels made no-ops; unchanged outputs fail");
   return cmd;
@@ -67,6 +70,7 @@ int RunVerify(const VerifyArgs& args) {
   }
   OperatorSpec spec = std::move(found).value();
   spec.config = args.config;
+  spec.config.python_path = AbsolutePaths(args.config.python_path);
   if (args.keep_cache && !args.fresh_cache) spdlog::warn("--keep-cache has no effect without --fresh-cache");
 
   RunOptions options;

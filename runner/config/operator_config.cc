@@ -22,6 +22,8 @@ Status ApplyManifestFields(const nlohmann::json& fields, const std::string& wher
   config->edge_cases = fields.value("edge_cases", config->edge_cases);
   config->runtime_checks = fields.value("runtime_checks", config->runtime_checks);
   config->ghost_replay = fields.value("ghost_replay", config->ghost_replay);
+  config->library = fields.value("library", config->library);
+  config->python_path = fields.value("python_path", config->python_path);
   return Status::Ok();
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +22,7 @@ struct OperatorConfig {
   PrecisionMode precision_mode = PrecisionMode::kNone;
   double timeout_s = 900;  // per case
   bool lint = true;
-  bool runtime_checks = true;  // cuda, with lint: own Triton kernels in the profile, allowed torch operators
+  bool runtime_checks = true;  // own Triton kernels in the profile, allowed torch operators (lint or not)
   bool ghost_replay = false;   // cuda: outputs must change with the @triton.jit kernels made no-ops
   bool probe = true;           // hidden-state probe before the first case (no manifest key, no flag)
   bool probe_determinism = false;  // the probe runs Model twice (no manifest key)
@@ -30,12 +31,17 @@ struct OperatorConfig {
   int seeds = 3;  // input seeds per case (seed+1, ..., seed+seeds-1, then seed), each judged
   std::string golden_precision = "native";  // or "fp64": the reference on float64 inputs, rounded once
   bool edge_cases = false;  // generated edge cases after the operator's own (the executor makes them)
+  // Top-level packages whose Triton kernels count as the implementation's own
+  // (lint types 1, 2, 4 and the runtime evidence; type 3 still applies to them).
+  std::vector<std::string> library;
+  // Absolute folders put first on the executor's sys.path (a library carried as source).
+  std::vector<std::string> python_path;
 };
 
 // A manifest entry's fields (defaults already merged in; schemas/jobs.schema.json
 // has checked them) over `config`: each key that is present replaces its field.
 // The keys are the fields' names (docs/MANIFEST.md). `where` names the entry
-// in messages.
+// in messages. `python_path` is taken as given: the manifest makes it absolute.
 Status ApplyManifestFields(const nlohmann::json& fields, const std::string& where, OperatorConfig* config);
 
 }  // namespace opverify

@@ -58,6 +58,9 @@ void LoadFields(const Field& field, Load& r) {
   field("edge_cases", r.edge_cases);
   field("runtime_checks", r.runtime_checks);
   field("ghost_replay", r.ghost_replay);
+  field("library", r.library);
+  field("python_path", r.python_path);
+  field("override", r.override_spec, r.override_spec.is_null());
 }
 
 template <typename Field, typename RunCase>
@@ -73,6 +76,9 @@ template <typename Field, typename Lint>
 void LintFields(const Field& field, Lint& r) {
   field("file", r.file);
   field("non_compute", r.non_compute);
+  field("library", r.library);
+  field("python_path", r.python_path);
+  field("entries", r.entries, r.entries.empty());
 }
 
 template <typename Field, typename BenchPrepare>

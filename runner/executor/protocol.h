@@ -42,6 +42,13 @@ struct LoadRequest {
   bool edge_cases = false;
   bool runtime_checks = false;
   bool ghost_replay = false;
+  std::vector<std::string> library;  // packages whose kernels count as the implementation's own
+  std::vector<std::string>
+      python_path;  // folders put first on sys.path before anything is imported
+  // A dispatch-override operator (docs/MANIFEST.md): the task and the
+  // implementation are made from it, task_file and impl_file are empty.
+  // Left out of the message when null.
+  nlohmann::json override_spec;
 };
 
 // Each case's input_desc, for an operator that cannot run.
@@ -65,8 +72,13 @@ struct EnvironmentRequest {
 
 struct LintRequest {
   static constexpr std::string_view kOp = "lint";
-  std::string file;
+  std::string file;  // empty for a dispatch-override operator: there is no file of the user's
   bool non_compute = false;
+  std::vector<std::string> library;
+  std::vector<std::string> python_path;
+  // "module:callable" entry points linted instead of ModelNew.forward (an
+  // override's enable callables); left out of the message when empty.
+  std::vector<std::string> entries;
 };
 
 // Builds case `index`'s inputs and warms both sides up.

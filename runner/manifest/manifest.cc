@@ -82,9 +82,13 @@ class Resolver {
   Status LoadIncludes(const ManifestFile& file, const json& document);
   Status AddExplicit(const ManifestFile& file, const std::string& pointer, const json& fields);
   Status AddDiscovered(const ManifestFile& file, const std::string& pointer, const json& fields);
+  Status AddOverride(const ManifestFile& file, const std::string& pointer, const json& fields);
   // `dir` absolute, `display_dir` as messages name it.
   Status Add(const ManifestFile& file, const std::string& pointer, const json& fields,
              const std::string& name, const fs::path& dir, const fs::path& display_dir);
+  // What every form shares: the settings, the sweep, the duplicate check.
+  Status Finish(const ManifestFile& file, const std::string& pointer, const json& fields,
+                OperatorJob job);
   std::string Via() const { return stack_display_.size() > 1 ? Join(stack_display_, " -> ") : ""; }
 
   std::vector<Resolved> resolved_;
@@ -142,6 +146,7 @@ Status Resolver::LoadIncludes(const ManifestFile& file, const json& document) {
 
 Status Resolver::AddExplicit(const ManifestFile& file, const std::string& pointer,
                              const json& fields) {
+  if (fields.contains("override")) return AddOverride(file, pointer, fields);
   const ManifestFile dir = Beside(file, fields["dir"].get<std::string>());
   return Add(file, pointer, fields, fields["name"].get<std::string>(), dir.absolute, dir.display);
 }
@@ -236,7 +241,65 @@ Status Resolver::Add(const ManifestFile& file, const std::string& pointer, const
       return Status::NotFound(Printf("%s: %s %s not found", where.c_str(), role, shown.c_str()));
     }
   }
+  return Finish(file, pointer, fields, std::move(job));
+}
+
+// Every "$name" an override's arguments use, with the JSON pointer of its place.
+void CollectParamRefs(const json& value, const std::string& pointer,
+                      std::vector<std::pair<std::string, std::string>>* refs) {
+  if (value.is_string()) {
+    const std::string text = value.get<std::string>();
+    if (!text.empty() && text.front() == '$') refs->emplace_back(text.substr(1), pointer);
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i)
+      CollectParamRefs(value[i], pointer + "/" + std::to_string(i), refs);
+  } else if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end(); ++it)
+      CollectParamRefs(it.value(), pointer + "/" + it.key(), refs);
+  }
+}
+
+Status Resolver::AddOverride(const ManifestFile& file, const std::string& pointer,
+                             const json& fields) {
+  const std::string where = At(file.display, pointer);
+  if (fields.value("library", std::vector<std::string>{}).empty()) {
+    return Status::InvalidInput(where +
+                                ": an override operator needs 'library' (here or in defaults): the "
+                                "packages whose kernels must do the work");
+  }
+  const json& spec = fields["override"];
+  const json sweep = fields.value("sweep", json::object());
+  std::vector<std::pair<std::string, std::string>> refs;
+  for (const char* key : {"args", "kwargs"}) {
+    if (spec.contains(key)) CollectParamRefs(spec[key], pointer + "/override/" + key, &refs);
+  }
+  for (const auto& [param, place] : refs) {
+    if (!sweep.contains(param)) {
+      return Status::InvalidInput(At(file.display, place) + ": '$" + param +
+                                  "' names no sweep parameter" +
+                                  (sweep.empty() ? " (the entry has no sweep)" : ""));
+    }
+  }
+  OperatorJob job;
+  job.name = fields["name"].get<std::string>();
+  job.override_spec = spec;
+  json settings = fields;
+  settings.erase("edge_cases");  // generated from get_inputs' parameters, which an override has not
+  return Finish(file, pointer, settings, std::move(job));
+}
+
+Status Resolver::Finish(const ManifestFile& file, const std::string& pointer, const json& fields,
+                        OperatorJob job) {
+  const std::string where = At(file.display, pointer);
+  const std::string name = job.name;
   if (Status judged = ApplyManifestFields(fields, where, &job.config); !judged.ok()) return judged;
+  for (std::string& folder : job.config.python_path) {
+    const ManifestFile found = Beside(file, folder);
+    if (!fs::is_directory(found.absolute)) {
+      return Status::NotFound(where + ": python_path folder " + found.display + " not found");
+    }
+    folder = found.absolute.string();
+  }
   if (fields.contains("bench")) {
     if (Status benched = ApplyManifestBench(fields["bench"], where, &job.bench); !benched.ok()) return benched;
   }

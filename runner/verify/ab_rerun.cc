@@ -21,7 +21,8 @@ struct Attempt {
 Attempt RunAlone(const OperatorSpec& spec, const RunOptions& options, int index) {
   OperatorSpec alone = spec;
   alone.skip_case = [index](int i, const std::string&) { return i != index; };
-  alone.config.lint = false;  // the original run already passed it
+  alone.config.lint = false;            // the original run already passed it,
+  alone.config.runtime_checks = false;  // and its runtime evidence: the A/B is about the outputs
   OperatorOutcome outcome = RunOperator(alone, options);
   Attempt attempt;
   attempt.environment = outcome.environment;

@@ -97,8 +97,11 @@ CallResult OperatorSession::Load() {
   load.golden_precision = spec_.config.golden_precision;
   load.params = spec_.params;
   load.edge_cases = spec_.config.edge_cases;
-  load.runtime_checks = spec_.config.runtime_checks && spec_.config.lint;
+  load.runtime_checks = spec_.config.runtime_checks;  // its own switch: the lint may be off
   load.ghost_replay = spec_.config.ghost_replay;
+  load.library = spec_.config.library;
+  load.python_path = spec_.config.python_path;
+  load.override_spec = spec_.override_spec;
   return executor_->Call(load, spec_.config.timeout_s);
 }
 

@@ -230,6 +230,32 @@ std::vector<std::string> SeedComparison::Warnings() const {
   return out;
 }
 
+// " (first: FILE:LINE: CALL: REASON)" of the lint's first violation of
+// `type`, so that the message says where before the whole JSON follows; the
+// file is the implementation's, or the library file the violation is in.
+std::string FirstViolation(const json& lint, int type) {
+  const json checks = lint.value("checks", json::object());  // named: a loop over a temporary dangles
+  for (const auto& [name, check] : checks.items()) {
+    if (check.value("regression_type", 0) != type || check.value("passed", true)) continue;
+    const json violations = check.value("violations", json::array());
+    for (const json& v : violations) {
+      return " (first: " + v.value("file", lint.value("file", "")) + ":" + std::to_string(v.value("line", 0)) +
+             ": " + v.value("call", "") + ": " + v.value("reason", "") + ")";
+    }
+  }
+  return "";
+}
+
+// The file and the declared library; an override operator has no file of the
+// user's: its enable callables are linted instead.
+proto::LintRequest LintRequestFor(const OperatorSpec& spec, bool non_compute) {
+  proto::LintRequest lint{spec.impl_file, non_compute, spec.config.library, spec.config.python_path, {}};
+  const json enable = spec.override_spec.is_object() ? spec.override_spec.value("enable", json()) : json();
+  if (enable.is_string()) lint.entries.push_back(enable.get<std::string>());
+  if (enable.is_object()) lint.entries = {enable.value("enter", ""), enable.value("exit", "")};
+  return lint;
+}
+
 }  // namespace
 
 int OperatorOutcome::passed_cases() const {
@@ -304,7 +330,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     return out;
   }
   if (spec.config.lint) {
-    CallResult lint = session.executor()->Call(proto::LintRequest{spec.impl_file, out.non_compute}, spec.config.timeout_s);
+    CallResult lint = session.executor()->Call(LintRequestFor(spec, out.non_compute), spec.config.timeout_s);
     if (!lint.succeeded()) {
       fail_all(0, CallErrorType(lint), "lint: " + CallErrorMessage(lint));
       return out;
@@ -318,7 +344,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
                            : 0;
       const std::string why = out.lint.contains("error") && out.lint["error"].is_string()
                                   ? out.lint["error"].get<std::string>()
-                                  : "regression type " + std::to_string(type);
+                                  : "regression type " + std::to_string(type) + FirstViolation(out.lint, type);
       spdlog::warn("{}: lint: {}", spec.name, why);
       fail_all(0, "LintError", why + ": " + out.lint.dump(), type, describe_cases());
       return out;

@@ -29,6 +29,9 @@ struct OperatorSpec {
   std::string task_file;  // <op>_torch.py
   std::string impl_file;  // <op>_<impl>.py
   std::string impl_name = "triton_ascend_impl";
+  // A dispatch-override operator (docs/MANIFEST.md): task_file and impl_file
+  // are empty, the executor makes both from this object. Null otherwise.
+  nlohmann::json override_spec;
   OperatorConfig config;  // how it is judged
   std::vector<nlohmann::json> params;  // a sweep: one get_inputs(**params) per case
   // Cases to leave out (resumed, or another rank's share); they are not

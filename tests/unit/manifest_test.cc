@@ -463,6 +463,79 @@ TEST(BadManifest, AMissingManifestIsNotFound) {
   EXPECT_EQ(manifest.status().message(), kFixtures + "/nowhere.json: no such manifest");
 }
 
+// ---- library-backed and dispatch-override operators ----------------------
+
+const std::string kLibrary = kSource + "/tests/fixtures/library";
+
+TEST(LibraryManifest, OverrideEntriesHaveNoFilesAndKeepTheirCall) {
+  const JobManifest job = MustLoad(kLibrary + "/cpu_override.json");
+  EXPECT_THAT(Names(job),
+              ElementsAre("softmax_right", "softmax_pair", "softmax_wrong", "softmax_unreached"));
+  const OperatorJob& right = Find(job, "softmax_right");
+  EXPECT_TRUE(right.task_file.empty());
+  EXPECT_TRUE(right.impl_file.empty());
+  EXPECT_EQ(right.override_spec.at("op"), "torch.softmax");
+  EXPECT_EQ(right.override_spec.at("enable"), "ovlib:enabled");
+  EXPECT_EQ(right.override_spec.at("args").at(1), -1);
+  EXPECT_EQ(right.cases.size(), 8u);  // rows x cols x dtype = 2 x 2 x 2
+  EXPECT_EQ(CaseId("softmax_right", right.cases[0], 0),
+            R"(softmax_right/{"cols":16,"dtype":"float32","rows":1})");
+  // The defaults' library and python_path, the folder made absolute beside the manifest.
+  EXPECT_THAT(right.config.library, ElementsAre("ovlib"));
+  EXPECT_THAT(right.config.python_path, ElementsAre(kLibrary + "/cpu_override"));
+  EXPECT_EQ(right.config.seeds, 2);
+  const OperatorJob& pair = Find(job, "softmax_pair");
+  EXPECT_EQ(pair.override_spec.at("enable").at("enter"), "ovlib:enable");
+  EXPECT_EQ(pair.override_spec.at("kwargs").at("dim"), 1);
+}
+
+TEST(LibraryManifest, LibraryBackedEntriesKeepTheirFilesAndDeclareThePackage) {
+  const JobManifest job = MustLoad(kLibrary + "/cuda_library.json");
+  const OperatorJob& lsoftmax = Find(job, "lsoftmax");
+  EXPECT_EQ(lsoftmax.impl_file, kLibrary + "/cuda/ops/lsoftmax_triton_impl.py");
+  EXPECT_TRUE(lsoftmax.override_spec.is_null());
+  EXPECT_THAT(lsoftmax.config.library, ElementsAre("gpulib"));
+  EXPECT_THAT(lsoftmax.config.python_path, ElementsAre(kLibrary + "/cuda"));
+  EXPECT_TRUE(lsoftmax.config.lint);
+  EXPECT_FALSE(Find(job, "lsoftmax_nolint").config.lint);
+  EXPECT_TRUE(Find(job, "lsoftmax_nolint").config.runtime_checks);  // its own switch
+  // The defaults' sweep gives the override entries their cases too.
+  EXPECT_EQ(Find(job, "ov_softmax").cases.size(), 4u);
+}
+
+TEST(LibraryManifest, AnOperatorIsEitherFilesOrAnOverride) {
+  EXPECT_THAT(Refusal("override_and_dir.json").message(),
+              HasSubstr("override_and_dir.json: /operators/0"));
+}
+
+TEST(LibraryManifest, AnOverrideNeedsALibrary) {
+  EXPECT_EQ(Refusal("override_no_library.json").message(),
+            kFixtures +
+                "/bad/override_no_library.json: /operators/0: an override operator needs 'library' "
+                "(here or "
+                "in defaults): the packages whose kernels must do the work");
+}
+
+TEST(LibraryManifest, AnOverridesParametersMustBeTheSweeps) {
+  EXPECT_EQ(Refusal("override_unknown_param.json").message(),
+            kFixtures +
+                "/bad/override_unknown_param.json: /operators/0/override/args/0/shape/1: '$colz' "
+                "names no "
+                "sweep parameter");
+}
+
+TEST(LibraryManifest, TheEnableCallableIsModuleColonName) {
+  EXPECT_THAT(Refusal("override_bad_enable.json").message(), HasSubstr("/operators/0"));
+}
+
+TEST(LibraryManifest, AMissingPythonPathFolderIsNotFound) {
+  const Status status = Refusal("python_path_missing.json");
+  EXPECT_EQ(status.code(), Status::Code::kNotFound);
+  EXPECT_EQ(status.message(),
+            kFixtures + "/bad/python_path_missing.json: /operators/0: python_path folder " +
+                kFixtures + "/nowhere not found");
+}
+
 TEST(BadManifest, EveryBadFixtureIsRefused) {
   for (const auto& entry : fs::directory_iterator(kFixtures + "/bad")) {
     EXPECT_FALSE(LoadManifest(entry.path().string()).ok()) << entry.path();

@@ -89,13 +89,16 @@ std::vector<DocumentedRequest> DocumentedRequests(const std::string& source) {
 std::map<std::string, json> FullRequests() {
   LoadRequest load;
   load.params = {json::object()};
+  load.override_spec = {{"op", "torch.softmax"}};
+  LintRequest lint;
+  lint.entries = {"pkg:enabled"};
   BenchMeasureRequest measure;
   measure.max_repeats = 100;
   return {{std::string(LoadRequest::kOp), load},
           {std::string(DescribeCasesRequest::kOp), DescribeCasesRequest{}},
           {std::string(RunCaseRequest::kOp), RunCaseRequest{}},
           {std::string(EnvironmentRequest::kOp), EnvironmentRequest{}},
-          {std::string(LintRequest::kOp), LintRequest{}},
+          {std::string(LintRequest::kOp), lint},
           {std::string(BenchPrepareRequest::kOp), BenchPrepareRequest{}},
           {std::string(BenchMeasureRequest::kOp), measure},
           {std::string(BenchReleaseRequest::kOp), BenchReleaseRequest{}},
@@ -121,8 +124,11 @@ TEST(Protocol, RequestsOnTheWireAreAsTheExecutorReadsThem) {
   load.edge_cases = true;
   EXPECT_EQ(json(load).dump(),
             R"({"backend":"auto","edge_cases":true,"ghost_replay":false,"golden_precision":"native",)"
-            R"("impl_file":"/ops/relu_impl.py","op":"load","runtime_checks":false,"seed":7,)"
-            R"("task_file":"/ops/relu_torch.py"})");
+            R"("impl_file":"/ops/relu_impl.py","library":[],"op":"load","python_path":[],)"
+            R"("runtime_checks":false,"seed":7,"task_file":"/ops/relu_torch.py"})");
+  EXPECT_FALSE(json(load).contains("override"));  // null: a task and an implementation file
+  load.override_spec = {{"op", "torch.softmax"}};
+  EXPECT_EQ(json(load).get<LoadRequest>().override_spec, load.override_spec);
   load.params = {{{"n", 4}}};
   EXPECT_EQ(json(load).at("params"), json::parse(R"([{"n": 4}])"));
 
@@ -132,8 +138,9 @@ TEST(Protocol, RequestsOnTheWireAreAsTheExecutorReadsThem) {
   run.probe = true;
   EXPECT_EQ(json(run).dump(),
             R"({"check_determinism":false,"evidence":true,"index":2,"op":"run_case","probe":true,"seed":43})");
-  EXPECT_EQ(json(LintRequest{"/ops/relu_impl.py", true}).dump(),
-            R"({"file":"/ops/relu_impl.py","non_compute":true,"op":"lint"})");
+  EXPECT_EQ(json(LintRequest{"/ops/relu_impl.py", true, {"lib"}, {"/src"}, {}}).dump(),
+            R"({"file":"/ops/relu_impl.py","library":["lib"],"non_compute":true,"op":"lint",)"
+            R"("python_path":["/src"]})");
   EXPECT_EQ(json(EnvironmentRequest{}).dump(), R"({"op":"environment"})");
 
   BenchMeasureRequest measure;
@@ -211,7 +218,8 @@ TEST(PythonExecutor, ItsProtocolCommentListsEveryRequestWithTheFieldsSent) {
   EXPECT_EQ(ops, std::vector<std::string>(kRequestNames.begin(), kRequestNames.end()));
 
   const std::map<std::string, json> requests = FullRequests();
-  const std::map<std::string, json> minimal = {{"load", LoadRequest{}}, {"bench_measure", BenchMeasureRequest{}}};
+  const std::map<std::string, json> minimal = {
+      {"load", LoadRequest{}}, {"lint", LintRequest{}}, {"bench_measure", BenchMeasureRequest{}}};
   for (const auto& d : documented) {
     const auto full = requests.find(d.op);
     ASSERT_NE(full, requests.end()) << d.op;

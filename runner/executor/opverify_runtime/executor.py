@@ -7,11 +7,11 @@ Requests (JSON objects, "op" picks the op_<name> handler; the C++ side's
 structs are in runner/executor/protocol.h, and tests/unit/protocol_test.cc
 checks this list, its order and its fields against them):
   load           {task_file, impl_file, backend, seed, golden_precision, params?: [dict, ...],
-                  edge_cases, runtime_checks, ghost_replay}
+                  edge_cases, runtime_checks, ghost_replay, library, python_path, override?}
   describe_cases {}          (input_desc of every case, for an operator that cannot run)
   run_case       {index, seed, probe, check_determinism, evidence}
   environment    {}
-  lint           {file, non_compute}
+  lint           {file, non_compute, library, python_path, entries?}
   bench_prepare  {index, seed, warmup, flush_l2, skip_framework}
   bench_measure  {side: framework|implementation, repeats, adaptive, max_repeats?,
                   rse_target, max_seconds, profile_iterations}
@@ -31,7 +31,7 @@ import sys
 import time
 
 from . import backend as backend_module
-from . import bench, edge_cases, environment, guard, probe, runtime_evidence
+from . import bench, edge_cases, environment, guard, override, probe, runtime_evidence
 from .bench_requests import BenchRequests
 from .case_io import (CaseError, clone_to, describe, describe_inputs, flatten_outputs, import_file, input_changes,
                       input_digest, input_dtypes, input_tensors, materialized, same_bits, seed_everything)
@@ -50,8 +50,10 @@ class Session(BenchRequests):
         self.init_inputs = []
         self.load_seed = 0
         self.golden_precision = "native"
-        self.runtime_checks = self.ghost_replay = False
+        self.runtime_checks = self.ghost_replay = self.watch_reach = False
         self.own_kernels = {}
+        self.library = []      # packages whose kernels count as the implementation's own
+        self.override = None   # a dispatch-override operator's entry
         self.compile_clock = CompileClock()
         self._known = {}  # what a request established before it failed: its error reply says it too
 
@@ -118,9 +120,17 @@ class Session(BenchRequests):
         # A pooled executor's last operator must not answer for this one.
         self.task = self.impl = None
         self.cases = []
+        for folder in reversed(request.get("python_path") or []):
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
+        self.library = list(request.get("library") or [])
+        self.override = request.get("override")
         # The task and its cases first: an implementation that fails to import
         # fails every case, and the error reply says how many there are.
-        self.task = import_file(request["task_file"], "task")
+        if self.override:
+            self.task = override.build_task(self.override, torch)
+        else:
+            self.task = import_file(request["task_file"], "task")
         if not hasattr(self.task, "Model"):
             raise CaseError("ImportError", f"{self.task.__file__}: defines no class Model")
         seed_everything(self.load_seed, torch)
@@ -141,15 +151,19 @@ class Session(BenchRequests):
                 generated.append({"label": label, "params": case_params})
         self._known = {"case_count": len(self.cases), "backend": self.backend.name, "edge_cases": generated,
                        "non_compute": bool(getattr(self.task, "NON_COMPUTE", False))}
-        impl = import_file(request["impl_file"], "impl")
+        impl = override.build_impl(self.override, self.task, torch) if self.override else \
+            import_file(request["impl_file"], "impl")
         if not hasattr(impl, "ModelNew"):
             raise CaseError("ImportError", f"{impl.__file__}: defines no class ModelNew")
+        runtime_evidence.import_library(self.library)
         self.impl = impl
-        # Runtime evidence needs a device profile and Triton kernels: cuda only.
+        # Runtime evidence needs a device profile and Triton kernels: cuda only;
+        # whether an override's library code runs at all is seen everywhere.
         on_cuda = self.backend.name == "cuda"
         self.runtime_checks = bool(request.get("runtime_checks")) and on_cuda
+        self.watch_reach = bool(request.get("runtime_checks")) and bool(self.override)
         self.ghost_replay = bool(request.get("ghost_replay")) and on_cuda
-        self.own_kernels = runtime_evidence.own_kernels(self.impl) if on_cuda else {}
+        self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library) if on_cuda else {}
         if self.compile_clock.install():
             self.compile_clock.take()  # what importing compiled is not a case's
         return dict(self._known), []
@@ -388,6 +402,12 @@ class Session(BenchRequests):
             impl_args = clone_to(inputs, device, torch)
             first_run = request.get("evidence", True)  # the case's first run carries the runtime checks
             evidence = self.runtime_checks and first_run
+            baseline = None  # an override's reference call on the device: what ATen runs
+            if evidence and self.override:
+                baseline = override.aten_baseline(torch, self.task.Model(), clone_to(inputs, device, torch),
+                                                  self.backend, runtime_evidence.DispatchTrace, bench.device_kernels)
+            if self.watch_reach and first_run:
+                model_new.watch_folders = override.library_folders(self.library)
             started = time.perf_counter()
             try:
                 with contextlib.ExitStack() as watching, torch.no_grad():
@@ -401,12 +421,21 @@ class Session(BenchRequests):
             except BaseException as error:  # noqa: BLE001
                 raise self.classify(error, "ModelNew.forward") from error
             phase("impl_ms", started)
+            if self.watch_reach and first_run:
+                model_new.watch_folders = None
+                verdict = runtime_evidence.judge_reach(model_new.reached, self.library, self.override["op"])
+                if verdict is not None:
+                    raise CaseError("LintError", verdict[1], regression_type=verdict[0])
             if evidence:
                 kernels = bench.device_kernels(torch, prof)
+                self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library)  # lazily imported ones too
                 reply["runtime_evidence"] = {
-                    "torch_ops": trace.report(), "own_kernels": sorted(self.own_kernels),
+                    "torch_ops": trace.report(), "own_kernels": sorted(self.own_kernels), "library": self.library,
                     "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in kernels.items()}}
-                verdict = runtime_evidence.judge_evidence(trace, kernels, self.own_kernels)
+                if baseline is not None:
+                    reply["runtime_evidence"]["aten_baseline"] = {"torch_ops": sorted(baseline[0]),
+                                                                  "kernels": sorted(baseline[1])}
+                verdict = runtime_evidence.judge_evidence(trace, kernels, self.own_kernels, baseline)
                 if verdict is not None:
                     raise CaseError("LintError", verdict[1], regression_type=verdict[0],
                                     runtime_evidence=reply["runtime_evidence"])
@@ -447,7 +476,11 @@ class Session(BenchRequests):
 
     def op_lint(self, request):
         from . import lint
-        return {"lint": lint.lint_file(request["file"], non_compute=bool(request.get("non_compute")))}, []
+        options = {"non_compute": bool(request.get("non_compute")), "library": request.get("library") or [],
+                   "python_path": request.get("python_path") or []}
+        if request.get("entries"):
+            return {"lint": lint.lint_entries(request["entries"], **options)}, []
+        return {"lint": lint.lint_file(request["file"], **options)}, []
 
     def op_ping(self, request):
         return {"pid": os.getpid()}, []

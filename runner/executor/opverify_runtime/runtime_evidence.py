@@ -6,9 +6,17 @@
   PyTorch computing outside the kernels, a runtime regression type 3 (the
   lint misses `a @ b`, `x * (x > 0)`, operators reached through objects);
 * the profile of the same forward on the device: at least one of the
-  implementation file's own @triton.jit kernels must run (else type 2), and
-  kernels that are neither its own nor torch's copies and fills (another
-  module's kernels) must not outweigh its own (type 3);
+  implementation's own @triton.jit kernels (its file's, or those of the
+  packages it declares as its library) must run (else type 2), and kernels
+  that are neither its own nor torch's copies and fills (another module's
+  kernels) must not outweigh its own (type 3);
+* for a dispatch-override operator, the same call made on the device
+  outside the enable context first (the ATen baseline): inside the context
+  the torch operators may be only those the call itself dispatches, and
+  ATen's own kernels for it must not run (type 3: the work fell back to
+  torch; type 2 when no library kernel ran: the override is not reached);
+  and, on every backend, some Python code of the library must run during
+  the call (type 2: registered but never reached);
 * ghost replay (opt-in): the forward again with every own kernel made a
   no-op on freshly poisoned memory; outputs that come back bit for bit the
   same were not made by the kernels (GhostReplayUnchanged).
@@ -34,10 +42,38 @@ TORCH_KERNEL_MARKERS = ("at::native::", "Memcpy", "Memset", "memcpy", "memset", 
                         "CatArrayBatchedCopy", "copy_kernel", "elementwise_kernel<", "unrolled_elementwise")
 
 
-def own_kernels(module):
+def import_library(library):
+    """Imports each declared package: one that cannot be imported fails the load."""
+    import importlib
+    from .case_io import CaseError, describe
+    for name in library:
+        try:
+            importlib.import_module(name)
+        except BaseException as error:  # noqa: BLE001 - whatever the library's import raises
+            raise CaseError("ImportError", f"library {name!r} (declared with library/--library) does not import: "
+                            + describe(error)) from error
+
+
+def library_modules(library):
+    """The imported modules of the declared packages (the package and its submodules)."""
+    import sys
+    return [module for name, module in list(sys.modules.items())
+            if module is not None and any(name == lib or name.startswith(lib + ".") for lib in library)]
+
+
+def own_kernels(module, library=()):
     """{kernel name: JITFunction} of the @triton.jit functions the module
-    itself defines (unwrapping @triton.autotune and @triton.heuristics);
+    itself defines (unwrapping @triton.autotune and @triton.heuristics), and
+    those defined in the declared library packages' imported modules;
     kernels imported from elsewhere are not its own."""
+    found = {}
+    for lib_module in library_modules(library):
+        found.update(_defined_kernels(lib_module))
+    found.update(_defined_kernels(module))
+    return found
+
+
+def _defined_kernels(module):
     found = {}
     for value in list(vars(module).values()):
         for _ in range(8):  # wrappers hold the next layer in .fn
@@ -104,8 +140,56 @@ def is_torch_kernel(name):
     return any(marker in name for marker in TORCH_KERNEL_MARKERS)
 
 
-def judge_evidence(trace, kernels, own):
-    """(regression type, message) for what the evidence shows, or None."""
+# Torch's own kernels that only move or fill memory, which an override may run too.
+DATA_KERNEL_MARKERS = ("Memcpy", "Memset", "memcpy", "memset", "FillFunctor", "fill_kernel", "CatArrayBatchedCopy",
+                       "copy_kernel")
+
+
+def judge_reach(reached, library, op):
+    """(2, message) when no Python code of the library ran during an override's call."""
+    if reached:
+        return None
+    return 2, (f"runtime type 2: the override is registered but never reached: no code of the library "
+               f"({', '.join(library)}) ran during {op}(...) inside the enable context, so ATen computed it")
+
+
+def judge_override(trace, kernels, own, baseline):
+    """The override's evidence against the ATen baseline (ops, kernels), or None."""
+    baseline_ops, baseline_kernels = baseline
+    extra = {name: entry for name, entry in trace.compute_ops().items() if name not in baseline_ops}
+    if extra:
+        shown = ", ".join(f"aten::{name} ({calls}x)" for name, (calls, _) in sorted(extra.items())[:8])
+        return 3, ("runtime type 3: inside the enable context the call ran PyTorch compute operators that the "
+                   f"reference call itself does not dispatch ({', '.join(sorted(baseline_ops)) or 'none'}): {shown}")
+    if kernels is None:
+        return None
+    aten = sorted(name for name in kernels if name in baseline_kernels and name not in own
+                  and not any(marker in name for marker in DATA_KERNEL_MARKERS))
+    if not any(name in own for name in kernels):
+        return 2, ("runtime type 2: none of the library's Triton kernels (" + (", ".join(sorted(own)) or "none found")
+                   + ") ran inside the enable context" + (f"; ATen's own kernels for the call did ({', '.join(aten[:4])}):"
+                                                          " the override is not reached" if aten else ""))
+    if aten:
+        return 3, ("runtime type 3: ATen's own kernels for the call ran inside the enable context beside the "
+                   f"library's: {', '.join(aten[:4])} (the work fell back to torch)")
+    # The override's own torch calls run below the dispatch trace (inside the
+    # traced operator): the profile alone shows them. Torch's compute kernels
+    # (anything but copies and fills) must not outweigh the library's.
+    own_us = sum(us for name, (_, us) in kernels.items() if name in own)
+    other = {name: us for name, (_, us) in kernels.items()
+             if name not in own and not any(marker in name for marker in DATA_KERNEL_MARKERS)}
+    if other and sum(other.values()) > own_us:
+        return 3, ("runtime type 3: inside the enable context kernels that are not the library's take more device "
+                   f"time than its own ({sum(other.values()):.1f} us against {own_us:.1f} us): "
+                   + ", ".join(sorted(other)[:6]))
+    return None
+
+
+def judge_evidence(trace, kernels, own, baseline=None):
+    """(regression type, message) for what the evidence shows, or None.
+    `baseline`: an override's ATen baseline (ops, kernels)."""
+    if baseline is not None:
+        return judge_override(trace, kernels, own, baseline)
     compute = trace.compute_ops()
     if compute:
         shown = ", ".join(f"aten::{name} ({calls}x on {'/'.join(sorted(devices)) or 'no tensor'})"
@@ -114,15 +198,20 @@ def judge_evidence(trace, kernels, own):
                    + shown)
     if kernels is None:
         return None
+    if not any(name in own for name in kernels):
+        return 2, ("runtime type 2: the profile of ModelNew.forward shows none of its own Triton kernels "
+                   f"({', '.join(sorted(own)) or 'none defined'}: the file's and its library's) running on the "
+                   "device; device kernels seen: " + (", ".join(sorted(kernels)[:8]) or "none"))
+    return _judge_foreign(kernels, own)
+
+
+def _judge_foreign(kernels, own):
     own_us = sum(us for name, (_, us) in kernels.items() if name in own)
     ran = sorted(name for name in kernels if name in own)
-    if not ran:
-        return 2, ("runtime type 2: the profile of ModelNew.forward shows none of the file's own Triton kernels "
-                   f"({', '.join(sorted(own)) or 'it defines none'}) running on the device; device kernels seen: "
-                   + (", ".join(sorted(kernels)[:8]) or "none"))
     foreign = {name: us for name, (_, us) in kernels.items() if name not in own and not is_torch_kernel(name)}
     if foreign and sum(foreign.values()) > own_us:
-        return 3, ("runtime type 3: kernels that are not the file's own take more device time than its own "
+        return 3, ("runtime type 3: kernels that are not its own (the file's or its library's) take more device "
+                   "time than its own "
                    f"({sum(foreign.values()):.1f} us against {own_us:.1f} us in {', '.join(ran)}): "
                    + ", ".join(sorted(foreign)[:8]))
     return None

@@ -18,20 +18,21 @@ local, module-level, class-attribute and default-argument aliases. Lines are the
 
 The package, one job per module: names (the tables), symbols (scopes, refs, path helpers),
 analysis (resolution) with module_checks (types 3 and 5 anywhere) and reachability (types 2
-and 3 from forward), kernel_taint (type 4), result (the JSON result), text (the summary and
-the command line).
+and 3 from forward), library (the declared library packages read as source, so kernels and
+functions defined there are the file's own), kernel_taint (type 4), result (the JSON result),
+text (the summary and the command line).
 """
 from .names import (ALLOWED_TENSOR_METHODS, ALLOWED_TORCH_CALLS, CHECK_TYPES, COMPUTED, CONVENTIONAL_NAMES,
                     DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, GETATTR_TORCH_METADATA, HOOK_REGISTRARS,
                     IMPORTLIB_CALLS, LOADED, NN_HOLDERS, NN_MODULE_API, NONE, PATH_RULES, SDPA, TAMPER_ROOTS,
                     TIMER_PATHS, TL_DATA_MOVEMENT, TL_INDEX, TL_RANDOM, TORCH_VALUES, TYPE_TITLES,
                     VALUE_METADATA_ATTRS, VALUE_METHODS_DATA_MOVEMENT, VIOLATION_CHECKS)
-from .result import exit_code, lint_file, lint_source
+from .result import exit_code, lint_entries, lint_file, lint_source
 from .symbols import Binding, ClassInfo, Ref, Scope
 from .text import format_text, main
 
 # The names the single-module lint had: the entry points, then its tables and symbol types.
-__all__ = ["lint_source", "lint_file", "exit_code", "format_text", "main", "CHECK_TYPES",
+__all__ = ["lint_source", "lint_file", "lint_entries", "exit_code", "format_text", "main", "CHECK_TYPES",
            "TYPE_TITLES", "VIOLATION_CHECKS", "ALLOWED_TENSOR_METHODS", "ALLOWED_TORCH_CALLS",
            "COMPUTED", "CONVENTIONAL_NAMES", "DYNAMIC_DUNDERS", "FORBIDDEN_TENSOR_METHODS",
            "GETATTR_TORCH_METADATA", "HOOK_REGISTRARS", "IMPORTLIB_CALLS", "LOADED", "NN_HOLDERS",

@@ -1,10 +1,12 @@
 """The analysis of one parsed implementation: its scopes and bindings, the resolution of
 expressions to what they may denote (flow-insensitive, an over-approximation), the
 kernels it defines, and the violations found. The checks themselves are mixed in from
-module_checks (the whole file) and reachability (ModelNew.forward and what it reaches)."""
+module_checks (the whole file) and reachability (ModelNew.forward and what it reaches); library
+reads the declared library packages' sources into the same analysis."""
 import ast
 import builtins
 
+from .library import _Library
 from .module_checks import _ModuleChecks
 from .names import CONVENTIONAL_NAMES, VIOLATION_CHECKS
 from .reachability import _Reachability
@@ -12,8 +14,8 @@ from .symbols import (ClassInfo, Ref, Scope, _const_str, _dotted, _fold_str, _is
                       _op_name, _unparse)
 
 
-class _Analysis(_ModuleChecks, _Reachability):
-    def __init__(self, tree, filename, non_compute):
+class _Analysis(_ModuleChecks, _Reachability, _Library):
+    def __init__(self, tree, filename, non_compute, library=(), python_path=()):
         self.tree = tree
         self.filename = filename
         self.non_compute = non_compute
@@ -28,6 +30,9 @@ class _Analysis(_ModuleChecks, _Reachability):
         self._steps = 0
         self.violations = {name: [] for name in VIOLATION_CHECKS}
         self._seen_violations = set()
+        self.scope_module = {}   # id(module Scope) -> a library module's name
+        self.allowed_paths = ()  # path prefixes allowed in what forward reaches (an override's torch.library)
+        self._init_library(library, python_path)
         self.module = Scope("module", tree, None)
         for stmt in tree.body:
             self._visit(stmt, self.module)
@@ -79,8 +84,11 @@ class _Analysis(_ModuleChecks, _Reachability):
                     top = alias.name.split(".")[0]
                     scope.bind(top, "import", top, node.lineno)
         elif isinstance(node, ast.ImportFrom):
-            module = "." * node.level + (node.module or "")
+            module = self._absolute_import(node) or "." * node.level + (node.module or "")
             for alias in node.names:
+                if alias.name == "*" and self._visiting is not None:
+                    self.library_stars.setdefault(self._visiting[0], []).append(module)
+                    continue
                 if alias.name == "*":
                     self.star_imports.append((module, node.lineno))
                     continue
@@ -141,15 +149,16 @@ class _Analysis(_ModuleChecks, _Reachability):
                         ids.add(stmt.value)
         return ids
 
-    def _find_kernels(self):
-        for node in ast.walk(self.tree):
+    def _find_kernels(self, tree=None):
+        tree = tree or self.tree
+        for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for d in node.decorator_list:
                     target = d.func if isinstance(d, ast.Call) else d
                     if any(r.kind == "path" and _is_jit_path(r.value)
                            for r in self.resolve(target, self.enclosing[d])):
                         self.kernel_nodes.add(node)
-        for node in ast.walk(self.tree):  # kernel = triton.jit(fn), triton.jit(**kw)(fn)
+        for node in ast.walk(tree):  # kernel = triton.jit(fn), triton.jit(**kw)(fn)
             if isinstance(node, ast.Call) and node.args:
                 scope = self.enclosing.get(node, self.module)
                 func = node.func.func if isinstance(node.func, ast.Call) else node.func
@@ -176,12 +185,12 @@ class _Analysis(_ModuleChecks, _Reachability):
         if depth > 16 or expr is None or self._steps > 20000:
             return []
         if isinstance(expr, ast.Name):
-            return self._resolve_name(expr.id, scope, seen, depth)
+            return self._into_library(self._resolve_name(expr.id, scope, seen, depth), seen, depth)
         if isinstance(expr, ast.Attribute):
             out = []
             for base in self.resolve(expr.value, scope, seen, depth + 1):
                 out.extend(self._member(base, expr.attr, seen, depth))
-            return out
+            return self._into_library(out, seen, depth)
         if isinstance(expr, ast.Call):
             return self._resolve_call(expr, scope, seen, depth)
         if isinstance(expr, ast.Lambda):
@@ -205,8 +214,9 @@ class _Analysis(_ModuleChecks, _Reachability):
         return []
 
     def _resolve_name(self, name, scope, seen, depth):
-        s = scope
+        s = root = scope
         while s is not None:
+            root = s
             if name in s.bindings:
                 key = (name, id(s))
                 if key in seen:
@@ -230,6 +240,9 @@ class _Analysis(_ModuleChecks, _Reachability):
             return [Ref("path", "builtins." + name)]
         if name in CONVENTIONAL_NAMES:
             return [Ref("path", CONVENTIONAL_NAMES[name])]
+        if id(root) in self.scope_module:  # a library module: its own star imports
+            stars = self.library_stars.get(self.scope_module[id(root)], [])
+            return [Ref("path", _dotted(star, name)) for star in stars[:1]]
         if self.star_imports:
             module, line = self.star_imports[0]
             return [Ref("path", _dotted(module, name), f"star import from {module} (line {line})")]
@@ -340,11 +353,14 @@ class _Analysis(_ModuleChecks, _Reachability):
     # ---- reporting -------------------------------------------------------------------------
 
     def report(self, check, line, call, reason):
-        key = (check, line, call)
+        key = (check, line, call, self._scan_file)
         if key in self._seen_violations:
             return
         self._seen_violations.add(key)
-        self.violations[check].append({"line": line, "call": call, "reason": reason})
+        violation = {"line": line, "call": call, "reason": reason}
+        if self._scan_file is not None:  # in a library function the implementation reaches
+            violation["file"] = self._scan_file
+        self.violations[check].append(violation)
 
     def _hidden_context(self, node, fn):
         """Why a node inside fn is hidden (a lambda, a default argument), or None."""

@@ -49,16 +49,31 @@ class _Reachability:
         self.visited = set()
         self.launch_params = {}
         entry_nodes = self.entries(info)
-        forward_nodes = set(entry_nodes[:2])
+        self._drain(entry_nodes, set(entry_nodes[:2]))
+        return entry_nodes
+
+    def walk_entries(self, entry_nodes):
+        """walk_reachable from given functions (an override's enable callables), none of them a forward."""
+        self.model_mro = []
+        self.launches, self.visited, self.launch_params = {}, set(), {}
+        self._drain(entry_nodes, set())
+
+    def _drain(self, entry_nodes, forward_nodes):
         queue = deque(entry_nodes)
         while queue:
             fn = queue.popleft()
             if fn in self.visited or fn in self.kernel_nodes:
                 continue
             self.visited.add(fn)
+            self._scan_file = self.file_of.get(fn)  # a library function's violations name its file
             self._scan_function(fn, fn in forward_nodes and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
                                 and fn.name in ("forward", "__call__"), queue)
-        return entry_nodes
+        self._scan_file = None
+
+    def _compute_reason(self, path):
+        if any(path == p or path.startswith(p + ".") for p in self.allowed_paths):
+            return None
+        return _torch_compute_reason(path)
 
     def _params_launched(self, fn):
         if fn not in self.launch_params:
@@ -129,7 +144,7 @@ class _Reachability:
         refs = self.resolve(node, scope)
         for r in refs:
             if r.kind == "path":
-                reason = _torch_compute_reason(r.value)
+                reason = self._compute_reason(r.value)
                 if reason is not None:
                     self.report("no_hidden_torch_compute", node.lineno, _shown(_unparse(node), r.value),
                                 f"{reason}, passed around as a value" + (f" through {r.via}" if r.via else ""))
@@ -160,7 +175,7 @@ class _Reachability:
                     if not known and attr in FORBIDDEN_TENSOR_METHODS:
                         self.report("no_dynamic_lookup", call.lineno, self._getattr_display(call),
                                     f"getattr hides the tensor compute method .{attr}")
-                reason = _torch_compute_reason(r.value)
+                reason = self._compute_reason(r.value)
                 if reason is not None:
                     self._forbidden(call, fn, _shown(func_text, r.value), reason, r.via)
             elif r.kind == "func":

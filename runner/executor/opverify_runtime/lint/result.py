@@ -47,8 +47,10 @@ def _empty_result(filename, non_compute):
             "suggestion": "", "file": filename, "filepath": filename, "non_compute": bool(non_compute)}
 
 
-def lint_source(source, filename="<string>", non_compute=False):
+def lint_source(source, filename="<string>", non_compute=False, library=(), python_path=()):
     """Lint the implementation `source` (named `filename`). Never imports or runs it.
+    `library`: packages whose kernels count as its own, their sources found first in
+    `python_path`, then on sys.path (read, never imported).
 
     Returns the JSON-ready dict: valid, regression_type (lowest type found, or None),
     regression_types (every type found), checks, suggestion, file (and filepath, upstream's
@@ -69,7 +71,7 @@ def lint_source(source, filename="<string>", non_compute=False):
         return result
     tree.body = [stmt for stmt in tree.body if not _is_main_guard(stmt)]  # never runs on import
     try:
-        return _analyse(tree, result, filename, non_compute)
+        return _analyse(tree, result, filename, non_compute, library, python_path)
     except (RecursionError, MemoryError) as e:  # absurdly deep or large sources
         reason = f"too complex to analyse ({type(e).__name__})"
     except Exception as e:  # noqa: BLE001 - a lint bug must fail the file, never pass it
@@ -81,32 +83,102 @@ def lint_source(source, filename="<string>", non_compute=False):
     return result
 
 
-def _analyse(tree, result, filename, non_compute):
-    a = _Analysis(tree, filename, non_compute)
-    a.check_module()
-    kernels = sorted(a.kernel_nodes, key=lambda n: n.lineno)
-    checks = result["checks"]
+def _kernel_check(a, checks):
+    """Type 1 over the file's kernels and those of the library modules it reached."""
+    kernels = sorted(a.kernel_nodes, key=lambda n: (a.file_of.get(n, ""), n.lineno))
     checks["triton_kernel_exists"] = {
         "passed": bool(kernels), "kernels": [k.name for k in kernels],
-        "lines": {k.name: k.lineno for k in kernels}}
+        "lines": {k.name: k.lineno for k in kernels if k not in a.file_of}}
+    library_kernels = {k.name: f"{a.file_of[k]}:{k.lineno}" for k in kernels if k in a.file_of}
+    if library_kernels:
+        checks["triton_kernel_exists"]["library_kernels"] = library_kernels
     if not kernels:
-        checks["triton_kernel_exists"]["error"] = "no function decorated with @triton.jit (or wrapped by triton.jit)"
+        checks["triton_kernel_exists"]["error"] = "no function decorated with @triton.jit (or wrapped by triton.jit)" \
+            + (f" in the file or the library it reaches ({', '.join(a.library_index.library)})"
+               if a.library_index.library else "")
+    return kernels
 
+
+def _launched_check(a, checks, where):
+    launched = sorted(a.launches, key=lambda n: (a.file_of.get(n, ""), n.lineno))
+    called = {"passed": bool(launched), "called": [k.name for k in launched]}
+    if not launched:
+        called["error"] = f"no kernel is launched (kernel[grid](...) or kernel.run(...)) from {where}"
+    checks["kernel_called_from_forward"] = called
+    return launched
+
+
+def _library_facts(a, result):
+    if a.library_index.library:
+        missing = [f"{name}: no such package or module in python_path or sys.path"
+                   for name in a.library_index.library if a.library_index.find(name) is None]
+        result["library"] = {"packages": list(a.library_index.library),
+                             "modules_read": sorted(n for n, sc in a.library_scopes.items() if sc is not None),
+                             "notes": missing + a.library_notes}
+
+
+def _analyse(tree, result, filename, non_compute, library=(), python_path=()):
+    a = _Analysis(tree, filename, non_compute, library, python_path)
+    a.check_module()
+    checks = result["checks"]
     info = a.model_class()
     launched = []
-    called = {"passed": False, "called": []}
     if info is None or not a.entries(info):
-        called["error"] = "no class ModelNew with a forward() method"
+        checks["kernel_called_from_forward"] = {"passed": False, "called": [],
+                                                "error": "no class ModelNew with a forward() method"}
     else:
         a.walk_reachable(info)
-        launched = sorted(a.launches, key=lambda n: n.lineno)
-        called["called"] = [k.name for k in launched]
-        called["passed"] = bool(launched)
-        if not launched:
-            called["error"] = ("no kernel is launched (kernel[grid](...) or kernel.run(...)) from "
-                               "ModelNew.forward() or anything it calls")
-    checks["kernel_called_from_forward"] = called
+        launched = _launched_check(a, checks, "ModelNew.forward() or anything it calls")
+    kernels = _kernel_check(a, checks)
+    _library_facts(a, result)
+    return _finish(a, result, kernels, launched, non_compute)
 
+
+def lint_entries(entries, non_compute=False, library=(), python_path=()):
+    """The lint of a dispatch-override operator: there is no implementation file of the
+    user's, so the walk starts at the enable callables ("module:callable") in the declared
+    library and lints what they reach (the functions they register, the kernels those launch).
+    torch.library is how an override registers: allowed there. What the walk cannot show
+    statically (registrations through tables, compiled modules) leaves types 1 and 2 to the
+    runtime evidence: they are reported under "unproven", not as failures."""
+    shown = ", ".join(entries)
+    try:
+        return _analyse_entries(entries, shown, non_compute, library, python_path)
+    except (RecursionError, MemoryError) as e:
+        reason = f"too complex to analyse ({type(e).__name__})"
+    except Exception as e:  # noqa: BLE001 - a lint bug must fail the operator, never pass it
+        reason = f"internal lint error: {type(e).__name__}: {e}"
+    result = _empty_result(f"<override: {shown}>", non_compute)
+    result["error"] = f"<override: {shown}>:0: {reason}"
+    result["error_line"] = 0
+    return result
+
+
+def _analyse_entries(entries, shown, non_compute, library, python_path):
+    result = _empty_result(f"<override: {shown}>", non_compute)
+    a = _Analysis(ast.parse(""), result["file"], non_compute, library, python_path)
+    a.allowed_paths = ("torch.library",)
+    nodes, unresolved = [], []
+    for entry in entries:
+        found = a.library_entry(entry)
+        nodes += found or []
+        if not found:
+            unresolved.append(entry)
+    a.walk_entries(nodes)
+    checks = result["checks"]
+    launched = _launched_check(a, checks, "the enable callables (" + shown + ") or anything they reach")
+    kernels = _kernel_check(a, checks)
+    _library_facts(a, result)
+    result["override"] = {
+        "entries": list(entries), "unresolved": unresolved,
+        "note": "a dispatch-override operator has no implementation file of the user's: the lint follows the "
+                "enable callables into the declared library; the runtime evidence must show its kernels running"}
+    result = _finish(a, result, kernels, launched, non_compute, override=True)
+    return result
+
+
+def _finish(a, result, kernels, launched, non_compute, override=False):
+    checks = result["checks"]
     for name in VIOLATION_CHECKS:
         violations = sorted(a.violations[name], key=lambda v: (v["line"], v["call"]))
         checks[name] = {"passed": not violations, "violations": violations}
@@ -124,9 +196,10 @@ def _analyse(tree, result, filename, non_compute):
         all_placeholders = bool(launched) and len(placeholders) == len(launched)
         checks["no_placeholder_kernels"] = {
             "passed": not all_placeholders, "placeholders": [k.name for k in placeholders],
-            "violations": [{"line": k.lineno, "call": k.name,
-                            "reason": "placeholder kernel: it only loads and stores (no arithmetic on the data "
-                                      "it loads), so the computation happens elsewhere"} for k in placeholders]}
+            "violations": [dict({"line": k.lineno, "call": k.name,
+                                 "reason": "placeholder kernel: it only loads and stores (no arithmetic on the data "
+                                           "it loads), so the computation happens elsewhere"},
+                                **({"file": a.file_of[k]} if k in a.file_of else {})) for k in placeholders]}
 
     # Order as upstream first, then ours.
     order = ["triton_kernel_exists", "kernel_called_from_forward", "no_forbidden_torch_ops",
@@ -140,6 +213,9 @@ def _analyse(tree, result, filename, non_compute):
     if not kernels and 2 in types:
         types.remove(2)  # type 2 needs kernels to exist
         types = sorted(set(types) | {1})
+    if override:  # what a static walk cannot show is the runtime evidence's to decide
+        result["override"]["unproven"] = [t for t in types if t in (1, 2)]
+        types = [t for t in types if t not in (1, 2)]
     result["regression_types"] = types
     result["regression_type"] = types[0] if types else None
     result["valid"] = not types
@@ -148,7 +224,7 @@ def _analyse(tree, result, filename, non_compute):
     return result
 
 
-def lint_file(path, non_compute=False):
+def lint_file(path, non_compute=False, library=(), python_path=()):
     """lint_source on the file at `path`; an unreadable file gives a result with "error"."""
     path = os.fspath(path)
     try:
@@ -162,7 +238,7 @@ def lint_file(path, non_compute=False):
         result["error_line"] = 0
         result["suggestion"] = f"Give the lint a readable UTF-8 Python file ({path})."
         return result
-    return lint_source(source, path, non_compute)
+    return lint_source(source, path, non_compute, library, python_path)
 
 
 def exit_code(result):

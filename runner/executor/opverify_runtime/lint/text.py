@@ -8,21 +8,24 @@ from .result import exit_code, lint_file
 
 
 def _check_lines(result):
-    """(line, call, reason) for every failure, for the text summary."""
+    """(file, line, call, reason) for every failure, for the text summary."""
     out = []
+    f = result["file"]
     checks = result["checks"]
     if not checks["triton_kernel_exists"]["passed"]:
-        out.append((1, "@triton.jit", checks["triton_kernel_exists"].get("error", "no kernel")))
+        out.append((f, 1, "@triton.jit", checks["triton_kernel_exists"].get("error", "no kernel")))
     elif not checks["kernel_called_from_forward"]["passed"]:
         lines = checks["triton_kernel_exists"]["lines"]
+        elsewhere = checks["triton_kernel_exists"].get("library_kernels", {})
         for name in checks["triton_kernel_exists"]["kernels"]:
-            out.append((lines[name], name, "kernel is never launched from ModelNew.forward()"))
+            where = elsewhere[name].rsplit(":", 1) if name in elsewhere else (f, lines.get(name, 0))
+            out.append((where[0], int(where[1]), name, "kernel is never launched from ModelNew.forward()"))
     for name, check in checks.items():
         if name in ("triton_kernel_exists", "kernel_called_from_forward"):
             continue
         if not check["passed"]:
-            out.extend((v["line"], v["call"], v["reason"]) for v in check.get("violations", []))
-    return sorted(out, key=lambda x: x[0])
+            out.extend((v.get("file", f), v["line"], v["call"], v["reason"]) for v in check.get("violations", []))
+    return sorted(out, key=lambda x: (x[0] != f, x[0], x[1]))
 
 
 def format_text(result):
@@ -41,7 +44,8 @@ def format_text(result):
     if len(types) > 1:
         head += "; also type " + ", ".join(str(t) for t in types[1:])
     lines = [head]
-    lines += [f"{f}:{line}: {call} \u2014 {reason}" for line, call, reason in _check_lines(result)]
+    lines += [f"{where}:{line}: {call} \u2014 {reason}" for where, line, call, reason in _check_lines(result)]
+    lines += [f"library: {note}" for note in result.get("library", {}).get("notes", [])]
     lines.append(f"suggestion: {result['suggestion']}")
     return "\n".join(lines) + "\n"
 
@@ -53,11 +57,13 @@ def main(argv=None):
     parser.add_argument("file")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--non-compute", action="store_true")
+    parser.add_argument("--library", action="append", default=[])
+    parser.add_argument("--python-path", action="append", default=[])
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return 0 if e.code == 0 else 2
-    result = lint_file(args.file, non_compute=args.non_compute)
+    result = lint_file(args.file, non_compute=args.non_compute, library=args.library, python_path=args.python_path)
     if args.json:
         sys.stdout.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     else:

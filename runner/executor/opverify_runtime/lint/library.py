@@ -1,0 +1,193 @@
+"""The declared library packages (`library` in a manifest, `--library`), read as source.
+
+A path such as `pkg.sub.f` that an implementation reaches (`from pkg.sub import f`,
+`import pkg.sub as m; m.f(...)`, `pkg.Cls().method(...)`) is looked up in the package's own
+files: found with importlib's PathFinder (the package is never imported: only its `.py`
+files are parsed with `ast`), visited into the same analysis as the implementation (each
+module with its own module scope, relative imports made absolute), so functions, classes,
+autograd.Function subclasses and @triton.jit kernels defined there resolve as the file's own.
+Kept bounded: at most MAX_MODULES modules of at most MAX_BYTES each. Mixed into
+analysis._Analysis."""
+import ast
+import importlib.machinery
+import os
+import sys
+
+from .symbols import Ref, Scope, _is_main_guard
+
+MAX_MODULES = 256
+MAX_BYTES = 2 * 1024 * 1024
+
+
+class LibraryIndex:
+    """Where the declared packages' modules are on disk: name -> (source file or None, package folders or None)."""
+
+    def __init__(self, library, python_path):
+        self.library = tuple(library)
+        self.search = [os.path.abspath(os.fspath(p)) for p in python_path] + [p for p in sys.path if p]
+        self._found = {}
+
+    def owns(self, path):
+        return path.split(".")[0] in self.library
+
+    def find(self, name):
+        """(origin .py file or None, submodule folders or None) of module `name`, or None."""
+        if name in self._found:
+            return self._found[name]
+        found = None
+        parent, _, _ = name.rpartition(".")
+        if not parent:
+            search = self.search
+        else:
+            up = self.find(parent)
+            search = up[1] if up is not None else None
+        if search:
+            try:
+                spec = importlib.machinery.PathFinder.find_spec(name, list(search))
+            except (ImportError, ValueError, OSError):
+                spec = None
+            if spec is not None:
+                origin = spec.origin if spec.origin and spec.origin.endswith(".py") else None
+                folders = list(spec.submodule_search_locations or []) or None
+                if origin is not None or folders is not None:
+                    found = (origin, folders)
+        self._found[name] = found
+        return found
+
+
+class _Library:
+    def _init_library(self, library, python_path):
+        self.library_index = LibraryIndex(library, python_path)
+        self.library_scopes = {}   # module name -> its module Scope (None: could not be read)
+        self.library_stars = {}    # module name -> absolute modules it star-imports
+        self.library_notes = []    # modules that could not be read, and why
+        self.file_of = {}          # def / lambda / class node of a library module -> its file
+        self._library_bytes = 0
+        self._visiting = None      # (module name, its package) while a library module is visited
+        self._scan_file = None     # the library file whose function is being scanned, for reports
+
+    def _absolute_import(self, node):
+        """An ImportFrom's module made absolute inside a library module (relative imports)."""
+        if not node.level or self._visiting is None:
+            return None
+        parts = self._visiting[1].split(".")
+        base = parts[:len(parts) - (node.level - 1)] if node.level > 1 else parts
+        return ".".join(base + ([node.module] if node.module else []))
+
+    def _library_module(self, name):
+        """The module Scope of library module `name`, parsed and visited on first use; None."""
+        if name in self.library_scopes:
+            return self.library_scopes[name]
+        self.library_scopes[name] = None
+        found = self.library_index.find(name)
+        if found is None:
+            return None
+        origin, folders = found
+        scope = Scope("module", None, None)
+        self.scope_module[id(scope)] = name
+        if origin is None:  # a namespace package: only submodules
+            self.library_scopes[name] = scope
+            return scope
+        if len(self.library_scopes) > MAX_MODULES:
+            self.library_notes.append(f"{name}: not read (more than {MAX_MODULES} library modules)")
+            return None
+        try:
+            with open(origin, "rb") as f:
+                data = f.read(MAX_BYTES + 1)
+            if len(data) > MAX_BYTES:
+                self.library_notes.append(f"{origin}: not read (over {MAX_BYTES} bytes)")
+                return None
+            tree = ast.parse(data.decode("utf-8-sig"), filename=origin)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError) as e:
+            self.library_notes.append(f"{origin}: not read ({type(e).__name__}: {e})")
+            return None
+        tree.body = [stmt for stmt in tree.body if not _is_main_guard(stmt)]
+        scope.node = tree
+        package = name if folders is not None else name.rpartition(".")[0]
+        outer, self._visiting = self._visiting, (name, package)
+        steps = self._steps
+        try:
+            for stmt in tree.body:
+                self._visit(stmt, scope)
+        finally:
+            self._visiting = outer
+        for parent in ast.walk(tree):
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                self.file_of[parent] = origin
+            for child in ast.iter_child_nodes(parent):
+                self.parents[child] = parent
+            body = getattr(parent, "body", None)
+            if isinstance(body, list):
+                self.docstrings.update(s.value for s in body if isinstance(s, ast.Expr)
+                                       and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str))
+        self.library_scopes[name] = scope
+        self._find_kernels(tree)
+        self._steps = steps  # a nested load must not reset the caller's resolution budget
+        return scope
+
+    def _into_library(self, refs, seen, depth):
+        """`refs` with each path into a declared package replaced by what it names there."""
+        if not self.library_index.library or not any(r.kind == "path" for r in refs):
+            return refs
+        out = []
+        for r in refs:
+            found = self._library_path(r.value, seen, depth) if r.kind == "path" and \
+                self.library_index.owns(r.value) else None
+            out.extend([f.routed(r.via) if r.via and f.kind in ("path", "func") else f for f in found]
+                       if found else [r])
+        return out
+
+    def _library_path(self, path, seen, depth):
+        """What `path` (inside a declared package) names: a module stays a path, a name bound in
+        a module resolves as a binding there; None when the source does not say."""
+        if depth > 24:
+            return None
+        if self.library_index.find(path) is not None:
+            return [Ref("path", path)]
+        module, _, attr = path.rpartition(".")
+        if not module:
+            return None
+        if self.library_index.find(module) is not None:
+            return self._module_member(module, attr, seen, depth)
+        bases = self._library_path(module, seen, depth + 1)
+        if not bases:
+            return None
+        out = []
+        for base in bases:
+            member = self._member(base, attr, seen, depth)
+            out.extend(self._into_library(member, seen, depth + 1) if base.kind == "path" else member)
+        return out or None
+
+    def _module_member(self, module, attr, seen, depth):
+        scope = self._library_module(module)
+        if scope is None:
+            return None
+        if attr in scope.bindings:
+            key = (attr, id(scope))
+            if key in seen:
+                return []
+            out = []
+            for b in scope.bindings[attr]:
+                out.extend(self._binding_refs(attr, b, scope, seen | {key}, depth + 1))
+            return self._into_library(out, seen | {key}, depth + 1)
+        for star in self.library_stars.get(module, []):
+            found = self._library_path(f"{star}.{attr}", seen, depth + 1)
+            if found:
+                return found
+        return None
+
+    def library_entry(self, text):
+        """The function nodes of an entry point "module:attr.path" in a declared package."""
+        module, _, attr = text.partition(":")
+        if not self.library_index.owns(module):
+            return None
+        refs = self._library_path(f"{module}.{attr}", frozenset(), 1) or []
+        nodes = []
+        for r in refs:
+            if r.kind == "func":
+                nodes.append(r.value)
+            elif r.kind in ("class", "instance"):
+                for name in ("__init__", "__enter__", "__exit__", "__call__"):
+                    nodes += [m.value for m in self._class_member(r.value, name, frozenset(), 0, instance=False)
+                              or [] if m.kind == "func"]
+        return nodes

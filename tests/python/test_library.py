@@ -1,0 +1,373 @@
+"""Operator libraries: the lint following an implementation's calls into declared packages
+(read as source, never imported), --library/--python-path on verify, bench and lint, the
+dispatch-override form end to end on the cpu backend (cases, inputs, the enable context
+entered only for ModelNew, verdicts, an override never reached), the manifest generator,
+and, with CUDA, the runtime evidence with a library package (tests/fixtures/library)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from opverify_runtime import lint
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "library")
+STATIC = os.path.join(FIXTURES, "static")
+IMPLS = os.path.join(STATIC, "impls")
+BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+
+def lint_impl(name, **options):
+    options.setdefault("library", ["fixlib"])
+    options.setdefault("python_path", [STATIC])
+    return lint.lint_file(os.path.join(IMPLS, name + "_impl.py"), **options)
+
+
+def violations(result, rtype):
+    return [v for check in result["checks"].values() if check["regression_type"] == rtype
+            for v in check.get("violations", [])]
+
+
+# ---- the static lint into the library ----------------------------------------------------
+
+@pytest.mark.parametrize("name, kernels", [
+    ("softmax_lib", ["_softmax_kernel"]),                 # from pkg.sub import f
+    ("relu_scale_lib", ["_relu_kernel", "_scale_kernel"]),  # a class's method; Function.apply behind a wrapper
+    ("row_sum_lib", ["_row_sum_kernel"]),                 # re-exported through the package's star import
+])
+def test_kernels_in_the_declared_library_count_as_the_implementations_own(name, kernels):
+    result = lint_impl(name)
+    assert result["valid"], result
+    assert result["checks"]["kernel_called_from_forward"]["called"] == kernels
+    where = result["checks"]["triton_kernel_exists"]["library_kernels"]
+    assert all(where[k].startswith(os.path.join(STATIC, "fixlib", "ops")) for k in kernels)
+    assert "fixlib" in result["library"]["packages"] and result["library"]["modules_read"]
+
+
+def test_without_the_library_the_same_file_has_no_kernel():
+    result = lint.lint_file(os.path.join(IMPLS, "softmax_lib_impl.py"))
+    assert result["regression_type"] == 1
+
+
+def test_a_library_function_that_computes_in_torch_is_type_3_naming_the_library_file():
+    result = lint_impl("gelu_fallback")  # launches a kernel, then F.gelu two calls down
+    assert result["regression_types"] == [3], result
+    found = violations(result, 3)
+    assert found == [{"line": 26, "call": "F.gelu", "file": os.path.join(STATIC, "fixlib", "ops", "fallback.py"),
+                      "reason": "torch.nn.functional.gelu is PyTorch compute (torch.nn.functional)"}]
+    text = lint.format_text(result)
+    assert os.path.join(STATIC, "fixlib", "ops", "fallback.py") + ":26: F.gelu" in text
+
+
+def test_a_library_function_that_is_torch_matmul_is_type_3():
+    result = lint_impl("matmul_fallback")  # import pkg.sub as m; m.f(...)
+    assert 3 in result["regression_types"]
+    assert [v["call"] for v in violations(result, 3)] == ["torch.matmul"]
+
+
+def test_a_library_placeholder_kernel_is_type_4():
+    result = lint_impl("copy_lib")
+    assert result["regression_types"] == [4]
+    assert violations(result, 4)[0]["file"] == os.path.join(STATIC, "fixlib", "ops", "copyonly.py")
+
+
+def test_the_library_is_read_never_imported():
+    lint_impl("relu_scale_lib")
+    assert "fixlib" not in sys.modules and not any(m.startswith("fixlib.") for m in sys.modules)
+
+
+def test_an_override_lints_what_its_enable_callable_reaches():
+    options = {"library": ["fixlib"], "python_path": [STATIC]}
+    honest = lint.lint_entries(["fixlib.enable:enabled"], **options)
+    assert honest["valid"], honest
+    assert honest["checks"]["kernel_called_from_forward"]["called"] == ["_softmax_kernel"]
+    assert "no implementation file" in honest["override"]["note"]
+    cheat = lint.lint_entries(["fixlib.enable:enabled_cheat"], **options)  # torch.log in the registered function
+    assert cheat["regression_types"] == [3]
+    assert violations(cheat, 3)[0]["file"] == os.path.join(STATIC, "fixlib", "enable.py")
+    hidden = lint.lint_entries(["fixlib.enable:nosuch"], **options)  # nothing to follow: the runtime decides
+    assert hidden["valid"] and hidden["override"]["unresolved"] == ["fixlib.enable:nosuch"]
+    assert hidden["override"]["unproven"] == [2]
+
+
+def test_opverify_lint_takes_library_and_python_path(opverify_bin):
+    impl = os.path.join(IMPLS, "relu_scale_lib_impl.py")
+    ok = subprocess.run([opverify_bin, "lint", impl, "--library", "fixlib", "--python-path", STATIC, "--json"],
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert json.loads(ok.stdout)["checks"]["kernel_called_from_forward"]["called"] == ["_relu_kernel", "_scale_kernel"]
+    alone = subprocess.run([opverify_bin, "lint", impl], capture_output=True, text=True, timeout=120)
+    assert alone.returncode == 1 and "regression type 1" in alone.stdout
+    fallback = subprocess.run([opverify_bin, "lint", "--library", "fixlib", "--python-path", STATIC,
+                               os.path.join(IMPLS, "gelu_fallback_impl.py")], capture_output=True, text=True, timeout=120)
+    assert fallback.returncode == 1 and "fallback.py:26: F.gelu" in fallback.stdout
+
+
+# ---- --library and --python-path on verify and bench --------------------------------------
+
+CPU_LIB = os.path.join(FIXTURES, "cpu_lib")
+
+
+def run_cli(opverify_bin, command, *flags):
+    return subprocess.run([opverify_bin, command, "--op_name", "libscale", "--verify_dir",
+                           os.path.join(CPU_LIB, "ops"), "--triton_impl_name", "cpu_impl", "--backend", "cpu",
+                           *flags], capture_output=True, text=True, timeout=300)
+
+
+def test_verify_and_bench_find_the_library_through_python_path(opverify_bin, tmp_path):
+    out = tmp_path / "verify_result.json"
+    verified = run_cli(opverify_bin, "verify", "--no-lint", "--library", "cpulib", "--python-path", CPU_LIB,
+                       "--output", str(out))
+    assert verified.returncode == 0, verified.stderr[-2000:]
+    assert json.loads(out.read_text())["passed_cases"] == 1
+    without = run_cli(opverify_bin, "verify", "--no-lint", "--output", str(tmp_path / "without.json"))
+    assert without.returncode == 1
+    assert "No module named 'cpulib'" in json.loads((tmp_path / "without.json").read_text())["failures"][0]["error_msg"]
+    perf = tmp_path / "perf.json"
+    benched = run_cli(opverify_bin, "bench", "--verify_not_required", "--library", "cpulib", "--python-path",
+                      CPU_LIB, "--warmup", "1", "--repeats", "3", "--output", str(perf))
+    assert benched.returncode == 0, benched.stderr[-2000:]
+    assert perf.exists()
+
+
+def test_a_declared_library_that_does_not_import_fails_the_load(opverify_bin, tmp_path):
+    out = tmp_path / "verify_result.json"
+    run = run_cli(opverify_bin, "verify", "--no-lint", "--library", "cpulib", "--library", "nosuch_lib",
+                  "--python-path", CPU_LIB, "--output", str(out))
+    assert run.returncode == 1
+    failure = json.loads(out.read_text())["failures"][0]
+    assert failure["error_type"] == "ImportError"
+    assert "library 'nosuch_lib' (declared with library/--library) does not import" in failure["error_msg"]
+
+
+# ---- dispatch-override operators on the cpu backend ---------------------------------------
+
+@pytest.fixture(scope="module")
+def override_run(tmp_path_factory):
+    batch = os.path.join(BUILD, "runner", "opverify-batch")
+    run_dir = tmp_path_factory.mktemp("override") / "run"
+    proc = subprocess.run([batch, os.path.join(FIXTURES, "cpu_override.json"), "--backend", "cpu", "--run-dir",
+                           str(run_dir)], capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, **MPI_ENV))
+    return proc, run_dir
+
+
+def op_result(run_dir, op):
+    return json.loads((run_dir / "ops" / op / "verify_result.json").read_text())
+
+
+def test_override_operators_run_their_sweeps_and_pass_when_right(override_run):
+    proc, run_dir = override_run
+    assert proc.returncode == 1, proc.stderr[-3000:]  # two planted failures
+    right = op_result(run_dir, "softmax_right")
+    assert (right["total_cases"], right["passed_cases"]) == (8, 8)
+    pair = op_result(run_dir, "softmax_pair")  # an enable/disable pair, a keyword argument, uniform inputs
+    assert (pair["total_cases"], pair["passed_cases"]) == (2, 2)
+    perf = json.loads((run_dir / "ops" / "softmax_right" / "perf_result.json").read_text())
+    assert perf  # the benchmark phase times the call inside the context against the call alone
+
+
+def test_a_wrong_override_fails_on_accuracy_so_the_golden_ran_outside_the_context(override_run):
+    _, run_dir = override_run
+    wrong = op_result(run_dir, "softmax_wrong")
+    assert wrong["passed_cases"] == 0 and wrong["failures"][0]["error_type"] == "AccuracyError"
+
+
+def test_an_override_never_reached_fails_type_2(override_run):
+    _, run_dir = override_run
+    unreached = op_result(run_dir, "softmax_unreached")
+    failure = unreached["failures"][0]
+    assert failure["error_type"] == "LintError"
+    assert "registered but never reached" in failure["error_msg"]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["totals"]["operators"] == 4
+
+
+def test_the_enable_context_is_entered_only_around_modelnews_call():
+    """In process: the executor's Session on an override, the library's own record of when
+    its context is active, and the reference's calls watched."""
+    from opverify_runtime.executor import Session
+    sys.path.insert(0, os.path.join(FIXTURES, "cpu_override"))
+    try:
+        import ovlib
+        session = Session()
+        spec = {"op": "torch.softmax", "enable": "ovlib:enabled",
+                "args": [{"shape": ["$rows", 5], "dtype": "$dtype"}, -1]}
+        reply, _ = session.handle_json(json.dumps({
+            "op": "load", "task_file": "", "impl_file": "", "backend": "cpu", "seed": 5, "runtime_checks": True,
+            "params": [{"rows": 3, "dtype": "float64"}], "library": ["ovlib"], "python_path": [], "override": spec}))
+        assert json.loads(reply)["ok"] and json.loads(reply)["case_count"] == 1
+        seen_by_model = []
+        forward = session.task.Model.forward
+        session.task.Model.forward = lambda self, *a: (seen_by_model.append(list(ovlib.ACTIVE)), forward(self, *a))[1]
+        before = len(ovlib.ENTERED)
+        answers = []
+        for seed in (1, 2, 1):
+            reply, tensors = session.handle_json(json.dumps({"op": "run_case", "index": 0, "seed": seed,
+                                                             "probe": False, "evidence": True}))
+            reply = json.loads(reply)
+            assert reply["ok"], reply
+            assert reply["input_desc"][0] == {"type": "tensor", "shape": [3, 5], "dtype": "torch.float64"}
+            golden, actual = tensors
+            assert (golden - actual).abs().max() < 1e-12
+            answers.append(golden)
+        assert ovlib.ENTERED[before:] == ["right"] * 3  # once per ModelNew call
+        assert seen_by_model == [[]] * 3 and ovlib.ACTIVE == []  # the reference never inside it
+        assert (answers[0] == answers[2]).all() and not (answers[0] == answers[1]).all()  # seeded per case
+    finally:
+        sys.path.remove(os.path.join(FIXTURES, "cpu_override"))
+
+
+# ---- tools/override_manifest.py -----------------------------------------------------------
+
+TOOL = os.path.join(ROOT, "tools", "override_manifest.py")
+
+
+def test_the_generator_writes_a_manifest_the_batch_accepts(tmp_path):
+    ops = tmp_path / "ops.txt"
+    ops.write_text("# name | op | args | sweep\n"
+                   "softmax | torch.softmax | T[$rows,$cols] -1 | rows=1,7 cols=16,33 dtype=float32,float64\n"
+                   "gelu | torch.nn.functional.gelu | T[$n] approximate=\"tanh\" | n=4,9\n"
+                   "where | torch.where | T[$n]:bool T[$n] T[$n]:uniform(-1,1) | n=16\n")
+    manifest = tmp_path / "jobs.json"
+    made = subprocess.run([sys.executable, TOOL, str(ops), "--library", "ovlib", "--python-path",
+                           os.path.join(FIXTURES, "cpu_override"), "--enable", "ovlib:enabled", "-o", str(manifest)],
+                          capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    job = json.loads(manifest.read_text())
+    assert [op["name"] for op in job["operators"]] == ["softmax", "gelu", "where"]
+    assert job["operators"][2]["override"]["args"][0] == {"shape": ["$n"], "init": "bool"}
+    assert job["operators"][1]["override"]["kwargs"] == {"approximate": "tanh"}
+    assert len(manifest.read_text().splitlines()) == 7 + 3  # one line per operator
+    dry = subprocess.run([os.path.join(BUILD, "runner", "opverify-batch"), str(manifest), "--dry-run",
+                          "--backend", "cpu", "--run-dir", str(tmp_path / "run")],
+                         capture_output=True, text=True, timeout=60, env=dict(os.environ, **MPI_ENV))
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert dry.stdout.startswith("3 operators")
+    assert "softmax (8 sweep cases)" in dry.stdout and "gelu (2 sweep cases)" in dry.stdout
+
+
+def test_the_generator_names_the_bad_line(tmp_path):
+    ops = tmp_path / "ops.txt"
+    ops.write_text("softmax | torch.softmax | T[$rows] -1 | cols=3\n")
+    made = subprocess.run([sys.executable, TOOL, str(ops), "--library", "x", "--enable", "x:on"],
+                          capture_output=True, text=True, timeout=60)
+    assert made.returncode == 2 and f"{ops}:1: $rows names no sweep parameter" in made.stderr
+
+
+def test_the_generator_says_whether_the_opinfo_database_is_there(tmp_path):
+    check = subprocess.run([sys.executable, TOOL, "--check-opinfo"], capture_output=True, text=True, timeout=120)
+    try:
+        import expecttest  # noqa: F401
+    except ImportError:
+        assert check.returncode == 1
+        assert "not available" in check.stdout and "expecttest, which is not installed" in check.stdout
+        ops = tmp_path / "ops.txt"
+        ops.write_text("addmm | torch.addmm | @opinfo\n")
+        drawn = subprocess.run([sys.executable, TOOL, str(ops), "--opinfo", "--library", "x", "--enable", "x:on"],
+                               capture_output=True, text=True, timeout=120)
+        assert drawn.returncode == 2 and "the OpInfo database is not available" in drawn.stderr
+    else:
+        assert check.returncode == 0 and check.stdout.startswith("available")
+
+
+# ---- the runtime evidence's judgement, on recorded evidence (no device needed) --------------
+
+class RecordedTrace:
+    def __init__(self, compute):
+        self._compute = {name: [calls, {"cuda"}] for name, calls in compute.items()}
+
+    def compute_ops(self):
+        return self._compute
+
+
+def test_library_kernels_are_own_kernels(monkeypatch):
+    import types
+    from opverify_runtime import runtime_evidence
+
+    class JITFunction:  # what the evidence recognises a Triton kernel by
+        def __init__(self, fn):
+            self.fn = fn
+    modules = {}
+    for name in ("fakelib", "fakelib.ops", "otherlib"):
+        module = types.ModuleType(name)
+        kernel = types.FunctionType((lambda: None).__code__, {}, name.replace(".", "_") + "_kernel")
+        kernel.__module__ = name
+        module.kernel = JITFunction(kernel)
+        modules[name] = module
+        monkeypatch.setitem(sys.modules, name, module)
+    modules["fakelib"].imported = JITFunction(modules["otherlib"].kernel.fn)  # imported, not defined there
+    impl = types.ModuleType("impl")
+    assert sorted(runtime_evidence.own_kernels(impl, ["fakelib"])) == ["fakelib_kernel", "fakelib_ops_kernel"]
+    assert runtime_evidence.own_kernels(impl) == {}
+
+
+def test_override_evidence_against_the_aten_baseline():
+    from opverify_runtime.runtime_evidence import judge_evidence
+    aten = "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float>(float*, float const*, int)"
+    copy = "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(...)>"
+    exp = "void at::native::vectorized_elementwise_kernel<4, at::native::exp_kernel_cuda(...)>"
+    baseline = ({"_softmax"}, {aten})
+    own = {"_softmax_kernel"}
+    assert judge_evidence(RecordedTrace({"_softmax": 1}), {"_softmax_kernel": (1, 9.0), copy: (1, 50.0)}, own,
+                          baseline) is None  # a cast around the library's kernel is fine
+    unreached = judge_evidence(RecordedTrace({"_softmax": 1}), {aten: (1, 9.0)}, own, baseline)
+    assert unreached[0] == 2 and "the override is not reached" in unreached[1] and "cunn_SoftMaxForward" in unreached[1]
+    beside = judge_evidence(RecordedTrace({"_softmax": 1}), {"_softmax_kernel": (1, 9.0), aten: (1, 1.0)}, own,
+                            baseline)
+    assert beside[0] == 3 and "ATen's own kernels" in beside[1]
+    fallback = judge_evidence(RecordedTrace({"_softmax": 1}), {"_softmax_kernel": (1, 1.0), exp: (1, 20.0)}, own,
+                              baseline)  # torch compute below the trace: only the profile sees it
+    assert fallback[0] == 3 and "not the library's" in fallback[1]
+    extra = judge_evidence(RecordedTrace({"_softmax": 1, "mm": 1}), {"_softmax_kernel": (1, 9.0)}, own, baseline)
+    assert extra[0] == 3 and "aten::mm" in extra[1]
+
+
+def test_library_backed_evidence_still_fails_torch_compute():
+    from opverify_runtime.runtime_evidence import judge_evidence
+    own = {"_softmax_kernel"}
+    assert judge_evidence(RecordedTrace({}), {"_softmax_kernel": (1, 9.0)}, own) is None
+    assert judge_evidence(RecordedTrace({"matmul": 1}), {"_softmax_kernel": (1, 9.0)}, own)[0] == 3
+    missing = judge_evidence(RecordedTrace({}), {"other": (1, 9.0)}, own)
+    assert missing[0] == 2 and "the file's and its library's" in missing[1]
+
+
+# ---- cuda: the runtime evidence with a library package ------------------------------------
+
+def cuda_available():
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+@pytest.mark.skipif(not cuda_available(), reason="needs a CUDA device")
+def test_runtime_evidence_with_a_library_on_cuda(tmp_path):
+    batch = os.path.join(BUILD, "runner", "opverify-batch")
+    run_dir = tmp_path / "run"
+    proc = subprocess.run([batch, os.path.join(FIXTURES, "cuda_library.json"), "--backend", "cuda", "--run-dir",
+                           str(run_dir), "--no-bench"], capture_output=True, text=True, timeout=900,
+                          env=dict(os.environ, **MPI_ENV))
+    report = {}
+    for op in sorted(os.listdir(run_dir / "ops")):
+        result = op_result(run_dir, op)
+        report[op] = {"passed": result["passed_cases"], "total": result["total_cases"],
+                      "failures": [(f["error_type"], f.get("regression_type"), f["error_msg"])
+                                   for f in result["failures"][:1]]}
+    print(json.dumps(report, indent=1))
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    for honest in ("lsoftmax", "lsoftmax_nolint", "ov_softmax"):
+        assert report[honest]["passed"] == report[honest]["total"] == 4, report[honest]
+    expected = {"lsoftmax_fallback": (3, "torch.exp is PyTorch compute"),  # the static lint, into gpulib
+                "lsoftmax_fallback_nolint": (3, "runtime type 3: ModelNew.forward ran PyTorch compute"),
+                "ov_softmax_fallback": (3, "torch.exp is PyTorch compute"),
+                "ov_softmax_fallback_nolint": (3, "runtime type 3: inside the enable context kernels that are not"),
+                "ov_softmax_unreached": (2, "runtime type 2: the override is registered but never reached")}
+    for op, (rtype, words) in expected.items():
+        assert report[op]["passed"] == 0, report[op]
+        error_type, regression_type, message = report[op]["failures"][0]
+        assert (error_type, regression_type) == ("LintError", rtype) and words in message, (op, message[:600])

@@ -1,6 +1,6 @@
 """Liger-Kernel's cross-entropy forward (liger_kernel.ops.cross_entropy), unreduced."""
 import torch
-from liger_kernel.ops.cross_entropy import cross_entropy_forward
+from liger_kernel.ops import cross_entropy_forward
 
 
 class ModelNew(torch.nn.Module):

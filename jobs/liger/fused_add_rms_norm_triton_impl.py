@@ -1,6 +1,6 @@
 """Liger-Kernel's fused residual add + RMSNorm forward (liger_kernel.ops.fused_add_rms_norm)."""
 import torch
-from liger_kernel.ops.fused_add_rms_norm import fused_add_rms_norm_forward
+from liger_kernel.ops import fused_add_rms_norm_forward
 
 
 class ModelNew(torch.nn.Module):

@@ -1,6 +1,6 @@
 """Liger-Kernel's fused linear cross-entropy forward (liger_kernel.ops.fused_linear_cross_entropy)."""
 import torch
-from liger_kernel.ops.fused_linear_cross_entropy import fused_linear_cross_entropy_forward
+from liger_kernel.ops import fused_linear_cross_entropy_forward
 
 
 class ModelNew(torch.nn.Module):

@@ -1,6 +1,6 @@
 """Liger-Kernel's GEGLU forward (liger_kernel.ops.geglu)."""
 import torch
-from liger_kernel.ops.geglu import geglu_forward
+from liger_kernel.ops import geglu_forward
 
 
 class ModelNew(torch.nn.Module):

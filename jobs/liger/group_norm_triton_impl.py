@@ -1,6 +1,6 @@
 """Liger-Kernel's GroupNorm forward (liger_kernel.ops.group_norm)."""
 import torch
-from liger_kernel.ops.group_norm import group_norm_forward
+from liger_kernel.ops import group_norm_forward
 
 
 class ModelNew(torch.nn.Module):

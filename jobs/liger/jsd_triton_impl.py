@@ -1,6 +1,6 @@
 """Liger-Kernel's JSD forward (liger_kernel.ops.jsd): input log Q, target log P."""
 import torch
-from liger_kernel.ops.jsd import jsd_forward
+from liger_kernel.ops import jsd_forward
 
 
 class ModelNew(torch.nn.Module):

@@ -1,6 +1,6 @@
 """Liger-Kernel's LayerNorm forward (liger_kernel.ops.layer_norm)."""
 import torch
-from liger_kernel.ops.layer_norm import layer_norm_forward
+from liger_kernel.ops import layer_norm_forward
 
 
 class ModelNew(torch.nn.Module):

@@ -1,6 +1,6 @@
 """Liger-Kernel's PolyNorm forward (liger_kernel.ops.poly_norm)."""
 import torch
-from liger_kernel.ops.poly_norm import poly_norm_forward
+from liger_kernel.ops import poly_norm_forward
 
 
 class ModelNew(torch.nn.Module):

@@ -1,6 +1,6 @@
 """Liger-Kernel's ReLU-squared forward (liger_kernel.ops.relu_squared)."""
 import torch
-from liger_kernel.ops.relu_squared import relu_squared_forward
+from liger_kernel.ops import relu_squared_forward
 
 
 class ModelNew(torch.nn.Module):

@@ -1,6 +1,6 @@
 """Liger-Kernel's RMSNorm forward (liger_kernel.ops.rms_norm), imported from the carried source."""
 import torch
-from liger_kernel.ops.rms_norm import rms_norm_forward
+from liger_kernel.ops import rms_norm_forward
 
 
 class ModelNew(torch.nn.Module):

@@ -2,7 +2,7 @@
 their (seq-major) physical layout; inputs in the [batch, heads, seq, dim] layout get copied by
 its own .contiguous(), so the caller's tensors are left alone."""
 import torch
-from liger_kernel.ops.rope import rope_forward
+from liger_kernel.ops import rope_forward
 
 
 class ModelNew(torch.nn.Module):

@@ -1,8 +1,8 @@
-"""Liger-Kernel's softmax forward (liger_kernel.ops.softmax)."""
+"""Liger-Kernel's softmax forward (liger_kernel.ops: softmax through its autograd.Function, as liger_kernel.ops exports it)."""
 import torch
-from liger_kernel.ops.softmax import _softmax_forward
+from liger_kernel.ops import LigerSoftmaxFunction
 
 
 class ModelNew(torch.nn.Module):
     def forward(self, x):
-        return _softmax_forward(x)[0]
+        return LigerSoftmaxFunction.apply(x)

@@ -1,8 +1,8 @@
-"""Liger-Kernel's sparsemax forward (liger_kernel.ops.sparsemax)."""
+"""Liger-Kernel's sparsemax forward (liger_kernel.ops: sparsemax through its autograd.Function, as liger_kernel.ops exports it)."""
 import torch
-from liger_kernel.ops.sparsemax import _sparsemax_forward
+from liger_kernel.ops import LigerSparsemaxFunction
 
 
 class ModelNew(torch.nn.Module):
     def forward(self, x):
-        return _sparsemax_forward(x, -1)[0]
+        return LigerSparsemaxFunction.apply(x, -1)

@@ -1,6 +1,6 @@
 """Liger-Kernel's SwiGLU forward (liger_kernel.ops.swiglu)."""
 import torch
-from liger_kernel.ops.swiglu import swiglu_forward
+from liger_kernel.ops import swiglu_forward
 
 
 class ModelNew(torch.nn.Module):

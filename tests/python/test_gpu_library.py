@@ -102,6 +102,10 @@ def test_the_static_lint_of_liger_implementations(opverify_bin, entry):
     code, result = lint(opverify_bin, os.path.join(JOBS, "liger", f"{entry['name']}_triton_impl.py"),
                         ["liger_kernel"], LIGER_SRC)
     expected = expectation(entry)
+    if FALSE_POSITIVE in entry.get("tags", []):
+        if code != 0:
+            pytest.xfail(f"{entry['name']}: the static lint's false failure: {json.dumps(result)[:300]}")
+        pytest.fail(f"{entry['name']} passes the lint now: remove its {FALSE_POSITIVE} tag (jobs/liger.json)")
     if expected:
         assert code != 0 and result["regression_type"] == expected[1], json.dumps(result)[:3000]
     else:
@@ -184,7 +188,23 @@ def runs(opverify_bin, tmp_path_factory):
     return get
 
 
+FALSE_POSITIVE = "opverify-false-positive"
+
+
 def check_entry(runs, job, entry):
+    """An entry tagged opverify-false-positive is a correct operator that opverify fails today
+    (docs/LIBRARIES.md says why): expected to fail, and its passing is reported, so that the
+    tag goes when opverify is fixed."""
+    if FALSE_POSITIVE not in entry.get("tags", []):
+        return judge_entry(runs, job, entry)
+    try:
+        judge_entry(runs, job, entry)
+    except AssertionError as error:
+        pytest.xfail(f"{entry['name']}: opverify's false failure on a correct operator: {str(error)[:300]}")
+    pytest.fail(f"{entry['name']} passes now: remove its {FALSE_POSITIVE} tag (jobs/{job}, docs/LIBRARIES.md)")
+
+
+def judge_entry(runs, job, entry):
     proc, summary, cases = runs(job)
     ops = {op["name"]: op for op in summary["operators"]}
     assert entry["name"] in ops, f"{entry['name']} not in the run: {proc.stderr[-3000:]}"

@@ -141,7 +141,7 @@ def stored_cases(run_dir):
                 continue
             msg = attrs.get("error_msg", "")
             msg = msg.decode() if isinstance(msg, bytes) else msg
-            found = re.match(r"runtime type (\d)", msg)
+            found = re.search(r"runtime type (\d)", msg)
             entry["cases"].append((row["case_id"].decode(), bool(row["passed"]), row["error_type"].decode(),
                                    int(found.group(1)) if found else None, row["ab_classification"].decode(), msg))
     return out
@@ -189,19 +189,23 @@ def runs(opverify_bin, tmp_path_factory):
 
 
 FALSE_POSITIVE = "opverify-false-positive"
+# Known false failures, by whose fault (docs/LIBRARIES.md, "Findings").
+KNOWN = {FALSE_POSITIVE: "opverify's false failure on a correct operator",
+         "reference-suspect": "the CPU golden's rounding on the decision boundary, not the operator"}
 
 
 def check_entry(runs, job, entry):
-    """An entry tagged opverify-false-positive is a correct operator that opverify fails today
-    (docs/LIBRARIES.md says why): expected to fail, and its passing is reported, so that the
-    tag goes when opverify is fixed."""
-    if FALSE_POSITIVE not in entry.get("tags", []):
+    """An entry tagged opverify-false-positive or reference-suspect is a correct operator that
+    fails today: expected to fail, strictly (its passing fails the test, so the tag goes when
+    the cause is fixed)."""
+    known = [t for t in entry.get("tags", []) if t in KNOWN]
+    if not known:
         return judge_entry(runs, job, entry)
     try:
         judge_entry(runs, job, entry)
     except AssertionError as error:
-        pytest.xfail(f"{entry['name']}: opverify's false failure on a correct operator: {str(error)[:300]}")
-    pytest.fail(f"{entry['name']} passes now: remove its {FALSE_POSITIVE} tag (jobs/{job}, docs/LIBRARIES.md)")
+        pytest.xfail(f"{entry['name']}: {KNOWN[known[0]]}: {str(error)[:300]}")
+    pytest.fail(f"{entry['name']} passes now: remove its {known[0]} tag (jobs/{job}, docs/LIBRARIES.md)")
 
 
 def judge_entry(runs, job, entry):
@@ -241,13 +245,27 @@ def test_each_planted_library_defect_fails_with_its_type(runs, entry):
     check_entry(runs, "library_defects.json", entry)
 
 
-@gpu
-def test_an_aligned_only_kernel_passes_aligned_sizes_and_fails_the_others(runs):
+def aligned_only_verdicts(runs):
+    """{cols: [passed, ...] over the dtypes} of lib_softmax_aligned_only."""
     _, _, cases = runs("library_defects.json")
-    verdicts = {c[0]: c[1] for c in cases["lib_softmax_aligned_only"]["cases"]}
-    for case, passed in verdicts.items():
-        aligned = json.loads(case.split("/", 1)[1])["cols"] % 128 == 0
-        assert passed == aligned, verdicts
+    out = {}
+    for case in cases["lib_softmax_aligned_only"]["cases"]:
+        out.setdefault(json.loads(case[0].split("/", 1)[1])["cols"], []).append(case[1])
+    return out
+
+
+@gpu
+def test_an_aligned_only_kernel_passes_aligned_sizes_and_fails_a_long_tail(runs):
+    verdicts = aligned_only_verdicts(runs)
+    assert all(verdicts[1024]) and all(verdicts[4096]), verdicts
+    assert not any(verdicts[1000]), verdicts  # a tail of 104 of 1000 elements
+
+
+@gpu
+@pytest.mark.xfail(strict=True, reason="the eco standard passes rows whose one dropped tail element (1 of 4097, "
+                   "0.024%) is within its 1% mismatch allowance (docs/LIBRARIES.md, Findings)")
+def test_an_aligned_only_kernel_fails_a_one_element_tail(runs):
+    assert not any(aligned_only_verdicts(runs)[4097])
 
 
 @gpu

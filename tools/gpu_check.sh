@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Build and test on a GPU machine (the H200 image: Ubuntu 24.04, torch and
 # triton in a venv), with valijson's headers carried in .carry/include.
-# Writes at most 7 files to $OUT (or ./gpu-check-out); run folders go to
+# Writes at most 8 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|tests|gpu|batch|perf|perf-large|pytest FILE...
+# Usage: tools/gpu_check.sh build|tests|gpu|batch|library|perf|perf-large|pytest FILE...
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -19,7 +19,7 @@ case "${1:-}" in
     echo "build ok"
     ;;
   tests)
-    (cd "$build" && ctest -j 12 -E "python.gpu_ops" --output-on-failure > "$out/ctest.txt" 2>&1); echo "ctest rc=$?"
+    (cd "$build" && ctest -j 12 -E "python.gpu_(ops|library)" --output-on-failure > "$out/ctest.txt" 2>&1); echo "ctest rc=$?"
     tail -6 "$out/ctest.txt"
     OPVERIFY_BUILD_DIR=$build OPVERIFY_GPU_REPORT=$out/gpu_ops.jsonl python3 -m pytest -n 8 -q -p no:cacheprovider \
       "$root/tests/python/test_gpu_ops.py" > "$out/gpu_ops.txt" 2>&1; echo "gpu_ops rc=$?"
@@ -50,6 +50,14 @@ case "${1:-}" in
       [ -f "$runs/$job/ops/softmax/perf_result.json" ] && cp "$runs/$job/ops/softmax/perf_result.json" "$out/perf-softmax.json"
     done
     ;;
+  library)
+    # The real libraries (docs/LIBRARIES.md): jobs/library.json, jobs/library_defects.json and
+    # jobs/liger.json (skipped without jobs/liger/src/liger_kernel) through tests/python/test_gpu_library.py, each
+    # batch with $RANKS ranks (default 4, sharing the device); summaries and verdict tables to $OUT.
+    OPVERIFY_BUILD_DIR=$build OPVERIFY_LIBRARY_RANKS=${RANKS:-4} OPVERIFY_LIBRARY_OUT=$out \
+      python3 -m pytest -q -p no:cacheprovider -rs "$root/tests/python/test_gpu_library.py" > "$out/library.txt" 2>&1
+    echo "library rc=$?"; tail -40 "$out/library.txt"
+    ;;
   pytest)
     # Named pytest files against this build, e.g. tools/gpu_check.sh pytest tests/python/test_npu_standin.py
     shift
@@ -67,5 +75,5 @@ case "${1:-}" in
       > "$out/large/bench_accuracy.txt" 2>&1
     echo "bench_accuracy (perf_large) rc=$?"; tail -30 "$out/large/bench_accuracy.txt"
     ;;
-  *) echo "usage: tools/gpu_check.sh build|tests|gpu|batch|perf|perf-large|pytest FILE..." >&2; exit 2 ;;
+  *) echo "usage: tools/gpu_check.sh build|tests|gpu|batch|library|perf|perf-large|pytest FILE..." >&2; exit 2 ;;
 esac

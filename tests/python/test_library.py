@@ -221,6 +221,28 @@ def test_the_enable_context_is_entered_only_around_modelnews_call():
         sys.path.remove(os.path.join(FIXTURES, "cpu_override"))
 
 
+def test_the_reach_check_follows_runtime_checks_not_the_lint():
+    """runtime_checks is the reach check's switch: off, an unreached override passes (ATen's
+    answer is right); on, it fails whatever the lint setting (the executor is never told it)."""
+    from opverify_runtime.executor import Session
+    sys.path.insert(0, os.path.join(FIXTURES, "cpu_override"))
+    try:
+        spec = {"op": "torch.softmax", "enable": "ovlib:enabled_unreached", "args": [{"shape": [2, 8]}, -1]}
+        outcomes = {}
+        for checks in (False, True):
+            session = Session()
+            reply, _ = session.handle_json(json.dumps({
+                "op": "load", "task_file": "", "impl_file": "", "backend": "cpu", "seed": 0, "runtime_checks": checks,
+                "library": ["ovlib"], "python_path": [], "override": spec}))
+            assert json.loads(reply)["ok"]
+            reply, _ = session.handle_json(json.dumps({"op": "run_case", "index": 0, "seed": 0, "evidence": True}))
+            outcomes[checks] = json.loads(reply)
+        assert outcomes[False]["ok"]
+        assert not outcomes[True]["ok"] and outcomes[True]["regression_type"] == 2
+    finally:
+        sys.path.remove(os.path.join(FIXTURES, "cpu_override"))
+
+
 # ---- tools/override_manifest.py -----------------------------------------------------------
 
 TOOL = os.path.join(ROOT, "tools", "override_manifest.py")

@@ -69,6 +69,40 @@ std::vector<std::string> ErrorTypes(const OperatorOutcome& outcome) {
   return types;
 }
 
+TEST(RunOperator, TheRuntimeEvidenceIsAskedForWithTheLintOff) {
+  FakeExecutorScript script;
+  Healthy(&script, 1);
+  OperatorSpec spec = Spec();
+  spec.config.lint = false;
+  spec.config.library = {"mylib"};
+  spec.config.python_path = {"/src/vendor"};
+  RunOperator(spec, Options(&script));
+  const json load = script.RequestsOf("load").at(0).request;
+  EXPECT_TRUE(load.at("runtime_checks").get<bool>());  // its own switch
+  EXPECT_EQ(load.at("library"), json::array({"mylib"}));
+  EXPECT_EQ(load.at("python_path"), json::array({"/src/vendor"}));
+  EXPECT_FALSE(load.contains("override"));
+  EXPECT_TRUE(script.RequestsOf("lint").empty());
+}
+
+TEST(RunOperator, AnOverrideOperatorSendsItsEntryAndLintsItsEnableCallables) {
+  FakeExecutorScript script;
+  Healthy(&script, 2);
+  OperatorSpec spec = Spec();
+  spec.task_file = spec.impl_file = "";
+  spec.config.library = {"mylib"};
+  spec.override_spec = {{"op", "torch.softmax"},
+                        {"enable", {{"enter", "mylib:on"}, {"exit", "mylib:off"}}},
+                        {"args", json::array({{{"shape", {4}}}, -1})}};
+  const OperatorOutcome outcome = RunOperator(spec, Options(&script));
+  EXPECT_EQ(outcome.passed_cases(), 2);
+  EXPECT_EQ(script.RequestsOf("load").at(0).request.at("override"), spec.override_spec);
+  const json lint = script.RequestsOf("lint").at(0).request;
+  EXPECT_EQ(lint.at("entries"), json::array({"mylib:on", "mylib:off"}));
+  EXPECT_EQ(lint.at("library"), json::array({"mylib"}));
+  EXPECT_EQ(lint.at("file"), "");
+}
+
 TEST(RunOperator, RunsEveryCaseInOneExecutorAfterTheLint) {
   FakeExecutorScript script;
   Healthy(&script, 3);

@@ -393,6 +393,12 @@ class Session(BenchRequests):
         timings["golden_ms"] = (time.perf_counter() - started) * 1e3
 
         try:
+            first_run = request.get("evidence", True)  # the case's first run carries the runtime checks
+            evidence = self.runtime_checks and first_run
+            baseline = None  # an override's reference call on the device (what ATen runs), before the poison
+            if evidence and self.override:
+                baseline = override.aten_baseline(torch, self.task.Model(), clone_to(inputs, device, torch),
+                                                  self.backend, runtime_evidence.DispatchTrace, bench.device_kernels)
             # The golden is hidden and kept alive; what the device allocator holds
             # free is poisoned, so memory handed back unwritten reads as NaN.
             self.backend.synchronize()
@@ -400,12 +406,6 @@ class Session(BenchRequests):
             if poisoned:
                 timings["poisoned_bytes"] = poisoned
             impl_args = clone_to(inputs, device, torch)
-            first_run = request.get("evidence", True)  # the case's first run carries the runtime checks
-            evidence = self.runtime_checks and first_run
-            baseline = None  # an override's reference call on the device: what ATen runs
-            if evidence and self.override:
-                baseline = override.aten_baseline(torch, self.task.Model(), clone_to(inputs, device, torch),
-                                                  self.backend, runtime_evidence.DispatchTrace, bench.device_kernels)
             if self.watch_reach and first_run:
                 model_new.watch_folders = override.library_folders(self.library)
             started = time.perf_counter()

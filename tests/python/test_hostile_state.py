@@ -16,22 +16,13 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from test_batch import CPU_OPS, MPI_ENV, batch_bin, descendants  # noqa: F401 (a fixture)
+from test_reduce import IMPL, RIGHT
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
 REDUCE = os.path.join(BUILD, "reduce", "opverify-reduce")
 
 RELU = open(os.path.join(CPU_OPS, "relu_ok_torch.py")).read()
-IMPL = """import os
-import time
-import torch
-
-
-class ModelNew(torch.nn.Module):
-    def forward(self, x):
-{body}
-"""
-RIGHT = "        return x.clamp(min=0)"
 HOSTILE_TEXT = "\\x1b]0;owned\\x07\\x1b[2J<script>alert(1)</script> <!-- x"
 LOUD = f"        raise ValueError(\"{HOSTILE_TEXT}\")"
 
@@ -216,7 +207,8 @@ def test_a_missing_operator_of_the_baseline_is_a_regression_unless_allowed(finis
 
 def test_the_batch_itself_never_passes_a_run_whose_results_vanished(batch_bin, tmp_path):  # noqa: F811
     # An implementation that deletes the rank's journal while it runs.
-    vandal = ("        j = os.path.normpath(os.path.join(os.environ['TRITON_CACHE_DIR'], '..', '..', '..', 'shards',\n"
+    vandal = ("        import os\n"
+              "        j = os.path.normpath(os.path.join(os.environ['TRITON_CACHE_DIR'], '..', '..', '..', 'shards',\n"
               "                                          'rank-0000.journal'))\n"
               "        if os.path.exists(j):\n            os.unlink(j)\n" + RIGHT)
     manifest = make_ops(tmp_path / "ops", {"vandal": vandal})
@@ -232,7 +224,8 @@ def test_the_batch_itself_never_passes_a_run_whose_results_vanished(batch_bin, t
 
 # ---- State: one writer per run folder ---------------------------------------
 
-GATED = ("        gate = {gate!r}\n"
+GATED = ("        import os\n"
+         "        gate = {gate!r}\n"
          "        while not os.path.exists(gate):\n            time.sleep(0.05)\n" + RIGHT)
 
 

@@ -16,22 +16,13 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from test_batch import CPU_OPS, MPI_ENV, batch_bin, descendants  # noqa: F401 (a fixture)
+from test_reduce import IMPL, RIGHT
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
 REDUCE = os.path.join(BUILD, "reduce", "opverify-reduce")
 
 RELU = open(os.path.join(CPU_OPS, "relu_ok_torch.py")).read()
-IMPL = """import os
-import time
-import torch
-
-
-class ModelNew(torch.nn.Module):
-    def forward(self, x):
-{body}
-"""
-RIGHT = "        return x.clamp(min=0)"
 HOSTILE_TEXT = "\\x1b]0;owned\\x07\\x1b[2J<script>alert(1)</script> <!-- x"
 LOUD = f"        raise ValueError(\"{HOSTILE_TEXT}\")"
 
@@ -216,7 +207,9 @@ def test_a_missing_operator_of_the_baseline_is_a_regression_unless_allowed(finis
 
 def test_the_batch_itself_never_passes_a_run_whose_results_vanished(batch_bin, tmp_path):  # noqa: F811
     # An implementation that deletes the rank's journal while it runs.
-    vandal = ("        j = os.path.join(os.environ['TRITON_CACHE_DIR'], '..', '..', '..', 'shards', 'rank-0000.journal')\n"
+    vandal = ("        import os\n"
+              "        j = os.path.normpath(os.path.join(os.environ['TRITON_CACHE_DIR'], '..', '..', '..', 'shards',\n"
+              "                                          'rank-0000.journal'))\n"
               "        if os.path.exists(j):\n            os.unlink(j)\n" + RIGHT)
     manifest = make_ops(tmp_path / "ops", {"vandal": vandal})
     run = tmp_path / "run"
@@ -231,7 +224,8 @@ def test_the_batch_itself_never_passes_a_run_whose_results_vanished(batch_bin, t
 
 # ---- State: one writer per run folder ---------------------------------------
 
-GATED = ("        gate = {gate!r}\n"
+GATED = ("        import os\n"
+         "        gate = {gate!r}\n"
          "        while not os.path.exists(gate):\n            time.sleep(0.05)\n" + RIGHT)
 
 
@@ -303,7 +297,7 @@ def test_under_mpirun_only_rank_0_holds_the_lock(batch_bin, tmp_path):  # noqa: 
 def test_resume_rewrites_lost_operator_level_rows(finished, batch_bin, tmp_path):  # noqa: F811
     run = copy_run(finished[0], tmp_path)
     before = json.loads((run / "ops" / "alpha" / "verify_result.json").read_text())
-    assert before["environment"]
+    assert {"device", "torch"} <= set(before["environment"])  # from its @operator row
     perf_before = json.loads((run / "ops" / "alpha" / "perf_result.json").read_text())
     journal = run / "shards" / "rank-0000.journal"
     lines = journal.read_text().splitlines(keepends=True)
@@ -311,12 +305,13 @@ def test_resume_rewrites_lost_operator_level_rows(finished, batch_bin, tmp_path)
     assert len(kept) == len(lines) - 2
     journal.write_text("".join(kept))
     assert reduce(run).returncode == 0
-    assert not json.loads((run / "ops" / "alpha" / "verify_result.json").read_text())["environment"]
+    assert "device" not in json.loads((run / "ops" / "alpha" / "verify_result.json").read_text())["environment"]
     manifest = json.loads((run / "summary.json").read_text())["manifest"]
     resumed = batch(batch_bin, manifest, run, "--resume")
     assert resumed.returncode == 1, resumed.stderr[-2000:]  # loud still fails
     after = json.loads((run / "ops" / "alpha" / "verify_result.json").read_text())
-    assert after["environment"] and set(after["environment"]) == set(before["environment"])
+    assert set(after["environment"]) == set(before["environment"])
+    assert after["environment"]["device"] == before["environment"]["device"]
     perf_after = json.loads((run / "ops" / "alpha" / "perf_result.json").read_text())
     assert set(perf_after) == set(perf_before)
     ids = [json.loads(line)["case_id"] for line in journal.read_text().splitlines()]

@@ -89,7 +89,7 @@ def test_junit_validates_and_escapes(two_runs):
     assert flip.find("failure").get("type") == "AccuracyError"
     assert "A/B" not in flip.find("failure").get("message")  # --no-ab: no attempts to show
     repro = suites["flip"].find("properties").find("property")
-    assert repro.get("name") == "repro" and "opverify verify --op_name 'flip'" in repro.get("value")
+    assert repro.get("name") == "repro" and "opverify verify --op_name flip " in repro.get("value")
 
 
 def test_summary_follows_its_schema(two_runs):
@@ -125,7 +125,7 @@ def test_precision_report_has_seed_003s_sections(two_runs):
 def test_report_md_lists_failures_with_repro_commands(two_runs):
     report = (two_runs[1] / "report.md").read_text()
     assert "| flip | 4 | 0 | 4 | AccuracyError 4" in report
-    assert "opverify verify --op_name 'loud'" in report
+    assert "opverify verify --op_name loud " in report
     assert "geometric mean speedup" in report  # steady was benchmarked
 
 

@@ -246,13 +246,29 @@ TEST(RunModel, TheReproRunsTheTaskFileAloneUnlessAManifestSweptTheCases) {
                              {"lint_enabled", false}}),
              Case("alone", 0, false), Facts("swept", {{"task_file", "/ops/swept/task.py"}}), swept},
             run_info);
-  EXPECT_EQ(
-      Op(run, "alone").repro,
-      "opverify verify --op_name 'alone' --verify_dir '/ops/alone' --triton_impl_name 'cpu_impl' "
-      "--backend cpu --no-lint");
+  EXPECT_EQ(Op(run, "alone").repro,
+            "opverify verify --op_name alone --verify_dir /ops/alone --triton_impl_name cpu_impl "
+            "--backend cpu --no-lint");  // plain words need no quotes (ShellQuote)
   EXPECT_EQ(Op(run, "swept").repro,
-            "opverify-batch '/jobs/j.json' --filter 'swept' --run-dir /tmp/repro-swept");
+            "opverify-batch /jobs/j.json --filter swept --run-dir /tmp/repro-swept");
   EXPECT_EQ(run.failures.at(0).repro, Op(run, "alone").repro);
+}
+
+TEST(RunModel, ThePlanNamesWhatTheStoreLacks) {
+  const RunModel run =
+      BuildRunModel({Facts("counted", {{"case_count", 3}}), Case("counted", 0, true),
+                     Case("counted", 1, true), Case("swept", 0, true)},
+                    {}, json::object(), "/runs/r",
+                    RunPlan{{{"counted", 0}, {"swept", 2}, {"gone", 0}, {"gone_too", 5}}});
+  EXPECT_EQ(run.incomplete,
+            (std::vector<std::string>{
+                "counted: 2 of 3 cases stored", "swept: 1 of 2 cases stored",
+                "gone: no results stored (the run's plan has it)",
+                "gone_too: no results stored (the run's plan has it, with 5 cases)"}));
+  EXPECT_EQ(run.totals.lost, 4);
+  // Without a plan nothing is known to be missing.
+  EXPECT_TRUE(
+      BuildRunModel({Case("counted", 0, true)}, {}, json::object(), "/r").incomplete.empty());
 }
 
 TEST(RunModel, TheRunFolderInfoAndProblemsAreKept) {
@@ -269,8 +285,8 @@ TEST(RunVersionLine, NamesTheBuildThatRanTheRunOrNothing) {
   EXPECT_EQ(RunVersionLine({{"opverify", {{"version", "0.1.0"}, {"commit", "abc1234"}}}}),
             "opverify 0.1.0 (abc1234)");
   EXPECT_EQ(RunVersionLine({{"opverify", {{"version", "0.1.0"}}}}), "opverify 0.1.0");
-  EXPECT_EQ(RunVersionLine(json::object()), "");               // a run from before versions
-  EXPECT_EQ(RunVersionLine({{"opverify", "garbled"}}), "");    // never throws on a bad file
+  EXPECT_EQ(RunVersionLine(json::object()), "");             // a run from before versions
+  EXPECT_EQ(RunVersionLine({{"opverify", "garbled"}}), "");  // never throws on a bad file
   EXPECT_EQ(RunVersionLine({{"opverify", {{"version", 3}}}}), "");
 }
 

@@ -58,6 +58,7 @@ void LoadFields(const Field& field, Load& r) {
   field("edge_cases", r.edge_cases);
   field("runtime_checks", r.runtime_checks);
   field("ghost_replay", r.ghost_replay);
+  field("reference_as_impl", r.reference_as_impl, !r.reference_as_impl);
 }
 
 template <typename Field, typename RunCase>

@@ -42,6 +42,9 @@ struct LoadRequest {
   bool edge_cases = false;
   bool runtime_checks = false;
   bool ghost_replay = false;
+  // The reference trust check: the task's Model stands in for ModelNew (on the
+  // device, the implementation file not imported); left out of the message when false.
+  bool reference_as_impl = false;
 };
 
 // Each case's input_desc, for an operator that cannot run.

@@ -99,6 +99,7 @@ CallResult OperatorSession::Load() {
   load.edge_cases = spec_.config.edge_cases;
   load.runtime_checks = spec_.config.runtime_checks && spec_.config.lint;
   load.ghost_replay = spec_.config.ghost_replay;
+  load.reference_as_impl = spec_.reference_as_impl;
   return executor_->Call(load, spec_.config.timeout_s);
 }
 

@@ -89,6 +89,7 @@ std::vector<DocumentedRequest> DocumentedRequests(const std::string& source) {
 std::map<std::string, json> FullRequests() {
   LoadRequest load;
   load.params = {json::object()};
+  load.reference_as_impl = true;
   BenchMeasureRequest measure;
   measure.max_repeats = 100;
   return {{std::string(LoadRequest::kOp), load},

@@ -7,7 +7,7 @@ Requests (JSON objects, "op" picks the op_<name> handler; the C++ side's
 structs are in runner/executor/protocol.h, and tests/unit/protocol_test.cc
 checks this list, its order and its fields against them):
   load           {task_file, impl_file, backend, seed, golden_precision, params?: [dict, ...],
-                  edge_cases, runtime_checks, ghost_replay}
+                  edge_cases, runtime_checks, ghost_replay, reference_as_impl?}
   describe_cases {}          (input_desc of every case, for an operator that cannot run)
   run_case       {index, seed, probe, check_determinism, evidence}
   environment    {}
@@ -29,6 +29,7 @@ import json
 import os
 import sys
 import time
+import types
 
 from . import backend as backend_module
 from . import bench, edge_cases, environment, guard, probe, runtime_evidence
@@ -141,12 +142,18 @@ class Session(BenchRequests):
                 generated.append({"label": label, "params": case_params})
         self._known = {"case_count": len(self.cases), "backend": self.backend.name, "edge_cases": generated,
                        "non_compute": bool(getattr(self.task, "NON_COMPUTE", False))}
-        impl = import_file(request["impl_file"], "impl")
+        reference_as_impl = bool(request.get("reference_as_impl"))
+        if reference_as_impl:
+            # The reference trust check: torch's own device run of the reference
+            # is judged against the CPU golden; the implementation is not imported.
+            impl = types.SimpleNamespace(ModelNew=self.task.Model, __file__=self.task.__file__)
+        else:
+            impl = import_file(request["impl_file"], "impl")
         if not hasattr(impl, "ModelNew"):
             raise CaseError("ImportError", f"{impl.__file__}: defines no class ModelNew")
         self.impl = impl
         # Runtime evidence needs a device profile and Triton kernels: cuda only.
-        on_cuda = self.backend.name == "cuda"
+        on_cuda = self.backend.name == "cuda" and not reference_as_impl
         self.runtime_checks = bool(request.get("runtime_checks")) and on_cuda
         self.ghost_replay = bool(request.get("ghost_replay")) and on_cuda
         self.own_kernels = runtime_evidence.own_kernels(self.impl) if on_cuda else {}

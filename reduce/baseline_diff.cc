@@ -27,16 +27,31 @@ Result<json> ReadJson(const fs::path& path) {
   return value;
 }
 
-// Per operator of a summary.json: whether any case failed.
-Result<std::map<std::string, bool>> FailedByOperator(const fs::path& run_dir) {
+// An operator's failures in a summary.json: any, and whether every one is a
+// reference_suspect (a summary written before that class has none).
+struct Failed {
+  bool any = false;
+  bool only_reference_suspect = false;
+  bool real() const { return any && !only_reference_suspect; }
+};
+
+// Per operator of a summary.json: how its cases failed.
+Result<std::map<std::string, Failed>> FailedByOperator(const fs::path& run_dir) {
   Result<json> summary = ReadJson(run_dir / "summary.json");
   if (!summary.ok()) return summary.status();
   const json& root = summary.value();
   if (!root.contains("operators") || !root["operators"].is_array()) {
     return Status::InvalidInput((run_dir / "summary.json").string() + ": no operators list");
   }
-  std::map<std::string, bool> failed;
-  for (const auto& op : root["operators"]) failed[op.value("name", "")] = op.value("failed", 0) > 0;
+  std::map<std::string, Failed> failed;
+  for (const auto& op : root["operators"]) {
+    const int count = op.value("failed", 0);
+    const int suspect =
+        op.contains("reference_suspect") && op["reference_suspect"].is_number_integer()
+            ? op["reference_suspect"].get<int>()
+            : 0;
+    failed[op.value("name", "")] = {count > 0, count > 0 && suspect >= count};
+  }
   return failed;
 }
 
@@ -76,26 +91,38 @@ ordered_json SpeedJson(const std::vector<SpeedChange>& changes) {
 }  // namespace
 
 ordered_json BaselineDiff::ToJson() const {
-  return {{"regressed", regressed()},    {"newly_failing", newly_failing}, {"fixed", fixed},
-          {"slower", SpeedJson(slower)}, {"faster", SpeedJson(faster)},    {"added", added},
-          {"missing", missing},          {"allow_missing", allow_missing}};
+  return {{"regressed", regressed()},
+          {"newly_failing", newly_failing},
+          {"fixed", fixed},
+          {"slower", SpeedJson(slower)},
+          {"faster", SpeedJson(faster)},
+          {"added", added},
+          {"missing", missing},
+          {"allow_missing", allow_missing},
+          {"reference_suspect", reference_suspect}};
 }
 
 Result<BaselineDiff> DiffRuns(const std::string& run_dir, const std::string& baseline_dir, double threshold) {
-  Result<std::map<std::string, bool>> now = FailedByOperator(run_dir);
+  Result<std::map<std::string, Failed>> now = FailedByOperator(run_dir);
   if (!now.ok()) return now.status();
-  Result<std::map<std::string, bool>> before = FailedByOperator(baseline_dir);
+  Result<std::map<std::string, Failed>> before = FailedByOperator(baseline_dir);
   if (!before.ok()) return before.status();
   BaselineDiff diff;
   for (const auto& [op, failed] : now.value()) {
     const auto old = before.value().find(op);
     if (old == before.value().end()) {
       diff.added.push_back(op);
+      if (failed.any && failed.only_reference_suspect) diff.reference_suspect.push_back(op);
       continue;
     }
-    if (failed && !old->second) diff.newly_failing.push_back(op);
-    if (!failed && old->second) diff.fixed.push_back(op);
-    if (failed || old->second) continue;
+    // A regression is a real failure (one not classified reference_suspect) where there was none.
+    if (failed.real() && !old->second.real()) diff.newly_failing.push_back(op);
+    if (failed.any && failed.only_reference_suspect &&
+        !(old->second.any && old->second.only_reference_suspect)) {
+      diff.reference_suspect.push_back(op);
+    }
+    if (!failed.any && old->second.any) diff.fixed.push_back(op);
+    if (failed.any || old->second.any) continue;
     // Speed: over the shapes both runs measured, the geometric mean of the
     // latency ratios; the spread is the mean over those shapes of both
     // runs' relative standard deviations added in quadrature. A change

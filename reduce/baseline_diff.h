@@ -22,6 +22,10 @@ struct SpeedChange {
 
 struct BaselineDiff {
   std::vector<std::string> newly_failing, fixed, added, missing;
+  // Operators whose every failure is now reference_suspect (the A/B's class:
+  // the implementation passes a float64 golden), which did not fail so in
+  // the baseline: listed, never a regression (a real failure beside them is).
+  std::vector<std::string> reference_suspect;
   std::vector<SpeedChange> slower, faster;
   // Whether an operator of the baseline that this run lacks is allowed
   // (--allow-missing); by default a missing operator is a regression: a

@@ -195,6 +195,30 @@ Status HtmlReporter::ReportRun(const RunModel& run) {
            << MarkupEscape(f.repro) << "</code></td></tr>\n";
     }
     html << "</table>\n";
+    bool suspects = false;
+    for (const FailureRow& f : run.failures) suspects |= f.reference_suspect();
+    if (suspects) {
+      html << "<h2>Reference suspects</h2>\n<p>Failed against the CPU golden, but the reference is "
+              "the suspect: "
+              "the verdict stays failed, and <code>opverify-reduce --baseline</code> does not "
+              "count them as "
+              "regressions.</p>\n<table id=\"reference-suspects\">\n<tr><th>case</th><th>float64 "
+              "golden</th>"
+              "<th>torch's device run vs CPU golden</th><th>why</th></tr>\n";
+      for (const FailureRow& f : run.failures) {
+        if (!f.reference_suspect()) continue;
+        const nlohmann::json& t = f.reference_trust;
+        const nlohmann::json none;
+        html << "<tr><td>" << MarkupEscape(f.case_id) << "</td><td>"
+             << MarkupEscape(TrustJudgementLine(t.is_object() ? t.value("fp64", none) : none))
+             << "</td><td>"
+             << MarkupEscape(
+                    TrustJudgementLine(t.is_object() ? t.value("device_reference", none) : none))
+             << "</td><td>" << MarkupEscape(t.is_object() ? t.value("reason", "") : "")
+             << "</td></tr>\n";
+      }
+      html << "</table>\n";
+    }
   }
   html << "</body>\n</html>\n";
 

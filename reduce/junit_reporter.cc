@@ -87,6 +87,13 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
         for (const auto& attempt : c.ab.value("attempts", nlohmann::json::array())) {
           out << "  attempt " << attempt.dump() << "\n";
         }
+        const nlohmann::json trust = c.ab.value("reference_trust", nlohmann::json());
+        if (trust.is_object()) {
+          out << "reference trust: " << trust.value("reason", "")
+              << "\n  float64 golden: " << TrustJudgementLine(trust.value("fp64", nlohmann::json()))
+              << "\n  torch's device run: "
+              << TrustJudgementLine(trust.value("device_reference", nlohmann::json())) << "\n";
+        }
       }
       xml << "      <system-out>" << MarkupEscape(out.str()) << "</system-out>\n";
       xml << "    </testcase>\n";

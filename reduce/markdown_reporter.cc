@@ -67,6 +67,32 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
          << " | " << (f.ab && f.ab->is_string() ? MarkdownCell(f.ab->get<std::string>()) : "-")
          << " | " << MarkdownCell(f.message, 200) << " |\n";
     }
+    bool suspects = false;
+    for (const FailureRow& f : run.failures) suspects |= f.reference_suspect();
+    if (suspects) {
+      // Failed, and not counted as regressions by opverify-reduce --baseline.
+      md << "\n## Reference suspects\n\nFailed against the CPU golden, but the reference is the "
+            "suspect "
+            "(docs/JUDGE.md, reference trust): the verdict stays failed, and `opverify-reduce "
+            "--baseline` does "
+            "not count them as regressions.\n\n| case | float64 golden | torch's device run vs CPU "
+            "golden | why "
+            "|\n|---|---|---|---|\n";
+      for (const FailureRow& f : run.failures) {
+        if (!f.reference_suspect()) continue;
+        const nlohmann::json& t = f.reference_trust;
+        md << "| " << MarkdownCell(f.case_id, 200) << " | "
+           << MarkdownCell(
+                  TrustJudgementLine(t.is_object() ? t.value("fp64", nlohmann::json()) : nullptr),
+                  200)
+           << " | "
+           << MarkdownCell(
+                  TrustJudgementLine(t.is_object() ? t.value("device_reference", nlohmann::json())
+                                                   : nullptr),
+                  200)
+           << " | " << MarkdownCell(t.is_object() ? t.value("reason", "") : "", 400) << " |\n";
+      }
+    }
     md << "\nTo run a failing operator again by itself:\n\n";
     std::set<std::string> shown;
     for (const FailureRow& f : run.failures) {

@@ -207,6 +207,7 @@ int main(int argc, char** argv) {
     std::printf("\n");
   };
   list("newly failing", diff->newly_failing);
+  list("reference_suspect (failing, not counted as a regression)", diff->reference_suspect);
   list("fixed", diff->fixed);
   for (const auto& c : diff->slower) {
     std::printf("slower: %s %.1f%% (spread %.1f%%, %d shapes)\n",

@@ -226,8 +226,12 @@ std::optional<TimeSplit> BuildTimeSplit(const json& run_info, SpentMs& spent_ms)
 
 FailureRow Failure(const CaseRecord& c, const std::string& repro) {
   FailureRow row{c.case_id, c.op_name,   c.error_type, Utf8Prefix(c.error_msg, 300),
-                 c.rank,    c.stored_at, std::nullopt, repro};
-  if (c.ab.is_object()) row.ab = c.ab.value("classification", json(nullptr));
+                 c.rank,    c.stored_at, std::nullopt, repro,
+                 nullptr};
+  if (c.ab.is_object()) {
+    row.ab = c.ab.value("classification", json(nullptr));
+    row.reference_trust = c.ab.value("reference_trust", json(nullptr));
+  }
   return row;
 }
 
@@ -296,6 +300,7 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
       run.error_types[c.error_type]++;
       FailureRow failure = Failure(c, op.repro);
       if (failure.ab) run.ab[failure.ab->is_string() ? failure.ab->get<std::string>() : "none"]++;
+      op.reference_suspect += failure.reference_suspect() ? 1 : 0;
       run.failures.push_back(std::move(failure));
     }
     const int total = static_cast<int>(records_of_op.cases.size());
@@ -327,6 +332,23 @@ std::string OperatorFolder(const std::string& name) {
   const std::string safe = SafeFileName(name, 64, "operator");
   if (safe == name) return name;
   return safe + "-" + Sha256Hex(name.data(), name.size()).substr(0, 12);
+}
+
+std::string TrustJudgementLine(const json& judgement) {
+  if (!judgement.is_object()) return "-";
+  auto text = [&](const char* key) {
+    return judgement.contains(key) && judgement[key].is_string() ? judgement[key].get<std::string>()
+                                                                 : std::string();
+  };
+  if (judgement.contains("ran") && judgement["ran"] == false) return "not run: " + text("why");
+  if (judgement.contains("judged") && judgement["judged"] == false) {
+    return "not judged: " + Utf8Prefix(text("error_type").empty()
+                                           ? text("error_msg")
+                                           : text("error_type") + ": " + text("error_msg"),
+                                       200);
+  }
+  if (judgement.value("passed", false)) return "passed";
+  return "failed (" + text("error_type") + ")";
 }
 
 std::string RunVersionLine(const json& run_info) {

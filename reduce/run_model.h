@@ -53,7 +53,9 @@ struct OperatorModel {
   int passed = 0;
   int failed = 0;
   std::map<std::string, int> error_types;  // of its failed cases
-  double wall_s = 0;                       // the cases' summed wall time
+  int reference_suspect =
+      0;  // failed cases the A/B classified reference_suspect (opverify-reduce --baseline)
+  double wall_s = 0;  // the cases' summed wall time
   std::map<std::string, DtypeCell> dtypes;
   // The largest relative difference over every judged output; unset when none was judged.
   std::optional<double> max_rel_diff;
@@ -74,6 +76,12 @@ struct FailureRow {
   // A/B could not classify); unset without one.
   std::optional<nlohmann::json> ab;
   std::string repro;  // its operator's
+  // The A/B's reference trust record (reason, fp64 and device judgements);
+  // null where the A/B did not examine it.
+  nlohmann::json reference_trust;
+  bool reference_suspect() const {
+    return ab && ab->is_string() && ab->get<std::string>() == "reference_suspect";
+  }
 };
 
 struct OperatorSpeed {
@@ -136,6 +144,11 @@ struct RunModel {
   // without a plan.
   std::vector<std::string> incomplete;
 };
+
+// One judgement of a reference trust record ("fp64" or "device_reference"),
+// in a few words for the reports: "passed", "failed (AccuracyError)",
+// "not judged: ...", "not run: ...".
+std::string TrustJudgementLine(const nlohmann::json& judgement);
 
 // "opverify 0.1.0 (abc1234)": the build that ran the run, from run_info's
 // "opverify" block (the batch writes it); "" for a run that has none.

@@ -7,6 +7,7 @@
 namespace opverify {
 namespace {
 
+using nlohmann::json;
 using nlohmann::ordered_json;
 
 ordered_json OrNull(const std::optional<double>& value) {
@@ -67,6 +68,7 @@ ordered_json OperatorRow(const OperatorModel& op) {
           {"passed", op.passed},
           {"failed", op.failed},
           {"error_types", op.error_types},
+          {"reference_suspect", op.reference_suspect},
           {"wall_s", op.wall_s},
           {"dtypes", std::move(dtypes)},
           {"max_rel_diff", OrNull(op.max_rel_diff)}};
@@ -77,6 +79,18 @@ ordered_json FailureJson(const FailureRow& f) {
                       {"error_msg", f.message}, {"rank", f.rank}, {"stored_at", f.stored_at}};
   if (f.ab) out["ab"] = *f.ab;
   return out;
+}
+
+// A reference_suspect failure, in the summary's own list: why, and both judgements.
+ordered_json SuspectJson(const FailureRow& f) {
+  const json& trust = f.reference_trust;
+  auto part = [&](const char* key) {
+    return trust.is_object() && trust.contains(key) ? trust[key] : json(nullptr);
+  };
+  return {
+      {"case_id", f.case_id},       {"op", f.op},
+      {"error_type", f.error_type}, {"reason", trust.is_object() ? trust.value("reason", "") : ""},
+      {"fp64", part("fp64")},       {"device_reference", part("device_reference")}};
 }
 
 }  // namespace
@@ -100,6 +114,11 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
   ordered_json failures = ordered_json::array();
   for (const FailureRow& f : run.failures) failures.push_back(FailureJson(f));
   summary["failures"] = std::move(failures);
+  ordered_json suspects = ordered_json::array();
+  for (const FailureRow& f : run.failures) {
+    if (f.reference_suspect()) suspects.push_back(SuspectJson(f));
+  }
+  summary["reference_suspect"] = std::move(suspects);
   summary["problems"] = run.problems;
   summary["incomplete"] = run.incomplete;
   return WriteReportJson((std::filesystem::path(context().run_dir) / "summary.json").string(),

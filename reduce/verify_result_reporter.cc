@@ -20,7 +20,15 @@ SeedResultParts Parts(const OperatorModel& op) {
     if (c.extra.contains("details"))
       parts.details.push_back(ordered_json::parse(c.extra["details"].dump()));
     if (!c.passed && c.extra.contains("failure")) {
-      parts.failures.push_back(ordered_json::parse(c.extra["failure"].dump()));
+      ordered_json failure = ordered_json::parse(c.extra["failure"].dump());
+      // The A/B's verdict on the failure beside it: its class and, where the
+      // runs agreed, the reference trust judgements (fp64, torch's device run).
+      if (c.ab.is_object()) {
+        failure["ab"] = {{"classification", c.ab.value("classification", json(nullptr))},
+                         {"bitwise_equal", c.ab.value("bitwise_equal", json(nullptr))},
+                         {"reference_trust", c.ab.value("reference_trust", json(nullptr))}};
+      }
+      parts.failures.push_back(std::move(failure));
     }
   }
   parts.environment = op.facts.value("environment", json(nullptr));

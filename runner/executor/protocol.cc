@@ -61,6 +61,7 @@ void LoadFields(const Field& field, Load& r) {
   field("library", r.library);
   field("python_path", r.python_path);
   field("override", r.override_spec, r.override_spec.is_null());
+  field("reference_as_impl", r.reference_as_impl, !r.reference_as_impl);
 }
 
 template <typename Field, typename RunCase>

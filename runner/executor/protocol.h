@@ -49,6 +49,9 @@ struct LoadRequest {
   // implementation are made from it, task_file and impl_file are empty.
   // Left out of the message when null.
   nlohmann::json override_spec;
+  // The reference trust check: the task's Model stands in for ModelNew (on the
+  // device, the implementation file not imported); left out of the message when false.
+  bool reference_as_impl = false;
 };
 
 // Each case's input_desc, for an operator that cannot run.

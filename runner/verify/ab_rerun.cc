@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "runner/verify/reference_trust.h"
+
 namespace fs = std::filesystem;
 
 namespace opverify {
@@ -19,19 +21,8 @@ struct Attempt {
 
 // Runs case `index` alone in a new executor with `options`.
 Attempt RunAlone(const OperatorSpec& spec, const RunOptions& options, int index) {
-  OperatorSpec alone = spec;
-  alone.skip_case = [index](int i, const std::string&) { return i != index; };
-  alone.config.lint = false;            // the original run already passed it,
-  alone.config.runtime_checks = false;  // and its runtime evidence: the A/B is about the outputs
-  OperatorOutcome outcome = RunOperator(alone, options);
   Attempt attempt;
-  attempt.environment = outcome.environment;
-  if (!outcome.cases.empty()) {
-    attempt.outcome = std::move(outcome.cases.front());
-  } else {
-    attempt.outcome.error_type = "RuntimeError";
-    attempt.outcome.error_msg = "the case did not run again";
-  }
+  attempt.outcome = RunCaseAlone(spec, options, index, nullptr, &attempt.environment);
   return attempt;
 }
 
@@ -54,6 +45,16 @@ std::optional<std::string> MakeFreshDir(const std::string& parent) {
   std::string pattern = (fs::path(parent) / "fresh_XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) return std::nullopt;
   return pattern;
+}
+
+// The backend the case ran on: the executor's fingerprint says it; else the one asked for.
+std::string BackendOf(const AbRequest& request) {
+  const json& env = request.original_environment;
+  if (env.is_object() && env.contains("device") && env["device"].is_object() &&
+      env["device"].contains("backend") && env["device"]["backend"].is_string()) {
+    return env["device"]["backend"].get<std::string>();
+  }
+  return request.options.backend;
 }
 
 }  // namespace
@@ -88,6 +89,14 @@ json RunAb(const AbRequest& request, const CaseOutcome& original) {
     classification = "compiler_suspect";
   } else {
     classification = "real_defect";
+  }
+  // Only an output that reproduces bit for bit is examined for reference trust:
+  // the other classes already point at the compiler or the kernel's races.
+  record["reference_trust"] = nullptr;
+  if (classification == "real_defect") {
+    record["reference_trust"] =
+        JudgeReferenceTrust(spec, request.options, original, BackendOf(request));
+    if (record["reference_trust"].value("suspect", false)) classification = "reference_suspect";
   }
   record["classification"] = classification;
   record["bitwise_equal"] = {{"fresh", fresh_equal}, {"same_cache", same_equal}};

@@ -7,6 +7,11 @@
 //   compiler_suspect  only the fresh cache disagrees: the fresh cache folder
 //                     is kept, with both environment fingerprints
 //   nondeterministic  the same cache disagrees with itself
+//   reference_suspect all three agree, and the reference is the suspect: the
+//                     failing output passes against a float64 golden (or,
+//                     where none can be made, it matches torch's own device
+//                     run of the reference, which fails the CPU golden too);
+//                     runner/verify/reference_trust.h. The verdict stays failed.
 #pragma once
 
 #include <string>
@@ -28,7 +33,9 @@ struct AbRequest {
 // The A/B record of case `original.index`:
 // {"classification", "attempts": [{"label", "error_type", "passed",
 //  "actual_sha256", "cache_dir"}...], "bitwise_equal": {"fresh", "same_cache"},
-//  "kept_cache_dir", "environments": {"original", "fresh"}}.
+//  "reference_trust": {"suspect", "reason", "fp64", "device_reference"} (null
+//  unless the runs agree), "kept_cache_dir", "environments": {"original", "fresh"}}.
+// `original`'s tensors must still be valid: call it inside RunOperator's on_case.
 nlohmann::json RunAb(const AbRequest& request, const CaseOutcome& original);
 
 }  // namespace opverify

@@ -102,6 +102,7 @@ CallResult OperatorSession::Load() {
   load.library = spec_.config.library;
   load.python_path = spec_.config.python_path;
   load.override_spec = spec_.override_spec;
+  load.reference_as_impl = spec_.reference_as_impl;
   return executor_->Call(load, spec_.config.timeout_s);
 }
 

@@ -4,14 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <memory>
 
 #include "runner/common/sha256.h"
-#include "runner/judge/element_reader.h"
 
 #include "runner/executor/executor_client.h"
+#include "runner/verify/degenerate_reference.h"
 #include "runner/verify/executor_session.h"
 
 namespace opverify {
@@ -38,44 +37,6 @@ InputType InputTypeOf(const std::vector<std::string>& dtypes) {
   if (unknown_float) return InputType::kFloat;
   if (parsed.empty() && unknown_integer) return InputType::kInt;
   return InferInputType(parsed);
-}
-
-// A reference output that cannot tell a right kernel from a wrong one: every
-// element within 1e-6 of zero, or one value repeated. Both scans stop at the
-// first element that shows otherwise, so a normal output costs a few reads.
-std::optional<std::string> DegenerateReference(const TensorView& golden) {
-  if (!IsFloat(golden.dtype) || golden.NumElements() < 2) return std::nullopt;
-  constexpr double kNearZero = 1e-6;
-  ElementReader reader(golden);
-  std::vector<double> run(ElementReader::kMaxRun);
-  bool near_zero = true, constant = true, have_first = false;
-  double first = 0;
-  const std::int64_t n = golden.NumElements();
-  for (std::int64_t start = 0; start < n && (near_zero || constant); start += ElementReader::kMaxRun) {
-    const std::int64_t count = std::min<std::int64_t>(ElementReader::kMaxRun, n - start);
-    reader.ReadDoubles(start, count, DType::kFloat64, run.data());
-    for (std::int64_t i = 0; i < count; ++i) {
-      const double v = run[static_cast<std::size_t>(i)];
-      if (!std::isfinite(v)) continue;
-      if (std::fabs(v) > kNearZero) near_zero = false;
-      if (!have_first) {
-        first = v;
-        have_first = true;
-      } else if (v != first) {
-        constant = false;
-      }
-    }
-  }
-  if (!have_first) return std::nullopt;  // all NaN/Inf: the judge's NaN and Inf checks speak
-  if (near_zero) {
-    return "degenerate reference: every finite element of the reference's output is within 1e-6 of zero, so "
-           "almost any implementation matches it; give the operator inputs that make it produce real values";
-  }
-  if (constant) {
-    return "degenerate reference: the reference's output is one value (" + std::to_string(first) +
-           ") repeated, so it cannot tell a right kernel from a wrong one";
-  }
-  return std::nullopt;
 }
 
 void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& call,
@@ -114,6 +75,7 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
 // The seeds a case runs with: the extra ones first, the base seed last (so a
 // passing case's record is the base seed's run).
 std::vector<std::uint64_t> CaseSeeds(const OperatorSpec& spec) {
+  if (spec.only_seed) return {*spec.only_seed};
   std::vector<std::uint64_t> seeds;
   for (int k = 1; k < spec.config.seeds; ++k) seeds.push_back(spec.config.seed + static_cast<std::uint64_t>(k));
   seeds.push_back(spec.config.seed);
@@ -154,80 +116,6 @@ void TakeRun(CaseOutcome&& run, bool first, CaseOutcome* c) {
   for (std::string& w : run.warnings) {
     if (std::find(c->warnings.begin(), c->warnings.end(), w) == c->warnings.end()) c->warnings.push_back(std::move(w));
   }
-}
-
-// Whether the reference's output moves with its inputs: the first run of
-// each seed leaves a sample of every golden output (up to 4096 elements
-// spread over it); outputs that agree to 1e-6 across seeds whose inputs
-// differ do not depend on the inputs, so they cannot tell a right kernel
-// from a wrong one.
-class SeedComparison {
- public:
-  void Add(std::uint64_t seed, const std::string& input_digest,
-           const std::vector<std::pair<TensorView, TensorView>>& tensors);
-  std::vector<std::string> Warnings() const;
-
- private:
-  struct Seen {
-    std::uint64_t seed;
-    std::string input_digest;
-    std::vector<std::vector<double>> samples;  // per output; empty where not floating
-  };
-  std::vector<Seen> seen_;
-};
-
-void SeedComparison::Add(std::uint64_t seed, const std::string& input_digest,
-                         const std::vector<std::pair<TensorView, TensorView>>& tensors) {
-  constexpr std::int64_t kSamples = 4096;
-  Seen seen{seed, input_digest, {}};
-  for (const auto& [golden, actual] : tensors) {
-    std::vector<double> sample;
-    const std::int64_t n = golden.NumElements();
-    if (IsFloat(golden.dtype) && n >= 2) {
-      ElementReader reader(golden);
-      const std::int64_t step = std::max<std::int64_t>(1, n / kSamples);
-      for (std::int64_t at = 0; at < n; at += step) {
-        double v = 0;
-        reader.ReadDoubles(at, 1, DType::kFloat64, &v);
-        sample.push_back(v);
-      }
-    }
-    seen.samples.push_back(std::move(sample));
-  }
-  seen_.push_back(std::move(seen));
-}
-
-std::vector<std::string> SeedComparison::Warnings() const {
-  std::vector<std::string> out;
-  if (seen_.size() < 2) return out;
-  for (const Seen& s : seen_) {
-    if (s.input_digest.empty() || s.samples.size() != seen_.front().samples.size()) return out;
-  }
-  bool inputs_differ = false;
-  for (const Seen& s : seen_) inputs_differ |= s.input_digest != seen_.front().input_digest;
-  if (!inputs_differ) return out;
-  auto close = [](double a, double b) {
-    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-    return a == b || std::fabs(a - b) <= 1e-6 * std::max(std::fabs(a), std::fabs(b)) + 1e-12;
-  };
-  std::string seeds;
-  for (const Seen& s : seen_) seeds += (seeds.empty() ? "" : ", ") + std::to_string(s.seed);
-  for (std::size_t k = 0; k < seen_.front().samples.size(); ++k) {
-    const std::vector<double>& first = seen_.front().samples[k];
-    if (first.empty()) continue;
-    bool same = true;
-    for (std::size_t s = 1; s < seen_.size() && same; ++s) {
-      const std::vector<double>& other = seen_[s].samples[k];
-      same = other.size() == first.size();
-      for (std::size_t e = 0; same && e < first.size(); ++e) same = close(first[e], other[e]);
-    }
-    if (same) {
-      out.push_back("output " + std::to_string(k) + ": degenerate reference: its output is the same (to 1e-6) for "
-                    "seeds " + seeds + " though the inputs differ, so it does not depend on them and cannot tell a "
-                    "right kernel from a wrong one");
-    }
-  }
-  return out;
 }
 
 // " (first: FILE:LINE: CALL: REASON)" of the lint's first violation of
@@ -387,12 +275,13 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     // the run that failed, else of the last: the base seed's last run, so a
     // passing case reads as a single-seed run of --seed would.
     const std::vector<std::uint64_t> seeds = CaseSeeds(spec);
-    const int runs = static_cast<int>(seeds.size()) * spec.config.repeat;
+    const int repeat = spec.only_seed ? 1 : spec.config.repeat;
+    const int runs = static_cast<int>(seeds.size()) * repeat;
     std::vector<std::string> first_sha;  // this seed's run 1
     SeedComparison across_seeds;
     for (int run = 0; run < runs; ++run) {
-      const std::uint64_t seed = seeds[static_cast<std::size_t>(run / spec.config.repeat)];
-      const int of_seed = run % spec.config.repeat + 1;
+      const std::uint64_t seed = seeds[static_cast<std::size_t>(run / repeat)];
+      const int of_seed = run % repeat + 1;
       // The probe runs before the first case this call runs (seed §3).
       proto::RunCaseRequest request;
       request.index = i;
@@ -420,8 +309,10 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       }
       std::string which;  // names the run in messages when there are several
       if (runs > 1) {
-        which = (seeds.size() > 1 ? "seed " + std::to_string(seed) + (spec.config.repeat > 1 ? ", " : "") : "") +
-                (spec.config.repeat > 1 ? "run " + std::to_string(of_seed) + " of " + std::to_string(spec.config.repeat) : "") + ": ";
+        which =
+            (seeds.size() > 1 ? "seed " + std::to_string(seed) + (repeat > 1 ? ", " : "") : "") +
+            (repeat > 1 ? "run " + std::to_string(of_seed) + " of " + std::to_string(repeat) : "") +
+            ": ";
       }
       if (call.succeeded() && r.not_applicable) {
         // A generated case the task cannot build or its reference cannot run.
@@ -476,6 +367,24 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     finish(std::move(c));
   }
   return out;
+}
+
+CaseOutcome RunCaseAlone(const OperatorSpec& spec, RunOptions options, int index,
+                         const std::function<void(const CaseOutcome&)>& on_case,
+                         nlohmann::json* environment) {
+  OperatorSpec alone = spec;
+  alone.skip_case = [index](int i, const std::string&) { return i != index; };
+  alone.config.lint = false;            // the original run already passed it,
+  alone.config.runtime_checks = false;  // and its runtime evidence: the reruns are about the outputs
+  options.pool = nullptr;
+  OperatorOutcome outcome = RunOperator(alone, options, on_case);
+  if (environment != nullptr) *environment = outcome.environment;
+  if (!outcome.cases.empty()) return std::move(outcome.cases.front());
+  CaseOutcome missing;
+  missing.index = index;
+  missing.error_type = "RuntimeError";
+  missing.error_msg = "the case did not run again";
+  return missing;
 }
 
 }  // namespace opverify

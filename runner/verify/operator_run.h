@@ -37,6 +37,12 @@ struct OperatorSpec {
   // Cases to leave out (resumed, or another rank's share); they are not
   // reported. `edge_label` is a generated edge case's label, else empty.
   std::function<bool(int index, const std::string& edge_label)> skip_case;
+  // The reference trust check's device run: the task's Model runs as the
+  // implementation (runner/verify/reference_trust.h); never set by a user.
+  bool reference_as_impl = false;
+  // The A/B's trust reruns: each case runs once, with this seed alone (the
+  // failing run's), the load seed unchanged; unset: config.seed and config.seeds.
+  std::optional<std::uint64_t> only_seed;
 };
 
 struct RunOptions {
@@ -106,5 +112,13 @@ Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string
 // Calls on_case (if set) after each case, in order, while its tensors are valid.
 OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
                             const std::function<void(const CaseOutcome&)>& on_case = nullptr);
+
+// Case `index` alone in a new executor of its own (never options.pool's), the
+// lint off (the original run passed it): the A/B's reruns. A case that did
+// not run again comes back as a RuntimeError. `environment`, if set, gets the
+// executor's fingerprint.
+CaseOutcome RunCaseAlone(const OperatorSpec& spec, RunOptions options, int index,
+                         const std::function<void(const CaseOutcome&)>& on_case = nullptr,
+                         nlohmann::json* environment = nullptr);
 
 }  // namespace opverify

@@ -92,6 +92,7 @@ std::map<std::string, json> FullRequests() {
   load.override_spec = {{"op", "torch.softmax"}};
   LintRequest lint;
   lint.entries = {"pkg:enabled"};
+  load.reference_as_impl = true;
   BenchMeasureRequest measure;
   measure.max_repeats = 100;
   return {{std::string(LoadRequest::kOp), load},

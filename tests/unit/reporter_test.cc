@@ -94,7 +94,8 @@ RunModel SampleRun() {
                      0,
                      "shards/rank-0000.h5:/cases/000001",
                      json("real_defect"),
-                     bad.repro};
+                     bad.repro,
+                     nullptr};
   run.failures = {failure};
   run.error_types = {{"AccuracyError", 1}};
   run.ab = {{"real_defect", 1}};

@@ -7,7 +7,8 @@ Requests (JSON objects, "op" picks the op_<name> handler; the C++ side's
 structs are in runner/executor/protocol.h, and tests/unit/protocol_test.cc
 checks this list, its order and its fields against them):
   load           {task_file, impl_file, backend, seed, golden_precision, params?: [dict, ...],
-                  edge_cases, runtime_checks, ghost_replay, library, python_path, override?}
+                  edge_cases, runtime_checks, ghost_replay, library, python_path, override?,
+                  reference_as_impl?}
   describe_cases {}          (input_desc of every case, for an operator that cannot run)
   run_case       {index, seed, probe, check_determinism, evidence}
   environment    {}
@@ -29,6 +30,7 @@ import json
 import os
 import sys
 import time
+import types
 
 from . import backend as backend_module
 from . import bench, edge_cases, environment, guard, override, probe, runtime_evidence
@@ -151,15 +153,22 @@ class Session(BenchRequests):
                 generated.append({"label": label, "params": case_params})
         self._known = {"case_count": len(self.cases), "backend": self.backend.name, "edge_cases": generated,
                        "non_compute": bool(getattr(self.task, "NON_COMPUTE", False))}
-        impl = override.build_impl(self.override, self.task, torch) if self.override else \
-            import_file(request["impl_file"], "impl")
+        reference_as_impl = bool(request.get("reference_as_impl"))
+        if reference_as_impl:
+            # The reference trust check: torch's own device run of the reference
+            # is judged against the CPU golden; the implementation is not imported.
+            impl = types.SimpleNamespace(ModelNew=self.task.Model, __file__=self.task.__file__)
+        elif self.override:
+            impl = override.build_impl(self.override, self.task, torch)
+        else:
+            impl = import_file(request["impl_file"], "impl")
         if not hasattr(impl, "ModelNew"):
             raise CaseError("ImportError", f"{impl.__file__}: defines no class ModelNew")
         runtime_evidence.import_library(self.library)
         self.impl = impl
         # Runtime evidence needs a device profile and Triton kernels: cuda only;
         # whether an override's library code runs at all is seen everywhere.
-        on_cuda = self.backend.name == "cuda"
+        on_cuda = self.backend.name == "cuda" and not reference_as_impl
         self.runtime_checks = bool(request.get("runtime_checks")) and on_cuda
         self.watch_reach = bool(request.get("runtime_checks")) and bool(self.override)
         self.ghost_replay = bool(request.get("ghost_replay")) and on_cuda

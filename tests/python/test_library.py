@@ -52,6 +52,22 @@ def test_without_the_library_the_same_file_has_no_kernel():
     assert result["regression_type"] == 1
 
 
+def test_a_library_submodule_named_like_the_operator_is_not_the_reference_module():
+    """softmax_triton_impl.py imports fixlib.ops.softmax: the library's module, not the task file."""
+    result = lint_impl("softmax_triton")
+    assert result["valid"], result
+    assert result["checks"]["no_reference_use"]["violations"] == []
+    undeclared = lint.lint_file(os.path.join(IMPLS, "softmax_triton_impl.py"))  # the same import, no library
+    assert [v["line"] for v in undeclared["checks"]["no_reference_use"]["violations"]] == [5, 6]
+    for name, source in (("softmax", "from fixlib import softmax\n"), ("row_sum", "from fixlib import row_sum\n")):
+        member = lint.lint_source(source, f"{name}_triton_impl.py", library=["fixlib"], python_path=[STATIC])
+        assert member["checks"]["no_reference_use"]["passed"], (source, member)  # bound in fixlib, or star-imported
+    for source in ("import softmax\n", "from softmax_torch import Model\n", "import fixlib.softmax_torch\n"):
+        outside = lint.lint_source(source, "softmax_triton_impl.py", library=["fixlib", "softmax_torch"],
+                                   python_path=[STATIC])
+        assert outside["checks"]["no_reference_use"]["violations"], (source, outside)
+
+
 def test_a_library_function_that_computes_in_torch_is_type_3_naming_the_library_file():
     result = lint_impl("gelu_fallback")  # launches a kernel, then F.gelu two calls down
     assert result["regression_types"] == [3], result

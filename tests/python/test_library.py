@@ -78,6 +78,33 @@ def test_a_library_function_that_computes_in_torch_is_type_3_naming_the_library_
     assert os.path.join(STATIC, "fixlib", "ops", "fallback.py") + ":26: F.gelu" in text
 
 
+def test_a_device_namespace_looked_up_by_the_device_type_in_the_library_is_not_a_dynamic_lookup():
+    """fixlib.ops.device: `getattr(torch, dev.type, None)` used only as `with ns.device(dev):`,
+    `ns is not None`, hasattr, `.synchronize()` (torch.cuda, torch.npu: Liger-Kernel's
+    device_context) passes in library code."""
+    result = lint_impl("softmax_device_lib")
+    assert result["valid"], result
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_softmax_kernel"]
+    assert "fixlib.ops.device" in result["library"]["modules_read"]
+
+
+def test_other_dynamic_lookups_on_torch_in_the_library_stay_type_3():
+    result = lint_impl("lookup_lib")  # getattr(torch, name)(x); the namespace returned to the caller
+    found = {(v["line"], v["call"]) for v in result["checks"]["no_dynamic_lookup"]["violations"]}
+    assert found == {(28, "getattr(torch, name)"), (34, "getattr(torch, tensor.device.type)")}, result
+    assert all(v["file"] == os.path.join(STATIC, "fixlib", "ops", "device.py")
+               for v in result["checks"]["no_dynamic_lookup"]["violations"])
+
+
+def test_a_device_namespace_lookup_in_the_implementation_file_itself_stays_type_3():
+    with open(os.path.join(STATIC, "fixlib", "ops", "device.py")) as f:
+        helper = f.read().split("def wait_for")[0]
+    source = helper + ("\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+                       "        with on_device_of(x):\n            return x\n")
+    result = lint.lint_source(source, "device_impl.py", library=["fixlib"], python_path=[STATIC])
+    assert [v["call"] for v in result["checks"]["no_dynamic_lookup"]["violations"]] == ["getattr(torch, dev.type)"]
+
+
 def test_a_library_function_that_is_torch_matmul_is_type_3():
     result = lint_impl("matmul_fallback")  # import pkg.sub as m; m.f(...)
     assert 3 in result["regression_types"]

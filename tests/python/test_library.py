@@ -105,6 +105,100 @@ def test_a_device_namespace_lookup_in_the_implementation_file_itself_stays_type_
     assert [v["call"] for v in result["checks"]["no_dynamic_lookup"]["violations"]] == ["getattr(torch, dev.type)"]
 
 
+LOSS = os.path.join(STATIC, "fixlib", "ops", "loss.py")  # line 26: out.sum(), 28: out.mean(), 30: torch.mul
+
+
+def loss_violations(call):
+    source = ("import functools\nimport torch\nfrom fixlib.ops.loss import SquaredError, squared_error\n\n\n"
+              "class ModelNew(torch.nn.Module):\n    reduction = 'none'\n\n    def forward(self, a, b):\n"
+              f"        return {call}\n")
+    result = lint.lint_source(source, "sq_error_impl.py", library=["fixlib"], python_path=[STATIC])
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_squared_error_kernel"], result
+    return sorted(v["line"] for v in violations(result, 3) if v.get("file") == LOSS)
+
+
+def test_branches_a_literal_argument_rules_out_are_not_reached():
+    """fixlib.ops.loss.squared_error finishes "sum" and "mean" in torch; with "none", passed through
+    autograd.Function.apply and a keyword, then mapped through a table of tl.constexpr modes,
+    neither runs (Liger-Kernel's kl_div has this shape)."""
+    result = lint_impl("sq_error_none")
+    assert result["valid"], result
+    assert loss_violations('squared_error(a, b, "none")') == []
+
+
+@pytest.mark.parametrize("call, lines", [
+    ("squared_error(a, b)", [28]),                                  # the default, "mean"
+    ('squared_error(a, b, reduction="sum")', [26]),
+    ('SquaredError.apply(a, b, "mean")', [28]),
+    ('squared_error(a, b, "none", scale=2.0)', [30]),               # `scale is not None` decided too
+    ("squared_error(a, b, self.reduction)", [26, 28]),             # not a literal: both branches
+    ('squared_error(a, b, *("none",))', [26, 28, 30]),             # starred: no parameter is known
+    ('functools.partial(squared_error, reduction="sum")(a, b)', [26, 28, 30]),  # a partial binds otherwise
+    ('squared_error(a, b, **{"reduction": "none"})', [26, 28, 30]),
+])
+def test_branches_the_arguments_do_not_rule_out_are_still_reached(call, lines):
+    assert loss_violations(call) == lines
+
+
+KERNEL_FILE = """import torch
+import triton
+import triton.language as tl
+
+MODES = {{"slow": 0, "fast": 1}}
+
+
+@triton.jit
+def _exp_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.exp(tl.load(x_ptr + offs, mask=offs < n)), mask=offs < n)
+
+
+def _launch(x):
+    y = torch.empty_like(x)
+    _exp_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+    return y
+
+{helper}
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        return {call}
+"""
+
+
+@pytest.mark.parametrize("helper, call, pruned", [
+    ("def run(x, mode):\n    if mode == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)",
+     "run(x, 'slow')", True),
+    ("def run(x, mode):\n    if mode != 'slow':\n        return torch.softmax(x, -1)\n    return _launch(x)",
+     "run(x, mode='slow')", True),
+    ("def run(x, mode='slow'):\n    if mode in ('fast', 'faster'):\n        return torch.softmax(x, -1)\n"
+     "    return _launch(x)", "run(x)", True),
+    ("def run(x, mode):\n    if MODES[mode] == 1:\n        return torch.softmax(x, -1)\n    return _launch(x)",
+     "run(x, 'slow')", True),
+    ("class Runner:\n    def run(self, x, mode):\n        return torch.softmax(x, -1) if mode == 'fast' else _launch(x)",
+     "Runner().run(x, 'slow')", True),                             # a bound method: self is not the mode
+    # the same tests where something else decides the branch: scanned
+    ("def run(x, mode):\n    if mode == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)",
+     "run(x, 'fast')", False),
+    ("def run(x, mode):\n    for _ in range(2):\n        if mode == 'fast':\n            return torch.softmax(x, -1)\n"
+     "        mode = 'fast'\n    return _launch(x)", "run(x, 'slow')", False),       # reassigned in the loop
+    ("def run(x, mode):\n    def flip():\n        nonlocal mode\n        mode = 'fast'\n    flip()\n"
+     "    if mode == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)", "run(x, 'slow')", False),
+    ("def run(x, mode):\n    MODES['slow'] = 1\n    if MODES[mode] == 1:\n        return torch.softmax(x, -1)\n"
+     "    return _launch(x)", "run(x, 'slow')", False),                 # the table is written to
+    ("MODE = 'slow'\nMODE = 'fast'\n\ndef run(x):\n    if MODE == 'fast':\n        return torch.softmax(x, -1)\n"
+     "    return _launch(x)", "run(x)", False),                         # bound twice: not a constant
+    ("def run(x, mode):\n    if mode == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)\n\n"
+     "fast = run", "fast(x, 'slow')", False),                            # through an alias: not matched
+    ("def run(x, mode):\n    if (mode := 'fast') == 'fast':\n        return torch.softmax(x, -1)\n"
+     "    return _launch(x)", "run(x, 'slow')", False),
+])
+def test_the_implementation_files_own_branches(helper, call, pruned):
+    result = lint.lint_source(KERNEL_FILE.format(helper=helper, call=call), "run_triton_impl.py")
+    found = [v["call"] for v in violations(result, 3)]
+    assert found == ([] if pruned else ["torch.softmax"]), (helper, call, result)
+
+
 def test_a_library_function_that_is_torch_matmul_is_type_3():
     result = lint_impl("matmul_fallback")  # import pkg.sub as m; m.f(...)
     assert 3 in result["regression_types"]

@@ -4,6 +4,7 @@ and the PyTorch compute found there. Mixed into analysis._Analysis."""
 import ast
 from collections import deque
 
+from .branches import MAX_CONTEXTS, context_key
 from .names import DEVICE_NAMESPACE_CALLS, DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, HOOK_REGISTRARS, NN_MODULE_API
 from .symbols import _const_str, _shown, _torch_compute_reason, _unparse
 
@@ -59,15 +60,28 @@ class _Reachability:
         self._drain(entry_nodes, set())
 
     def _drain(self, entry_nodes, forward_nodes):
+        """Scans each function reached, once per context of constant arguments (branches.py):
+        queue items are functions (nothing known) or (function, {param: constant})."""
         queue = deque(entry_nodes)
+        contexts = {}  # function -> the context keys it was scanned with
         while queue:
-            fn = queue.popleft()
-            if fn in self.visited or fn in self.kernel_nodes:
+            item = queue.popleft()
+            fn, bound = item if isinstance(item, tuple) else (item, {})
+            if fn in self.kernel_nodes:
                 continue
+            done = contexts.setdefault(fn, set())
+            if not done and fn in self.visited:
+                continue  # a nested def, scanned whole with the function around it
+            if len(done) >= MAX_CONTEXTS:
+                bound = {}
+            key = context_key(bound)
+            if () in done or key in done:
+                continue
+            done.add(key)
             self.visited.add(fn)
             self._scan_file = self.file_of.get(fn)  # a library function's violations name its file
             self._scan_function(fn, fn in forward_nodes and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                and fn.name in ("forward", "__call__"), queue)
+                                and fn.name in ("forward", "__call__"), queue, bound)
         self._scan_file = None
 
     def _compute_reason(self, path):
@@ -96,17 +110,19 @@ class _Reachability:
     def _record_launch(self, kernel, line):
         self.launches.setdefault(kernel, []).append(line)
 
-    def _scan_function(self, fn, is_forward, queue):
-        body = fn.body if isinstance(fn.body, list) else [fn.body]
+    def _scan_function(self, fn, is_forward, queue, bound):
+        """Scans what of fn can run with its parameters bound to `bound`: the branches those
+        constants rule out are skipped."""
         nodes = []
         for d in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
-            nodes.extend(ast.walk(d))
-        for stmt in body:
-            nodes.extend(ast.walk(stmt))
-        for node in nodes:
+            nodes.extend((n, {}) for n in ast.walk(d))
+        nodes += self._live_nodes(fn, bound)
+        for node, env in nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 self.visited.add(node)
+            self._node_env = env
             self._scan_node(node, fn, is_forward, queue)
+        self._node_env = {}
 
     def _forbidden(self, node, fn, call_text, reason, via):
         hidden = via or self._hidden_context(node, fn)
@@ -180,7 +196,7 @@ class _Reachability:
                 if reason is not None:
                     self._forbidden(call, fn, _shown(func_text, r.value), reason, r.via)
             elif r.kind == "func":
-                queue.append(r.value)
+                queue.append((r.value, self._call_context(call, r.value, func, scope, self._node_env, r.via)))
                 self._launches_through_params(call, r.value, scope, func)
             elif r.kind in ("kernel_run", "kernel_launcher"):
                 self._record_launch(r.value, call.lineno)

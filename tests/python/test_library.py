@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -320,7 +321,9 @@ def test_an_override_never_reached_fails_type_2(override_run):
     assert failure["error_type"] == "LintError"
     assert "registered but never reached" in failure["error_msg"]
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["totals"]["operators"] == 4
+    assert summary["totals"]["operators"] == 5
+    composite = op_result(run_dir, "isclose_composite")  # an override of a composite op: reached, right
+    assert (composite["total_cases"], composite["passed_cases"]) == (1, 1), composite
 
 
 def test_the_enable_context_is_entered_only_around_modelnews_call():
@@ -461,6 +464,75 @@ def test_override_evidence_against_the_aten_baseline():
     assert fallback[0] == 3 and "not the library's" in fallback[1]
     extra = judge_evidence(RecordedTrace({"_softmax": 1, "mm": 1}), {"_softmax_kernel": (1, 9.0)}, own, baseline)
     assert extra[0] == 3 and "aten::mm" in extra[1]
+
+
+def test_an_override_of_a_composite_op_is_seen_registered_by_the_library():
+    """aten::isclose is CompositeImplicitAutograd: outside the context the call dispatches its
+    decomposition, inside it isclose itself, to the library's CPU kernel. The trace records that
+    isclose had a kernel for its key there and has none once the context is left."""
+    import torch
+    from opverify_runtime import override
+    from opverify_runtime.runtime_evidence import DispatchTrace
+    sys.path.insert(0, os.path.join(FIXTURES, "cpu_override"))
+    try:
+        import ovlib
+        a, b = torch.randn(3, 8, dtype=torch.float64), torch.randn(3, 8, dtype=torch.float64)
+        with DispatchTrace(torch, probe_kernels=True) as outside:
+            torch.isclose(a, b, 0.5, 0.5)
+        assert "isclose" not in outside.ops and {"abs", "le"} <= set(outside.ops)
+        inside = {}
+        impl = override.build_impl({"op": "torch.isclose", "enable": "ovlib:enabled_isclose"},
+                                   types.SimpleNamespace(call=lambda inputs: torch.isclose(*inputs, 0.5, 0.5)), torch)
+        model = impl.ModelNew()
+        model.trace_inside = (DispatchTrace, inside)
+        with DispatchTrace(torch, probe_kernels=True) as trace:
+            model(a, b)
+        assert "isclose" in trace.ops and trace.registered_ops(torch) == {"isclose"}
+        assert outside.registered_ops(torch) == set()
+        # the registered kernel was wrapped while the context was entered: what it ran is traced
+        assert {"abs", "le", "sub"} <= set(inside["isclose"]) and inside["isclose"]["abs"][1] == {"cpu"}
+        model.trace_inside = None
+        inside.clear()
+        model(a, b)
+        assert inside == {}  # not traced when the evidence does not watch
+    finally:
+        sys.path.remove(os.path.join(FIXTURES, "cpu_override"))
+
+
+def test_the_op_the_library_registered_is_not_extra_compute():
+    from opverify_runtime.runtime_evidence import judge_evidence, registered_during
+    seen = {("aten::isclose", "CUDA"): ("isclose", True), ("aten::abs", "CUDA"): ("abs", True),
+            ("aten::mm", "CUDA"): ("mm", False)}
+    now = {("aten::isclose", "CUDA"): False, ("aten::abs", "CUDA"): True, ("aten::mm", "CUDA"): False}
+    assert registered_during(seen, lambda name, key: now[(name, key)]) == {"isclose"}
+    assert registered_during(seen, lambda name, key: 1 / 0) == set()  # unanswerable: still counted
+    baseline = ({"eq", "abs", "mul", "add", "le", "sub", "ne", "bitwise_and_", "bitwise_or_"},
+                {"void at::native::vectorized_elementwise_kernel<4, at::native::AbsFunctor<float>>"})
+    kernels = {"_isclose_kernel": (1, 5.0)}
+    own = {"_isclose_kernel"}
+    before = judge_evidence(RecordedTrace({"isclose": 1}), kernels, own, baseline)  # the old false failure
+    assert before[0] == 3 and "aten::isclose (1x)" in before[1]
+    assert judge_evidence(RecordedTrace({"isclose": 1}), kernels, own, baseline, registered={"isclose"}) is None
+    extra = judge_evidence(RecordedTrace({"isclose": 1, "mm": 1}), kernels, own, baseline, registered={"isclose"})
+    assert extra[0] == 3 and "aten::mm" in extra[1] and "aten::isclose" not in extra[1]
+
+
+def test_torch_compute_inside_the_librarys_registered_kernel_is_type_3():
+    """The decoy: the registered _softmax computes with ATen (amax, exp, sum, div) and copies the
+    result through a library kernel that outweighs them; the caller's trace sees only _softmax."""
+    from opverify_runtime.runtime_evidence import judge_evidence, judge_inside_kernels
+    baseline = ({"_softmax"}, {"void at::native::cunn_SoftMaxForward<4, float, float, float>(...)"})
+    own = {"_copy_kernel"}
+    kernels = {"_copy_kernel": (1, 50.0), "void at::native::reduce_kernel<...MaxOps...>": (1, 3.0)}
+    decoy = {"_softmax": {"_to_copy": [1, {"cuda"}], "amax": [1, {"cuda"}], "sub": [1, {"cuda"}],
+                          "exp": [1, {"cuda"}], "sum": [1, {"cuda"}], "div": [1, {"cuda"}]}}
+    assert judge_evidence(RecordedTrace({"_softmax": 1}), kernels, own, baseline) is None  # the hole
+    verdict = judge_evidence(RecordedTrace({"_softmax": 1}), kernels, own, baseline, inside=decoy)
+    assert verdict[0] == 3 and "aten::_softmax: aten::amax (1x), aten::div (1x), aten::exp (1x)" in verdict[1]
+    assert "_to_copy" not in verdict[1]
+    honest = {"_softmax": {"empty_like": [1, {"cuda"}], "_to_copy": [2, {"cuda"}], "contiguous": [1, {"cuda"}]}}
+    assert judge_inside_kernels(honest) is None  # allocation, casts, views: not compute
+    assert judge_inside_kernels({"_softmax": {"amax": [1, {"cpu"}]}}) is None  # host bookkeeping only
 
 
 def test_library_backed_evidence_still_fails_torch_compute():

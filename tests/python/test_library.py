@@ -176,6 +176,8 @@ class ModelNew(torch.nn.Module):
      "    return _launch(x)", "run(x)", True),
     ("def run(x, mode):\n    if MODES[mode] == 1:\n        return torch.softmax(x, -1)\n    return _launch(x)",
      "run(x, 'slow')", True),
+    ("MODE = 'slow'\n\ndef run(x):\n    if MODE == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)",
+     "run(x)", True),                                                    # a module constant
     ("class Runner:\n    def run(self, x, mode):\n        return torch.softmax(x, -1) if mode == 'fast' else _launch(x)",
      "Runner().run(x, 'slow')", True),                             # a bound method: self is not the mode
     # the same tests where something else decides the branch: scanned
@@ -191,6 +193,8 @@ class ModelNew(torch.nn.Module):
      "    return _launch(x)", "run(x)", False),                         # bound twice: not a constant
     ("def run(x, mode):\n    if mode == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)\n\n"
      "fast = run", "fast(x, 'slow')", False),                            # through an alias: not matched
+    ("MODE = 'slow'\n\ndef run(x):\n    if MODE == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)\n\n"
+     "run.__globals__['MODE'] = 'fast'", "run(x)", False),               # written by name: not a constant
     ("def run(x, mode):\n    if (mode := 'fast') == 'fast':\n        return torch.softmax(x, -1)\n"
      "    return _launch(x)", "run(x, 'slow')", False),
 ])

@@ -9,7 +9,8 @@ arms whose test those constants decide. Kept small, bounded and conservative:
 * values are constants only (str, int, float, bool, None, bytes, tuples of them, tl.constexpr of
   one), evaluated from literals, the context, locals assigned straight-line before the test, and
   module-level names bound exactly once (a dict or tuple literal may be indexed by a constant when
-  its module only ever reads it with `name[...]`);
+  its module only ever reads it with `name[...]`), in a module that never names globals(), vars(),
+  setattr, `__globals__`, `__dict__` or `sys.modules`;
 * a test is decided only by ==, !=, in, not in, `is (not) None`, and/or/not over those; anything
   else (a call, an attribute of an argument, a name assigned in a loop or a try) leaves both arms;
 * a function is scanned in at most MAX_CONTEXTS contexts, then once with none known.
@@ -20,6 +21,10 @@ evidence sees what really runs). Mixed into analysis._Analysis."""
 import ast
 
 UNKNOWN = object()
+# A module that can write its globals by name has no constants.
+WRITES_BY_NAME = " writes globals by name"
+GLOBALS_WRITERS = {"globals", "vars", "setattr", "exec", "eval", "__import__", "__builtins__"}
+GLOBALS_ATTRS = {"__globals__", "__dict__", "modules", "__setattr__", "f_globals"}
 MAX_CONTEXTS = 4
 MAX_DEPTH = 12
 CONSTEXPR_PATHS = ("triton.language.constexpr", "triton.language.core.constexpr", "triton.constexpr")
@@ -267,7 +272,7 @@ class _Branches:
         if len(bindings) != 1 or bindings[0].kind != "expr":
             return None
         stores, reads = self._module_uses(module_scope.node)
-        if stores.get(name, 0) != 1:
+        if stores.get(name, 0) != 1 or stores.get(WRITES_BY_NAME):
             return None  # reassigned, augmented, declared global, deleted, or a loop target
         return bindings[0].value, module_scope, reads.get(name, True)
 
@@ -295,6 +300,9 @@ class _Branches:
         if id(tree) not in cache:
             stores, indexed = {}, {}
             for node in ast.walk(tree):
+                if isinstance(node, ast.Name) and node.id in GLOBALS_WRITERS or \
+                        isinstance(node, ast.Attribute) and node.attr in GLOBALS_ATTRS:
+                    stores[WRITES_BY_NAME] = 1
                 if isinstance(node, ast.Name):
                     if isinstance(node.ctx, (ast.Store, ast.Del)):
                         stores[node.id] = stores.get(node.id, 0) + 1

@@ -537,6 +537,8 @@ def test_torch_compute_inside_the_librarys_registered_kernel_is_type_3():
     honest = {"_softmax": {"empty_like": [1, {"cuda"}], "_to_copy": [2, {"cuda"}], "contiguous": [1, {"cuda"}]}}
     assert judge_inside_kernels(honest) is None  # allocation, casts, views: not compute
     assert judge_inside_kernels({"_softmax": {"amax": [1, {"cpu"}]}}) is None  # host bookkeeping only
+    nested = {"_softmax": {"sum": [1, {"cuda"}]}, "sum.dim_IntList": {"empty": [1, {"cuda"}]}}
+    assert judge_inside_kernels(nested) is None  # sum ran the library's own registered kernel
 
 
 def test_library_backed_evidence_still_fails_torch_compute():

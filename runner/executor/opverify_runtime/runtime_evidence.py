@@ -211,9 +211,12 @@ def judge_inside_kernels(inside):
     device inside them (below the caller's dispatch trace). `inside`: {registered op:
     {torch op: [calls, devices]}} (override.traced_registrations)."""
     found = {}
+    # an op one kernel calls that the library registered too ran the library's (traced) kernel
+    own_ops = {op.split("::")[-1].split(".")[0] for op in inside}
     for registered, ops in sorted(inside.items()):
         for name, (calls, devices) in ops.items():
-            if name not in DATA_MOVEMENT_OPS and not name.startswith(("_foreach_zero", "sym_")) and set(devices) - {"cpu"}:
+            if name not in DATA_MOVEMENT_OPS and name not in own_ops and not name.startswith(("_foreach_zero", "sym_")) \
+                    and set(devices) - {"cpu"}:
                 found.setdefault(registered, []).append(f"aten::{name} ({calls}x)")
     if not found:
         return None

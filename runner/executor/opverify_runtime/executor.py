@@ -424,9 +424,10 @@ class Session(BenchRequests):
                 actual = [t.cpu() for t in flatten_outputs(actual, torch)]
             except BaseException as error:  # noqa: BLE001
                 raise self.classify(error, "ModelNew.forward") from error
+            finally:
+                if baseline is not None:
+                    model_new.trace_inside = None
             phase("impl_ms", started)
-            if baseline is not None:
-                model_new.trace_inside = None
             if self.watch_reach and first_run:
                 model_new.watch_folders = None
                 verdict = runtime_evidence.judge_reach(model_new.reached, self.library, self.override["op"])

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -52,6 +53,22 @@ def test_without_the_library_the_same_file_has_no_kernel():
     assert result["regression_type"] == 1
 
 
+def test_a_library_submodule_named_like_the_operator_is_not_the_reference_module():
+    """softmax_triton_impl.py imports fixlib.ops.softmax: the library's module, not the task file."""
+    result = lint_impl("softmax_triton")
+    assert result["valid"], result
+    assert result["checks"]["no_reference_use"]["violations"] == []
+    undeclared = lint.lint_file(os.path.join(IMPLS, "softmax_triton_impl.py"))  # the same import, no library
+    assert [v["line"] for v in undeclared["checks"]["no_reference_use"]["violations"]] == [5, 6]
+    for name, source in (("softmax", "from fixlib import softmax\n"), ("row_sum", "from fixlib import row_sum\n")):
+        member = lint.lint_source(source, f"{name}_triton_impl.py", library=["fixlib"], python_path=[STATIC])
+        assert member["checks"]["no_reference_use"]["passed"], (source, member)  # bound in fixlib, or star-imported
+    for source in ("import softmax\n", "from softmax_torch import Model\n", "import fixlib.softmax_torch\n"):
+        outside = lint.lint_source(source, "softmax_triton_impl.py", library=["fixlib", "softmax_torch"],
+                                   python_path=[STATIC])
+        assert outside["checks"]["no_reference_use"]["violations"], (source, outside)
+
+
 def test_a_library_function_that_computes_in_torch_is_type_3_naming_the_library_file():
     result = lint_impl("gelu_fallback")  # launches a kernel, then F.gelu two calls down
     assert result["regression_types"] == [3], result
@@ -60,6 +77,131 @@ def test_a_library_function_that_computes_in_torch_is_type_3_naming_the_library_
                       "reason": "torch.nn.functional.gelu is PyTorch compute (torch.nn.functional)"}]
     text = lint.format_text(result)
     assert os.path.join(STATIC, "fixlib", "ops", "fallback.py") + ":26: F.gelu" in text
+
+
+def test_a_device_namespace_looked_up_by_the_device_type_in_the_library_is_not_a_dynamic_lookup():
+    """fixlib.ops.device: `getattr(torch, dev.type, None)` used only as `with ns.device(dev):`,
+    `ns is not None`, hasattr, `.synchronize()` (torch.cuda, torch.npu: Liger-Kernel's
+    device_context) passes in library code."""
+    result = lint_impl("softmax_device_lib")
+    assert result["valid"], result
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_softmax_kernel"]
+    assert "fixlib.ops.device" in result["library"]["modules_read"]
+
+
+def test_other_dynamic_lookups_on_torch_in_the_library_stay_type_3():
+    result = lint_impl("lookup_lib")  # getattr(torch, name)(x); the namespace returned to the caller
+    found = {(v["line"], v["call"]) for v in result["checks"]["no_dynamic_lookup"]["violations"]}
+    assert found == {(28, "getattr(torch, name)"), (34, "getattr(torch, tensor.device.type)")}, result
+    assert all(v["file"] == os.path.join(STATIC, "fixlib", "ops", "device.py")
+               for v in result["checks"]["no_dynamic_lookup"]["violations"])
+
+
+def test_a_device_namespace_lookup_in_the_implementation_file_itself_stays_type_3():
+    with open(os.path.join(STATIC, "fixlib", "ops", "device.py")) as f:
+        helper = f.read().split("def wait_for")[0]
+    source = helper + ("\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+                       "        with on_device_of(x):\n            return x\n")
+    result = lint.lint_source(source, "device_impl.py", library=["fixlib"], python_path=[STATIC])
+    assert [v["call"] for v in result["checks"]["no_dynamic_lookup"]["violations"]] == ["getattr(torch, dev.type)"]
+
+
+LOSS = os.path.join(STATIC, "fixlib", "ops", "loss.py")  # line 26: out.sum(), 28: out.mean(), 30: torch.mul
+
+
+def loss_violations(call):
+    source = ("import functools\nimport torch\nfrom fixlib.ops.loss import SquaredError, squared_error\n\n\n"
+              "class ModelNew(torch.nn.Module):\n    reduction = 'none'\n\n    def forward(self, a, b):\n"
+              f"        return {call}\n")
+    result = lint.lint_source(source, "sq_error_impl.py", library=["fixlib"], python_path=[STATIC])
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_squared_error_kernel"], result
+    return sorted(v["line"] for v in violations(result, 3) if v.get("file") == LOSS)
+
+
+def test_branches_a_literal_argument_rules_out_are_not_reached():
+    """fixlib.ops.loss.squared_error finishes "sum" and "mean" in torch; with "none", passed through
+    autograd.Function.apply and a keyword, then mapped through a table of tl.constexpr modes,
+    neither runs (Liger-Kernel's kl_div has this shape)."""
+    result = lint_impl("sq_error_none")
+    assert result["valid"], result
+    assert loss_violations('squared_error(a, b, "none")') == []
+
+
+@pytest.mark.parametrize("call, lines", [
+    ("squared_error(a, b)", [28]),                                  # the default, "mean"
+    ('squared_error(a, b, reduction="sum")', [26]),
+    ('SquaredError.apply(a, b, "mean")', [28]),
+    ('squared_error(a, b, "none", scale=2.0)', [30]),               # `scale is not None` decided too
+    ("squared_error(a, b, self.reduction)", [26, 28]),             # not a literal: both branches
+    ('squared_error(a, b, *("none",))', [26, 28, 30]),             # starred: no parameter is known
+    ('functools.partial(squared_error, reduction="sum")(a, b)', [26, 28, 30]),  # a partial binds otherwise
+    ('squared_error(a, b, **{"reduction": "none"})', [26, 28, 30]),
+])
+def test_branches_the_arguments_do_not_rule_out_are_still_reached(call, lines):
+    assert loss_violations(call) == lines
+
+
+KERNEL_FILE = """import torch
+import triton
+import triton.language as tl
+
+MODES = {{"slow": 0, "fast": 1}}
+
+
+@triton.jit
+def _exp_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.exp(tl.load(x_ptr + offs, mask=offs < n)), mask=offs < n)
+
+
+def _launch(x):
+    y = torch.empty_like(x)
+    _exp_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+    return y
+
+{helper}
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        return {call}
+"""
+
+
+@pytest.mark.parametrize("helper, call, pruned", [
+    ("def run(x, mode):\n    if mode == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)",
+     "run(x, 'slow')", True),
+    ("def run(x, mode):\n    if mode != 'slow':\n        return torch.softmax(x, -1)\n    return _launch(x)",
+     "run(x, mode='slow')", True),
+    ("def run(x, mode='slow'):\n    if mode in ('fast', 'faster'):\n        return torch.softmax(x, -1)\n"
+     "    return _launch(x)", "run(x)", True),
+    ("def run(x, mode):\n    if MODES[mode] == 1:\n        return torch.softmax(x, -1)\n    return _launch(x)",
+     "run(x, 'slow')", True),
+    ("MODE = 'slow'\n\ndef run(x):\n    if MODE == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)",
+     "run(x)", True),                                                    # a module constant
+    ("class Runner:\n    def run(self, x, mode):\n        return torch.softmax(x, -1) if mode == 'fast' else _launch(x)",
+     "Runner().run(x, 'slow')", True),                             # a bound method: self is not the mode
+    # the same tests where something else decides the branch: scanned
+    ("def run(x, mode):\n    if mode == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)",
+     "run(x, 'fast')", False),
+    ("def run(x, mode):\n    for _ in range(2):\n        if mode == 'fast':\n            return torch.softmax(x, -1)\n"
+     "        mode = 'fast'\n    return _launch(x)", "run(x, 'slow')", False),       # reassigned in the loop
+    ("def run(x, mode):\n    def flip():\n        nonlocal mode\n        mode = 'fast'\n    flip()\n"
+     "    if mode == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)", "run(x, 'slow')", False),
+    ("def run(x, mode):\n    MODES['slow'] = 1\n    if MODES[mode] == 1:\n        return torch.softmax(x, -1)\n"
+     "    return _launch(x)", "run(x, 'slow')", False),                 # the table is written to
+    ("MODE = 'slow'\nMODE = 'fast'\n\ndef run(x):\n    if MODE == 'fast':\n        return torch.softmax(x, -1)\n"
+     "    return _launch(x)", "run(x)", False),                         # bound twice: not a constant
+    ("def run(x, mode):\n    if mode == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)\n\n"
+     "fast = run", "fast(x, 'slow')", False),                            # through an alias: not matched
+    ("MODE = 'slow'\n\ndef run(x):\n    if MODE == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)\n\n"
+     "run.__globals__['MODE'] = 'fast'", "run(x)", False),               # written by name: not a constant
+    ("def run(x, mode):\n    if (mode := 'fast') == 'fast':\n        return torch.softmax(x, -1)\n"
+     "    return _launch(x)", "run(x, 'slow')", False),
+])
+def test_the_implementation_files_own_branches(helper, call, pruned):
+    result = lint.lint_source(KERNEL_FILE.format(helper=helper, call=call), "run_triton_impl.py")
+    found = [v["call"] for v in violations(result, 3)]
+    assert found == ([] if pruned else ["torch.softmax"]), (helper, call, result)
 
 
 def test_a_library_function_that_is_torch_matmul_is_type_3():
@@ -183,7 +325,9 @@ def test_an_override_never_reached_fails_type_2(override_run):
     assert failure["error_type"] == "LintError"
     assert "registered but never reached" in failure["error_msg"]
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["totals"]["operators"] == 4
+    assert summary["totals"]["operators"] == 5
+    composite = op_result(run_dir, "isclose_composite")  # an override of a composite op: reached, right
+    assert (composite["total_cases"], composite["passed_cases"]) == (1, 1), composite
 
 
 def test_the_enable_context_is_entered_only_around_modelnews_call():
@@ -346,6 +490,77 @@ def test_override_evidence_against_the_aten_baseline():
     assert fallback[0] == 3 and "not the library's" in fallback[1]
     extra = judge_evidence(RecordedTrace({"_softmax": 1, "mm": 1}), {"_softmax_kernel": (1, 9.0)}, own, baseline)
     assert extra[0] == 3 and "aten::mm" in extra[1]
+
+
+def test_an_override_of_a_composite_op_is_seen_registered_by_the_library():
+    """aten::isclose is CompositeImplicitAutograd: outside the context the call dispatches its
+    decomposition, inside it isclose itself, to the library's CPU kernel. The trace records that
+    isclose had a kernel for its key there and has none once the context is left."""
+    import torch
+    from opverify_runtime import override
+    from opverify_runtime.runtime_evidence import DispatchTrace
+    sys.path.insert(0, os.path.join(FIXTURES, "cpu_override"))
+    try:
+        import ovlib
+        a, b = torch.randn(3, 8, dtype=torch.float64), torch.randn(3, 8, dtype=torch.float64)
+        with DispatchTrace(torch, probe_kernels=True) as outside:
+            torch.isclose(a, b, 0.5, 0.5)
+        assert "isclose" not in outside.ops and {"abs", "le"} <= set(outside.ops)
+        inside = {}
+        impl = override.build_impl({"op": "torch.isclose", "enable": "ovlib:enabled_isclose"},
+                                   types.SimpleNamespace(call=lambda inputs: torch.isclose(*inputs, 0.5, 0.5)), torch)
+        model = impl.ModelNew()
+        model.trace_inside = (DispatchTrace, inside)
+        with DispatchTrace(torch, probe_kernels=True) as trace:
+            model(a, b)
+        assert "isclose" in trace.ops and trace.registered_ops(torch) == {"isclose"}
+        assert outside.registered_ops(torch) == set()
+        # the registered kernel was wrapped while the context was entered: what it ran is traced
+        assert {"abs", "le", "sub"} <= set(inside["isclose"]) and inside["isclose"]["abs"][1] == {"cpu"}
+        model.trace_inside = None
+        inside.clear()
+        model(a, b)
+        assert inside == {}  # not traced when the evidence does not watch
+    finally:
+        sys.path.remove(os.path.join(FIXTURES, "cpu_override"))
+
+
+def test_the_op_the_library_registered_is_not_extra_compute():
+    from opverify_runtime.runtime_evidence import judge_evidence, registered_during
+    seen = {("aten::isclose", "CUDA"): ("isclose", True), ("aten::abs", "CUDA"): ("abs", True),
+            ("aten::mm", "CUDA"): ("mm", False)}
+    now = {("aten::isclose", "CUDA"): False, ("aten::abs", "CUDA"): True, ("aten::mm", "CUDA"): False}
+    assert registered_during(seen, lambda name, key: now[(name, key)]) == {"isclose"}
+    assert registered_during(seen, lambda name, key: 1 / 0) == set()  # unanswerable: still counted
+    baseline = ({"eq", "abs", "mul", "add", "le", "sub", "ne", "bitwise_and_", "bitwise_or_"},
+                {"void at::native::vectorized_elementwise_kernel<4, at::native::AbsFunctor<float>>"})
+    kernels = {"_isclose_kernel": (1, 5.0)}
+    own = {"_isclose_kernel"}
+    before = judge_evidence(RecordedTrace({"isclose": 1}), kernels, own, baseline)  # the old false failure
+    assert before[0] == 3 and "aten::isclose (1x)" in before[1]
+    assert judge_evidence(RecordedTrace({"isclose": 1}), kernels, own, baseline, registered={"isclose"}) is None
+    extra = judge_evidence(RecordedTrace({"isclose": 1, "mm": 1}), kernels, own, baseline, registered={"isclose"})
+    assert extra[0] == 3 and "aten::mm" in extra[1] and "aten::isclose" not in extra[1]
+
+
+def test_torch_compute_inside_the_librarys_registered_kernel_is_type_3():
+    """The decoy: the registered _softmax computes with ATen (amax, exp, sum, div) and copies the
+    result through a library kernel that outweighs them; the caller's trace sees only _softmax."""
+    from opverify_runtime.runtime_evidence import judge_evidence, judge_inside_kernels
+    baseline = ({"_softmax"}, {"void at::native::cunn_SoftMaxForward<4, float, float, float>(...)"})
+    own = {"_copy_kernel"}
+    kernels = {"_copy_kernel": (1, 50.0), "void at::native::reduce_kernel<...MaxOps...>": (1, 3.0)}
+    decoy = {"_softmax": {"_to_copy": [1, {"cuda"}], "amax": [1, {"cuda"}], "sub": [1, {"cuda"}],
+                          "exp": [1, {"cuda"}], "sum": [1, {"cuda"}], "div": [1, {"cuda"}]}}
+    assert judge_evidence(RecordedTrace({"_softmax": 1}), kernels, own, baseline) is None  # the hole
+    verdict = judge_evidence(RecordedTrace({"_softmax": 1}), kernels, own, baseline, inside=decoy)
+    assert verdict[0] == 3 and "aten::_softmax: aten::amax (1x), aten::div (1x), aten::exp (1x)" in verdict[1]
+    assert "_to_copy" not in verdict[1]
+    honest = {"_softmax": {"empty_like": [1, {"cuda"}], "_to_copy": [2, {"cuda"}], "contiguous": [1, {"cuda"}]}}
+    assert judge_inside_kernels(honest) is None  # allocation, casts, views: not compute
+    assert judge_inside_kernels({"_softmax": {"amax": [1, {"cpu"}]}}) is None  # host bookkeeping only
+    nested = {"_softmax": {"sum": [1, {"cuda"}]}, "sum.dim_IntList": {"empty": [1, {"cuda"}]}}
+    assert judge_inside_kernels(nested) is None  # sum ran the library's own registered kernel
 
 
 def test_library_backed_evidence_still_fails_torch_compute():

@@ -417,18 +417,25 @@ class Session(BenchRequests):
             impl_args = clone_to(inputs, device, torch)
             if self.watch_reach and first_run:
                 model_new.watch_folders = override.library_folders(self.library)
+            inside = {}  # what the library's registered kernels run (override.traced_registrations)
+            if baseline is not None:
+                model_new.trace_inside = (runtime_evidence.DispatchTrace, inside)
             started = time.perf_counter()
             try:
                 with contextlib.ExitStack() as watching, torch.no_grad():
                     if evidence:
                         from torch.profiler import ProfilerActivity, profile
                         prof = watching.enter_context(profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]))
-                        trace = watching.enter_context(runtime_evidence.DispatchTrace(torch))
+                        trace = watching.enter_context(runtime_evidence.DispatchTrace(torch, probe_kernels=bool(
+                            self.override)))
                     actual = model_new(*impl_args)
                     self.backend.synchronize()
                 actual = [t.cpu() for t in flatten_outputs(actual, torch)]
             except BaseException as error:  # noqa: BLE001
                 raise self.classify(error, "ModelNew.forward") from error
+            finally:
+                if baseline is not None:
+                    model_new.trace_inside = None
             phase("impl_ms", started)
             if self.watch_reach and first_run:
                 model_new.watch_folders = None
@@ -441,10 +448,16 @@ class Session(BenchRequests):
                 reply["runtime_evidence"] = {
                     "torch_ops": trace.report(), "own_kernels": sorted(self.own_kernels), "library": self.library,
                     "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in kernels.items()}}
+                registered = set()
                 if baseline is not None:
+                    registered = trace.registered_ops(torch)  # asked now, outside the enable context
                     reply["runtime_evidence"]["aten_baseline"] = {"torch_ops": sorted(baseline[0]),
                                                                   "kernels": sorted(baseline[1])}
-                verdict = runtime_evidence.judge_evidence(trace, kernels, self.own_kernels, baseline)
+                    reply["runtime_evidence"]["library_registered"] = sorted(registered)
+                    reply["runtime_evidence"]["inside_registered_kernels"] = {
+                        op: {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in ops.items()}
+                        for op, ops in sorted(inside.items())}
+                verdict = runtime_evidence.judge_evidence(trace, kernels, self.own_kernels, baseline, registered, inside)
                 if verdict is not None:
                     raise CaseError("LintError", verdict[1], regression_type=verdict[0],
                                     runtime_evidence=reply["runtime_evidence"])

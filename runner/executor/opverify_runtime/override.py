@@ -133,6 +133,48 @@ def library_code_watch(folders, seen):
         sys.setprofile(previous)
 
 
+@contextlib.contextmanager
+def traced_registrations(torch, trace_class, inside, watching):
+    """While inside, every Python kernel registered through torch.library.Library.impl is
+    wrapped: while `watching["on"]`, the torch operators it runs are traced (a dispatch mode
+    of its own: the caller's does not see below the operator it dispatched) into
+    `inside[op]`. Registrations made before (at import) are not wrapped; the profile still
+    weighs their kernels."""
+    library_class = getattr(getattr(torch, "library", None), "Library", None)
+    original = getattr(library_class, "impl", None)
+    if original is None:
+        yield inside
+        return
+
+    def impl(self, op_name, fn, *args, **kwargs):
+        name = op_name if isinstance(op_name, str) else getattr(op_name, "__name__", str(op_name))
+        return original(self, op_name, _traced_kernel(fn, name, torch, trace_class, inside, watching), *args, **kwargs)
+
+    library_class.impl = impl
+    try:
+        yield inside
+    finally:
+        library_class.impl = original
+
+
+def _traced_kernel(fn, name, torch, trace_class, inside, watching):
+    import functools
+
+    @functools.wraps(fn)
+    def kernel(*args, **kwargs):
+        if not watching["on"]:
+            return fn(*args, **kwargs)
+        with trace_class(torch) as trace:
+            out = fn(*args, **kwargs)
+        ops = inside.setdefault(name, {})
+        for op, (calls, devices) in trace.ops.items():
+            entry = ops.setdefault(op, [0, set()])
+            entry[0] += calls
+            entry[1] |= devices
+        return out
+    return kernel
+
+
 def build_task(spec, torch):
     """The task module of an "override" object: Model and get_inputs."""
     op_path = spec["op"]
@@ -184,9 +226,16 @@ def build_impl(spec, task, torch):
     class ModelNew(torch.nn.Module):
         watch_folders = None  # the library's folders, while a runtime check watches
         reached = ()
+        trace_inside = None   # (trace class, {op: {torch op: [calls, devices]}}) while the evidence watches
 
         def forward(self, *inputs):
-            with make_context():
+            with contextlib.ExitStack() as stack:
+                if self.trace_inside is not None:
+                    watching = {"on": True}
+                    stack.callback(watching.update, on=False)  # a registration that outlives the call stops tracing
+                    stack.enter_context(traced_registrations(torch, self.trace_inside[0], self.trace_inside[1],
+                                                             watching))
+                stack.enter_context(make_context())
                 if self.watch_folders is None:
                     return call(inputs)
                 seen = set()

@@ -88,6 +88,36 @@ def _defined_kernels(module):
     return found
 
 
+# The dispatch key of a device type's backend kernels.
+DISPATCH_KEYS = {"cuda": "CUDA", "cpu": "CPU", "xpu": "XPU", "mps": "MPS", "npu": "PrivateUse1",
+                 "privateuseone": "PrivateUse1"}
+
+
+def qualified_name(func):
+    """"aten::isclose", "aten::sum.dim_IntList": the dispatcher's name of an OpOverload, or None."""
+    schema = getattr(func, "_schema", None)
+    if schema is None:
+        return None
+    overload = getattr(func, "_overloadname", "default")
+    return schema.name + ("" if overload in ("default", "") else "." + overload)
+
+
+def registered_during(seen, has_kernel):
+    """The operators (short names) that had a kernel for their device's dispatch key when
+    dispatched inside the enable context and have none now, outside it: kernels the library
+    registered (an override of a composite op such as isclose, which ATen itself decomposes).
+    `seen`: {(qualified name, key): (short name, had a kernel)}; `has_kernel(name, key)`."""
+    out = set()
+    for (qualname, key), (name, had) in seen.items():
+        try:
+            now = bool(has_kernel(qualname, key))
+        except Exception:  # noqa: BLE001 - an operator the dispatcher cannot answer for stays counted
+            now = True
+        if had and not now:
+            out.add(name)
+    return out
+
+
 def op_name(func):
     packet = getattr(func, "overloadpacket", None)
     name = getattr(packet, "__name__", None) or str(func)
@@ -97,9 +127,12 @@ def op_name(func):
 class DispatchTrace:
     """Records every aten operator run inside it: {name: [calls, devices]}."""
 
-    def __init__(self, torch):
+    def __init__(self, torch, probe_kernels=False):
+        """probe_kernels: also record, for each operator and device, whether the dispatcher
+        had a kernel for the device's key at that moment (registered_ops)."""
         from torch.utils._python_dispatch import TorchDispatchMode
         trace = self
+        has_kernel = getattr(torch._C, "_dispatch_has_kernel_for_dispatch_key", None) if probe_kernels else None
 
         class Mode(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -109,13 +142,33 @@ class DispatchTrace:
                     for item in value if isinstance(value, (list, tuple)) else [value]:
                         if isinstance(item, torch.Tensor):
                             devices.add(item.device.type)
-                entry = trace.ops.setdefault(op_name(func), [0, set()])
+                name = op_name(func)
+                entry = trace.ops.setdefault(name, [0, set()])
                 entry[0] += 1
                 entry[1] |= devices
+                if has_kernel is not None:
+                    trace._probe(has_kernel, func, name, devices)
                 return result
 
         self.ops = {}
+        self.kernel_keys = {}  # (qualified name, dispatch key) -> (short name, had a kernel)
         self.mode = Mode()
+
+    def _probe(self, has_kernel, func, name, devices):
+        qualname = qualified_name(func)
+        for device in devices:
+            key = DISPATCH_KEYS.get(device)
+            if qualname is None or key is None or (qualname, key) in self.kernel_keys:
+                continue
+            try:
+                self.kernel_keys[(qualname, key)] = (name, bool(has_kernel(qualname, key)))
+            except Exception:  # noqa: BLE001 - unknown to the dispatcher: never counted as registered
+                self.kernel_keys[(qualname, key)] = (name, False)
+
+    def registered_ops(self, torch):
+        """registered_during for what this trace saw, asked once the enable context is left."""
+        has_kernel = getattr(torch._C, "_dispatch_has_kernel_for_dispatch_key", None)
+        return registered_during(self.kernel_keys, has_kernel) if has_kernel is not None else set()
 
     def __enter__(self):
         self.mode.__enter__()
@@ -153,14 +206,39 @@ def judge_reach(reached, library, op):
                f"({', '.join(library)}) ran during {op}(...) inside the enable context, so ATen computed it")
 
 
-def judge_override(trace, kernels, own, baseline):
-    """The override's evidence against the ATen baseline (ops, kernels), or None."""
+def judge_inside_kernels(inside):
+    """(3, message) when the library's registered kernels ran torch compute operators on the
+    device inside them (below the caller's dispatch trace). `inside`: {registered op:
+    {torch op: [calls, devices]}} (override.traced_registrations)."""
+    found = {}
+    # an op one kernel calls that the library registered too ran the library's (traced) kernel
+    own_ops = {op.split("::")[-1].split(".")[0] for op in inside}
+    for registered, ops in sorted(inside.items()):
+        for name, (calls, devices) in ops.items():
+            if name not in DATA_MOVEMENT_OPS and name not in own_ops and not name.startswith(("_foreach_zero", "sym_")) \
+                    and set(devices) - {"cpu"}:
+                found.setdefault(registered, []).append(f"aten::{name} ({calls}x)")
+    if not found:
+        return None
+    shown = "; ".join(f"aten::{op}: {', '.join(sorted(ops)[:6])}" for op, ops in found.items())
+    return 3, ("runtime type 3: the library's registered kernels computed with PyTorch operators inside them "
+               f"(the work is torch's, whatever kernel copies it out): {shown}")
+
+
+def judge_override(trace, kernels, own, baseline, registered=(), inside=None):
+    """The override's evidence against the ATen baseline (ops, kernels), or None.
+    `registered`: operators whose kernel the library registered (registered_during): the
+    override itself, never extra compute. `inside`: what its registered kernels ran."""
     baseline_ops, baseline_kernels = baseline
-    extra = {name: entry for name, entry in trace.compute_ops().items() if name not in baseline_ops}
+    extra = {name: entry for name, entry in trace.compute_ops().items()
+             if name not in baseline_ops and name not in registered}
     if extra:
         shown = ", ".join(f"aten::{name} ({calls}x)" for name, (calls, _) in sorted(extra.items())[:8])
         return 3, ("runtime type 3: inside the enable context the call ran PyTorch compute operators that the "
                    f"reference call itself does not dispatch ({', '.join(sorted(baseline_ops)) or 'none'}): {shown}")
+    verdict = judge_inside_kernels(inside or {})
+    if verdict is not None:
+        return verdict
     if kernels is None:
         return None
     aten = sorted(name for name in kernels if name in baseline_kernels and name not in own
@@ -185,11 +263,11 @@ def judge_override(trace, kernels, own, baseline):
     return None
 
 
-def judge_evidence(trace, kernels, own, baseline=None):
+def judge_evidence(trace, kernels, own, baseline=None, registered=(), inside=None):
     """(regression type, message) for what the evidence shows, or None.
-    `baseline`: an override's ATen baseline (ops, kernels)."""
+    `baseline`: an override's ATen baseline (ops, kernels); `registered`, `inside`: see judge_override."""
     if baseline is not None:
-        return judge_override(trace, kernels, own, baseline)
+        return judge_override(trace, kernels, own, baseline, registered, inside)
     compute = trace.compute_ops()
     if compute:
         shown = ", ".join(f"aten::{name} ({calls}x on {'/'.join(sorted(devices)) or 'no tensor'})"

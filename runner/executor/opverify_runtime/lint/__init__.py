@@ -14,11 +14,13 @@ Regression types (the lowest that applies is `regression_type`; `checks` lists e
 
 Reachability follows calls from ModelNew.forward (and __call__, forward hooks) into module-level
 functions, methods, lambdas, autograd.Function.apply and instances of local classes, through
-local, module-level, class-attribute and default-argument aliases. Lines are the file's own.
+local, module-level, class-attribute and default-argument aliases, once per context of
+constant arguments: branches a literal argument (or an omitted parameter's default) rules out
+are not reached (branches.py). Lines are the file's own.
 
 The package, one job per module: names (the tables), symbols (scopes, refs, path helpers),
-analysis (resolution) with module_checks (types 3 and 5 anywhere) and reachability (types 2
-and 3 from forward), library (the declared library packages read as source, so kernels and
+analysis (resolution) with module_checks (types 3 and 5 anywhere), reachability (types 2
+and 3 from forward) and branches (the constants that decide its branches), library (the declared library packages read as source, so kernels and
 functions defined there are the file's own), kernel_taint (type 4), result (the JSON result),
 text (the summary and the command line).
 """

@@ -6,6 +6,7 @@ reads the declared library packages' sources into the same analysis."""
 import ast
 import builtins
 
+from .branches import _Branches
 from .library import _Library
 from .module_checks import _ModuleChecks
 from .names import CONVENTIONAL_NAMES, VIOLATION_CHECKS
@@ -14,7 +15,7 @@ from .symbols import (ClassInfo, Ref, Scope, _const_str, _dotted, _fold_str, _is
                       _op_name, _unparse)
 
 
-class _Analysis(_ModuleChecks, _Reachability, _Library):
+class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
     def __init__(self, tree, filename, non_compute, library=(), python_path=()):
         self.tree = tree
         self.filename = filename
@@ -31,6 +32,7 @@ class _Analysis(_ModuleChecks, _Reachability, _Library):
         self.violations = {name: [] for name in VIOLATION_CHECKS}
         self._seen_violations = set()
         self.scope_module = {}   # id(module Scope) -> a library module's name
+        self._node_env = {}      # constants known where the node being scanned runs (branches.py)
         self.allowed_paths = ()  # path prefixes allowed in what forward reaches (an override's torch.library)
         self._init_library(library, python_path)
         self.module = Scope("module", tree, None)

@@ -19,10 +19,22 @@ class _ModuleChecks:
         return any(r.kind == "path" and _root(r.value) in roots for r in refs)
 
     def _reference_like(self, module):
+        if self._in_declared_library(module):
+            return False  # a module of the declared library is the implementation's, never the task file
         last = module.rstrip(".").split(".")[-1]
         if last == "__main__":
             return True
         return last.endswith("_torch") or (self.op is not None and last in (self.op, self.op + "_torch"))
+
+    def _in_declared_library(self, module):
+        """Whether `module` is a module of a declared library package, or a name one defines,
+        found in its source (the package's own name not being the reference's)."""
+        if module.startswith(".") or not self.library_index.owns(module):
+            return False
+        top = module.split(".")[0]
+        if top == "__main__" or top.endswith("_torch") or (self.op is not None and top in (self.op, self.op + "_torch")):
+            return False
+        return bool(self._library_path(module, frozenset(), 1))
 
     def check_module(self):
         for node in ast.walk(self.tree):

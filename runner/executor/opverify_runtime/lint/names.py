@@ -195,6 +195,11 @@ DYNAMIC_DUNDERS = {"__dict__", "__getattribute__", "__getattr__"}
 CONVENTIONAL_NAMES = {"F": "torch.nn.functional", "nn": "torch.nn", "tl": "triton.language",
                       "np": "numpy"}
 GETATTR_TORCH_METADATA = TORCH_VALUES
+# What a library may do with `getattr(torch, <computed name>)` (torch.cuda, torch.npu, ... looked up
+# by a device's type): call these on it, test it, hasattr it. Any other use stays a dynamic lookup.
+DEVICE_NAMESPACE_CALLS = {"device", "current_device", "device_count", "is_available", "is_initialized",
+                          "synchronize", "set_device", "get_device_name", "get_device_capability",
+                          "get_device_properties"}
 
 # --- kernel side (triton.language) ---
 TL_INDEX = {"program_id", "num_programs", "arange", "zeros", "zeros_like", "full", "cdiv",

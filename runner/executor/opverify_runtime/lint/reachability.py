@@ -4,7 +4,8 @@ and the PyTorch compute found there. Mixed into analysis._Analysis."""
 import ast
 from collections import deque
 
-from .names import DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, HOOK_REGISTRARS, NN_MODULE_API
+from .branches import MAX_CONTEXTS, context_key
+from .names import DEVICE_NAMESPACE_CALLS, DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, HOOK_REGISTRARS, NN_MODULE_API
 from .symbols import _const_str, _shown, _torch_compute_reason, _unparse
 
 
@@ -59,15 +60,28 @@ class _Reachability:
         self._drain(entry_nodes, set())
 
     def _drain(self, entry_nodes, forward_nodes):
+        """Scans each function reached, once per context of constant arguments (branches.py):
+        queue items are functions (nothing known) or (function, {param: constant})."""
         queue = deque(entry_nodes)
+        contexts = {}  # function -> the context keys it was scanned with
         while queue:
-            fn = queue.popleft()
-            if fn in self.visited or fn in self.kernel_nodes:
+            item = queue.popleft()
+            fn, bound = item if isinstance(item, tuple) else (item, {})
+            if fn in self.kernel_nodes:
                 continue
+            done = contexts.setdefault(fn, set())
+            if not done and fn in self.visited:
+                continue  # a nested def, scanned whole with the function around it
+            if len(done) >= MAX_CONTEXTS:
+                bound = {}
+            key = context_key(bound)
+            if () in done or key in done:
+                continue
+            done.add(key)
             self.visited.add(fn)
             self._scan_file = self.file_of.get(fn)  # a library function's violations name its file
             self._scan_function(fn, fn in forward_nodes and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                and fn.name in ("forward", "__call__"), queue)
+                                and fn.name in ("forward", "__call__"), queue, bound)
         self._scan_file = None
 
     def _compute_reason(self, path):
@@ -96,17 +110,19 @@ class _Reachability:
     def _record_launch(self, kernel, line):
         self.launches.setdefault(kernel, []).append(line)
 
-    def _scan_function(self, fn, is_forward, queue):
-        body = fn.body if isinstance(fn.body, list) else [fn.body]
+    def _scan_function(self, fn, is_forward, queue, bound):
+        """Scans what of fn can run with its parameters bound to `bound`: the branches those
+        constants rule out are skipped."""
         nodes = []
         for d in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
-            nodes.extend(ast.walk(d))
-        for stmt in body:
-            nodes.extend(ast.walk(stmt))
-        for node in nodes:
+            nodes.extend((n, {}) for n in ast.walk(d))
+        nodes += self._live_nodes(fn, bound)
+        for node, env in nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 self.visited.add(node)
+            self._node_env = env
             self._scan_node(node, fn, is_forward, queue)
+        self._node_env = {}
 
     def _forbidden(self, node, fn, call_text, reason, via):
         hidden = via or self._hidden_context(node, fn)
@@ -165,7 +181,8 @@ class _Reachability:
         func_text = _unparse(func)
         for r in refs:
             if r.kind == "path":
-                if r.value == "builtins.getattr" and len(call.args) >= 2 and _const_str(call.args[1]) is None:
+                if r.value == "builtins.getattr" and len(call.args) >= 2 and _const_str(call.args[1]) is None \
+                        and not self._device_namespace_lookup(call, fn, scope):
                     self.report("no_dynamic_lookup", call.lineno, self._getattr_display(call),
                                 "getattr with a computed name hides which attribute is used")
                 if r.value in ("builtins.getattr",) and len(call.args) >= 2 and _const_str(call.args[1]) is not None:
@@ -179,7 +196,7 @@ class _Reachability:
                 if reason is not None:
                     self._forbidden(call, fn, _shown(func_text, r.value), reason, r.via)
             elif r.kind == "func":
-                queue.append(r.value)
+                queue.append((r.value, self._call_context(call, r.value, func, scope, self._node_env, r.via)))
                 self._launches_through_params(call, r.value, scope, func)
             elif r.kind in ("kernel_run", "kernel_launcher"):
                 self._record_launch(r.value, call.lineno)
@@ -206,6 +223,50 @@ class _Reachability:
         if is_forward and isinstance(func, ast.Attribute) and func.attr == "append":
             self.report("no_forbidden_torch_ops", call.lineno, f"{func_text}(...)",
                         "forward() may not build lists with append (host-side state belongs in the kernel)")
+
+    def _device_namespace_lookup(self, call, fn, scope):
+        """Whether `getattr(torch, <computed>, ...)` in a declared library's function is only
+        used as a device namespace (DEVICE_NAMESPACE_CALLS called on it, `is None` tests,
+        truth tests, hasattr): `with getattr(torch, dev.type).device(dev):` computes nothing,
+        whatever the name. Never in the implementation file itself."""
+        if self._scan_file is None or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        if [r for r in self.resolve(call.args[0], scope) if r.kind != "path" or r.value != "torch"] or \
+                not self.resolve(call.args[0], scope):
+            return False
+        parent = self.parents.get(call)
+        if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+            return self._device_namespace_use(call)
+        name = parent.targets[0].id
+        fscope = self.scope_of.get(fn)
+        if fscope is None or name in fscope.params or len(fscope.bindings.get(name, [])) != 1:
+            return False
+        uses = []
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+                return False
+            if isinstance(node, ast.Name) and node.id == name and node is not parent.targets[0]:
+                uses.append(node)
+        return all(isinstance(u.ctx, ast.Load) and self._device_namespace_use(u) for u in uses)
+
+    def _device_namespace_use(self, node):
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            grand = self.parents.get(parent)
+            return parent.attr in DEVICE_NAMESPACE_CALLS and isinstance(grand, ast.Call) and grand.func is parent
+        if isinstance(parent, ast.Compare):  # `ns is None`, `ns is not None`: a bool
+            return all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops) and all(
+                isinstance(side, ast.Constant) and side.value is None
+                for side in [parent.left] + parent.comparators if side is not node)
+        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and not parent.keywords:
+            scope = self.enclosing.get(parent, self.module)
+            return len(parent.args) == 2 and _const_str(parent.args[1]) is not None and \
+                [r.value for r in self.resolve(parent.func, scope)] == ["builtins.hasattr"]
+        while isinstance(parent, ast.BoolOp):  # a truth test, if the `and`/`or` is one
+            node, parent = parent, self.parents.get(parent)
+        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            return True
+        return isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and parent.test is node
 
     def _launches_through_params(self, call, callee, scope, func):
         launched = self._params_launched(callee)

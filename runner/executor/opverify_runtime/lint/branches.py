@@ -1,0 +1,369 @@
+"""Branches decided by literal arguments (types 2 and 3 of the reachability walk).
+
+A launcher such as `def forward_launch(x, reduction): ... if reduction == "sum": return out.sum()`
+called as `forward_launch(x, "none")` never runs `out.sum()`. The walk scans each function once
+per known context (its parameters bound to the constants a call site passes, or to their
+defaults where the call omits them) and skips the `if`/`elif`/`else` branches and `a if c else b`
+arms whose test those constants decide. Kept small, bounded and conservative:
+
+* values are constants only (str, int, float, bool, None, bytes, tuples of them, tl.constexpr of
+  one), evaluated from literals, the context, locals assigned straight-line before the test, and
+  module-level names bound exactly once (a dict or tuple literal may be indexed by a constant when
+  its module only ever reads it with `name[...]`), in a module that never names globals(), vars(),
+  setattr, `__globals__`, `__dict__` or `sys.modules`;
+* a test is decided only by ==, !=, in, not in, `is (not) None`, and/or/not over those; anything
+  else (a call, an attribute of an argument, a name assigned in a loop or a try) leaves both arms;
+* a function is scanned in at most MAX_CONTEXTS contexts, then once with none known.
+
+Assumed, as the rest of the walk assumes: a decorated function is called with the arguments its
+caller passes, and a module's constants are not reassigned from another module (the runtime
+evidence sees what really runs). Mixed into analysis._Analysis."""
+import ast
+
+UNKNOWN = object()
+# A module that can write its globals by name has no constants.
+WRITES_BY_NAME = " writes globals by name"
+GLOBALS_WRITERS = {"globals", "vars", "setattr", "exec", "eval", "__import__", "__builtins__"}
+GLOBALS_ATTRS = {"__globals__", "__dict__", "modules", "__setattr__", "f_globals"}
+MAX_CONTEXTS = 4
+MAX_DEPTH = 12
+CONSTEXPR_PATHS = ("triton.language.constexpr", "triton.language.core.constexpr", "triton.constexpr")
+CONSTANT_TYPES = (str, int, float, bool, type(None), bytes)
+NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
+                 ast.DictComp, ast.GeneratorExp)
+
+
+class Constexpr:
+    """A tl.constexpr(value) seen statically: compares as its value, `.value` is the value."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, Constexpr) and _same(self.value, other.value)
+
+    def __hash__(self):
+        return hash(("constexpr", type(self.value).__name__, self.value))
+
+
+def _same(a, b):
+    return type(a) is type(b) and a == b
+
+
+def _plain(value):
+    return value.value if isinstance(value, Constexpr) else value
+
+
+def context_key(bound):
+    """A hashable, type-exact key of {param: value}."""
+    return tuple(sorted(((p, type(v).__name__, v) for p, v in bound.items()), key=lambda item: (item[0], item[1])))
+
+
+def _assigned_names(node):
+    """Every name `node` may bind or unbind (over-approximated through nested scopes)."""
+    names = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            names.update(n.names)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+        elif hasattr(ast, "MatchAs") and isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            names.add(n.name)
+        elif hasattr(ast, "MatchMapping") and isinstance(n, ast.MatchMapping) and n.rest:
+            names.add(n.rest)
+    return names
+
+
+def _without(env, names):
+    return {k: v for k, v in env.items() if k not in names} if names & env.keys() else env
+
+
+class _Branches:
+    # ---- the nodes of a function that can run under a context --------------------------------
+
+    def _live_nodes(self, fn, bound):
+        """[(node, env)] of fn's body that may run when its parameters hold `bound`: env maps
+        the names known to be constants where the node is evaluated."""
+        out = []
+        scope = self.scope_of.get(fn, self.module)
+        if isinstance(fn, ast.Lambda):
+            self._live_expr(fn.body, dict(bound), out, scope)
+        else:
+            self._live_block(fn.body, dict(bound), out, scope)
+        return out
+
+    def _live_block(self, stmts, env, out, scope):
+        for stmt in stmts:
+            env = self._live_stmt(stmt, env, out, scope)
+        return env
+
+    def _live_stmt(self, stmt, env, out, scope):
+        if isinstance(stmt, ast.If):
+            out.append((stmt, env))
+            self._live_expr(stmt.test, env, out, scope)
+            truth = self._truth(stmt.test, env, scope)
+            if truth is not False:
+                after_body = self._live_block(stmt.body, dict(env), out, scope)
+            if truth is not True:
+                after_else = self._live_block(stmt.orelse, dict(env), out, scope)
+            if truth is True:
+                return after_body
+            if truth is False:
+                return after_else
+            return {k: v for k, v in after_body.items() if k in after_else and _same(after_else[k], v)}
+        if isinstance(stmt, NESTED_SCOPES):  # a nested def or class: scanned whole, nothing known inside
+            out.extend((n, {}) for n in ast.walk(stmt))
+            return _without(env, _assigned_names(stmt))
+        if any(isinstance(v, list) and v and isinstance(v[0], ast.stmt) for _, v in ast.iter_fields(stmt)):
+            # a loop, with, try or match: what it assigns is unknown in it and after it
+            env = _without(env, _assigned_names(stmt))
+            out.append((stmt, env))
+            for _, value in ast.iter_fields(stmt):
+                items = value if isinstance(value, list) else [value]
+                stmts = [v for v in items if isinstance(v, ast.stmt)]
+                if stmts:
+                    self._live_block(stmts, dict(env), out, scope)
+                for v in items:
+                    if isinstance(v, ast.AST) and not isinstance(v, ast.stmt):
+                        out.extend((n, env) for n in ast.walk(v))
+            return env
+        walrus = {n.target.id for n in ast.walk(stmt) if isinstance(n, ast.NamedExpr)}
+        here = _without(env, walrus)
+        self._live_expr(stmt, here, out, scope)
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+            if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
+        value = self._value(stmt.value, here, scope) if targets else UNKNOWN
+        env = _without(env, _assigned_names(stmt))
+        if value is not UNKNOWN and all(isinstance(t, ast.Name) for t in targets):
+            env = dict(env)
+            env.update({t.id: value for t in targets})
+        return env
+
+    def _live_expr(self, expr, env, out, scope):
+        stack = [(expr, env)]
+        while stack:
+            node, here = stack.pop()
+            out.append((node, here))
+            if isinstance(node, NESTED_SCOPES) and node is not expr:
+                out.extend((n, {}) for n in ast.walk(node) if n is not node)
+                continue
+            if isinstance(node, ast.IfExp):
+                truth = self._truth(node.test, here, scope)
+                children = [node.test] + ([node.body] if truth is not False else []) + \
+                    ([node.orelse] if truth is not True else [])
+            else:
+                children = list(ast.iter_child_nodes(node))
+            stack.extend((c, here) for c in reversed(children))
+
+    # ---- constants ---------------------------------------------------------------------------
+
+    def _truth(self, test, env, scope):
+        """True/False when the constants decide `test`, else None."""
+        value = self._value(test, env, scope)
+        return None if value is UNKNOWN else bool(_plain(value))
+
+    def _value(self, expr, env, scope, depth=0):
+        """The constant `expr` is under `env` (names known in its function), or UNKNOWN."""
+        if expr is None or depth > MAX_DEPTH:
+            return UNKNOWN
+        if isinstance(expr, ast.Constant):
+            return expr.value if isinstance(expr.value, CONSTANT_TYPES) else UNKNOWN
+        if isinstance(expr, ast.Name):
+            if expr.id in env:
+                return env[expr.id]
+            return self._module_value(expr.id, scope, depth)
+        if isinstance(expr, ast.Attribute) and expr.attr == "value":
+            base = self._value(expr.value, env, scope, depth + 1)
+            return base.value if isinstance(base, Constexpr) else UNKNOWN
+        if isinstance(expr, ast.Subscript):
+            return self._indexed(expr, env, scope, depth)
+        if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+            items = [self._value(e, env, scope, depth + 1) for e in expr.elts]
+            return UNKNOWN if any(i is UNKNOWN for i in items) else tuple(items)
+        if isinstance(expr, ast.Compare):
+            return self._compare(expr, env, scope, depth)
+        if isinstance(expr, ast.BoolOp):
+            for v in expr.values[:-1]:
+                x = self._value(v, env, scope, depth + 1)
+                if x is UNKNOWN:
+                    return UNKNOWN
+                if bool(_plain(x)) == isinstance(expr.op, ast.Or):
+                    return x
+            return self._value(expr.values[-1], env, scope, depth + 1)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            x = self._value(expr.operand, env, scope, depth + 1)
+            return UNKNOWN if x is UNKNOWN else not bool(_plain(x))
+        if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords:
+            if any(r.kind == "path" and r.value in CONSTEXPR_PATHS for r in self.resolve(expr.func, scope)):
+                x = self._value(expr.args[0], env, scope, depth + 1)
+                return UNKNOWN if x is UNKNOWN or isinstance(x, Constexpr) else Constexpr(x)
+        return UNKNOWN
+
+    def _compare(self, expr, env, scope, depth):
+        left = self._value(expr.left, env, scope, depth + 1)
+        if left is UNKNOWN:
+            return UNKNOWN
+        for op, right_node in zip(expr.ops, expr.comparators):
+            right = self._value(right_node, env, scope, depth + 1)
+            if right is UNKNOWN:
+                return UNKNOWN
+            a, b = _plain(left), _plain(right)
+            if isinstance(op, ast.Eq):
+                ok = a == b
+            elif isinstance(op, ast.NotEq):
+                ok = a != b
+            elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, (tuple, str)):
+                if isinstance(b, str) and not isinstance(a, str):
+                    return UNKNOWN
+                ok = (a in tuple(_plain(x) for x in b)) if isinstance(b, tuple) else a in b
+                ok = ok if isinstance(op, ast.In) else not ok
+            elif isinstance(op, (ast.Is, ast.IsNot)) and (a is None or b is None):
+                ok = (a is b) if isinstance(op, ast.Is) else (a is not b)
+            else:
+                return UNKNOWN
+            if not ok:
+                return False
+            left = right
+        return True
+
+    def _indexed(self, expr, env, scope, depth):
+        key = self._value(expr.slice, env, scope, depth + 1)
+        if key is UNKNOWN or not isinstance(expr.value, ast.Name) or expr.value.id in env:
+            return UNKNOWN
+        found = self._module_literal(expr.value.id, scope)
+        if found is None:
+            return UNKNOWN
+        literal, module_scope = found
+        key = _plain(key)
+        if isinstance(literal, ast.Dict):
+            for k, v in zip(literal.keys, literal.values):
+                known = self._value(k, {}, module_scope, depth + 1) if k is not None else UNKNOWN
+                if known is UNKNOWN:
+                    return UNKNOWN  # a ** unpacking or a computed key: the table is not known
+                if _same(_plain(known), key):
+                    return self._value(v, {}, module_scope, depth + 1)
+            return UNKNOWN
+        if isinstance(key, int) and not isinstance(key, bool) and -len(literal.elts) <= key < len(literal.elts):
+            item = literal.elts[key]
+            return UNKNOWN if isinstance(item, ast.Starred) else self._value(item, {}, module_scope, depth + 1)
+        return UNKNOWN
+
+    def _module_scope(self, scope, name):
+        """The module Scope whose binding of `name` a function sees, if no function or class
+        scope on the way binds it; else None."""
+        s = scope
+        while s is not None and s.kind != "module":
+            if name in s.bindings or name in s.params:
+                return None
+            s = s.outer
+        return s
+
+    def _single_module_binding(self, name, scope):
+        module_scope = self._module_scope(scope, name)
+        if module_scope is None or module_scope.node is None:
+            return None
+        bindings = module_scope.bindings.get(name, [])
+        if len(bindings) != 1 or bindings[0].kind != "expr":
+            return None
+        stores, reads = self._module_uses(module_scope.node)
+        if stores.get(name, 0) != 1 or stores.get(WRITES_BY_NAME):
+            return None  # reassigned, augmented, declared global, deleted, or a loop target
+        return bindings[0].value, module_scope, reads.get(name, True)
+
+    def _module_value(self, name, scope, depth):
+        found = self._single_module_binding(name, scope)
+        if found is None:
+            return UNKNOWN
+        value, module_scope, _ = found
+        if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+            return UNKNOWN  # mutable: only indexed by _indexed, when never mutated
+        return self._value(value, {}, module_scope, depth + 1)
+
+    def _module_literal(self, name, scope):
+        found = self._single_module_binding(name, scope)
+        if found is None or not isinstance(found[0], (ast.Dict, ast.Tuple, ast.List)):
+            return None
+        value, module_scope, only_indexed = found
+        if not isinstance(value, ast.Tuple) and not only_indexed:
+            return None  # a dict or list used otherwise than name[...] may be changed
+        return value, module_scope
+
+    def _module_uses(self, tree):
+        """({name: times bound anywhere in the module}, {name: every read is name[...]}), cached."""
+        cache = self.__dict__.setdefault("_module_use_cache", {})
+        if id(tree) not in cache:
+            stores, indexed = {}, {}
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Name) and node.id in GLOBALS_WRITERS or \
+                        isinstance(node, ast.Attribute) and node.attr in GLOBALS_ATTRS:
+                    stores[WRITES_BY_NAME] = 1
+                if isinstance(node, ast.Name):
+                    if isinstance(node.ctx, (ast.Store, ast.Del)):
+                        stores[node.id] = stores.get(node.id, 0) + 1
+                    else:
+                        parent = self.parents.get(node)
+                        ok = isinstance(parent, ast.Subscript) and parent.value is node and \
+                            isinstance(parent.ctx, ast.Load)
+                        indexed[node.id] = indexed.get(node.id, True) and ok
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    stores[node.name] = stores.get(node.name, 0) + 1
+                elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                    for a in node.names:
+                        top = (a.asname or a.name).split(".")[0]
+                        stores[top] = stores.get(top, 0) + 1
+                elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                    for n in node.names:
+                        stores[n] = stores.get(n, 0) + 2
+                elif isinstance(node, ast.ExceptHandler) and node.name:
+                    stores[node.name] = stores.get(node.name, 0) + 1
+            cache[id(tree)] = (stores, indexed)
+        return cache[id(tree)]
+
+    # ---- what a call site binds ----------------------------------------------------------------
+
+    def _call_context(self, call, callee, func, scope, env, via):
+        """{param: constant} the call binds in `callee` (passed constants, defaults of omitted
+        parameters), or {} when the arguments cannot be matched to the parameters: the callee
+        reached through an alias, a partial or a wrapper (`via`) may take them otherwise."""
+        cscope = self.scope_of.get(callee)
+        if cscope is None or via is not None:
+            return {}
+        order = list(cscope.param_order)
+        if isinstance(func, ast.Attribute) and func.attr == "apply" and getattr(callee, "name", "") == "forward":
+            order = order[1:]  # autograd.Function.apply(*args) -> forward(ctx, *args)
+        elif cscope.self_name and order and order[0] == cscope.self_name:
+            if not isinstance(func, ast.Attribute):
+                return {}
+            kinds = {r.kind for r in self.resolve(func.value, scope)}
+            bound_method = cscope.self_kind == "class" or (kinds and kinds <= {"self", "instance", "super"})
+            if not bound_method and kinds != {"class"}:
+                return {}
+            if bound_method:
+                order = order[1:]
+        bound, passed = {}, set()
+        positional_known = True
+        for i, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                positional_known = False
+                break
+            if i < len(order):
+                bound[order[i]] = self._value(arg, env, scope)
+                passed.add(order[i])
+        keywords_known = True
+        for k in call.keywords:
+            if k.arg is None:
+                keywords_known = False
+            else:
+                bound[k.arg] = self._value(k.value, env, scope)
+                passed.add(k.arg)
+        if positional_known and keywords_known:
+            for p, default in cscope.params.items():
+                if p not in passed and default is not None:
+                    bound[p] = self._value(default, {}, self.enclosing.get(default, self.module))
+        return {p: v for p, v in bound.items() if v is not UNKNOWN and p in cscope.params}

@@ -7,13 +7,12 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "reduce/baseline_diff.h"
 #include "reduce/report_file.h"
 #include "reduce/run_report.h"
 #include "runner/cli/usage.h"
+#include "runner/common/user_file.h"
 #include "runner/common/version.h"
 #include "runner/store/results_index.h"
 #include "runner/store/shard_merge.h"
@@ -25,11 +24,10 @@ namespace {
 
 // What the batch recorded of itself (manifest, ranks, timing), when its summary is there.
 json PreviousRunInfo(const fs::path& run_dir) {
-  std::ifstream in(run_dir / "summary.json");
-  if (!in) return json::object();
-  std::stringstream text;
-  text << in.rdbuf();
-  json summary = json::parse(text.str(), nullptr, false);
+  const opverify::Result<std::string> text =
+      opverify::ReadUserFile((run_dir / "summary.json").string(), "summary", 1u << 30);
+  if (!text.ok()) return json::object();
+  json summary = json::parse(text.value(), nullptr, false);
   json info = json::object();
   if (!summary.is_object()) return info;
   for (const char* key : {"manifest", "manifest_name", "ranks", "launcher", "backend", "store",
@@ -78,8 +76,9 @@ int main(int argc, char** argv) {
                  "made it")
       ->check(CLI::ExistingDirectory);
   app.add_option("--baseline", baseline, "An earlier run folder to compare with");
-  app.add_option("--perf-threshold", threshold_pct, "Percent change of latency that counts (and the spread must be exceeded too)")
-      ->check(CLI::NonNegativeNumber);
+  app.add_option("--perf-threshold", threshold_pct,
+                 "Percent change of latency that counts (and the spread must be exceeded too)")
+      ->check(opverify::FiniteRange(0, 1e6));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -95,11 +94,13 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (!fs::is_directory(fs::path(run_dir) / "shards")) {
+  std::error_code not_a_folder;
+  if (!fs::is_directory(fs::path(run_dir) / "shards", not_a_folder)) {
     std::fprintf(stderr, "opverify-reduce: %s: not a run folder (no shards/)\n", run_dir.c_str());
     return 2;
   }
-  if (!baseline.empty() && !fs::is_regular_file(fs::path(baseline) / "summary.json")) {
+  if (!baseline.empty() &&
+      !fs::is_regular_file(fs::path(baseline) / "summary.json", not_a_folder)) {
     std::fprintf(stderr, "opverify-reduce: --baseline %s: no summary.json there\n", baseline.c_str());
     return 2;
   }

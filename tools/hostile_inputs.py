@@ -65,7 +65,7 @@ def run_case(case):
     if case.must_refuse and proc.returncode != 2:
         return False, f"accepted (exit {proc.returncode}), must be refused with exit 2"
     if proc.returncode == 2:
-        message = proc.stderr.decode("utf-8", "replace").strip()
+        message = out.strip()  # opverify lint reports on stdout, the others on stderr
         if not message:
             return False, "exit 2 without a message"
         if case.names and not any(name in message for name in case.names):
@@ -136,8 +136,9 @@ def manifest_cases(s, batch):
             m["operators"][0][field] = value
             add(f"operators[0].{field} = {what}", m, must_refuse=None)
         for raw in RAW_NUMBERS:
-            text = json.dumps(base_manifest()).replace('"dir":', f'"{field}": {raw}, "dir":', 1)
-            add(f"operators[0].{field} = {raw} (raw)", text)
+            m = base_manifest()
+            m["operators"][0][field] = "@RAW@"  # a number JSON allows and Python's json cannot write
+            add(f"operators[0].{field} = {raw} (raw)", json.dumps(m).replace('"@RAW@"', raw))
     for field in BENCH_FIELDS:
         for what, value in WRONG_VALUES + [("1e400", None)]:
             m = base_manifest()
@@ -414,7 +415,7 @@ def hostile_cases(s, batch):
     """One batch run per fixture: a killer must not take the others with it."""
     cases = []
     for folder, name, expected in hostile_fixtures():
-        entry = {"name": name, "dir": folder, "timeout_s": 30, **entry_settings(folder).get(name, {})}
+        entry = {"name": name, "dir": folder, "timeout_s": 300, **entry_settings(folder).get(name, {})}
         manifest = s.write("job.json", json.dumps({**base_manifest(), "operators": [entry]}))
         run = os.path.join(os.path.dirname(manifest), "run")
 
@@ -430,7 +431,7 @@ def hostile_cases(s, batch):
             return True, ""
         cases.append(Case("hostile implementations", f"{os.path.relpath(folder, ROOT)}/{name} -> {expected}",
                           [batch, manifest, "--backend", "cpu", "--no-bench", "--no-ab", "--run-dir", run],
-                          timeout=300, check=check))
+                          timeout=900, check=check))
     return cases
 
 
@@ -462,7 +463,7 @@ def main():
         if args.quick:
             rng = random.Random(1)
             slow = category in ("operator files", "run-folder state", "hostile implementations")
-            made = rng.sample(made, min(len(made), 4 if slow else 25))
+            made = rng.sample(made, min(len(made), 2 if slow else 25))
         cases.extend(made)
     try:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

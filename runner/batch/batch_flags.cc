@@ -68,7 +68,7 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
     return std::nullopt;
   }
   options.store = *ParseStorePolicy(flags.store);
-  if (!flags.shard.empty() && !(options.shard = ParseShard(flags.shard))) {
+  if (app.count("--shard") > 0 && !(options.shard = ParseShard(flags.shard))) {
     std::fprintf(stderr, "opverify-batch: --shard %s: expected I/N with 0 <= I < N\n",
                  flags.shard.c_str());
     *exit_code = 2;

@@ -63,7 +63,9 @@ CLI::App* AddBenchCommand(CLI::App& parent, BenchArgs* args) {
   cmd->add_option("--drift-tolerance", args->drift_tolerance,
                   "Clock drift from the warmed-up clock that warns")
       ->check(FiniteRange(0.0, 1.0));
-  cmd->add_option("--seed", args->operator_config.seed, "Seed of every RNG before inputs and models are built");
+  cmd->add_option("--seed", args->operator_config.seed,
+                  "Seed of every RNG before inputs and models are built")
+      ->check(UnsignedInteger());
   return cmd;
 }
 

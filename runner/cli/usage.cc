@@ -40,6 +40,20 @@ CLI::Validator FiniteRange(double min, double max) {
       Printf("FINITE in [%g - %g]", min, max));
 }
 
+CLI::Validator UnsignedInteger() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits =
+            !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        // 2^64 - 1 is 18446744073709551615: 20 digits, compared as text at that length.
+        if (!digits || text.size() > 20 || (text.size() == 20 && text > "18446744073709551615")) {
+          return "'" + text + "' is not an integer in [0, 2^64)";
+        }
+        return "";
+      },
+      "UINT64");
+}
+
 CLI::Validator Seconds(double max_s) {
   return CLI::Validator([max_s](std::string& text) { return CheckNumber(text, 0, max_s, true); },
                         Printf("SECONDS in (0, %g]", max_s));

@@ -42,7 +42,8 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   cmd->add_flag_callback("--no-lint", [config] { config->lint = false; },
                          "Skip the static check (for implementations that are not Triton)");
   cmd->add_flag("--probe-determinism", config->probe_determinism, "Hidden-state probe P3: run Model twice");
-  cmd->add_option("--seed", config->seed, "Seed of every RNG before inputs and models are built");
+  cmd->add_option("--seed", config->seed, "Seed of every RNG before inputs and models are built")
+      ->check(UnsignedInteger());
   cmd->add_option("--repeat", config->repeat,
                   "Stress runs: each case N times, each judged; outputs differing bit for bit: Nondeterministic")
       ->check(CLI::Range(1, 1000));

@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
+
+#include "runner/common/user_file.h"
 
 #include "reduce/run_model.h"
 
@@ -18,11 +18,13 @@ using nlohmann::ordered_json;
 namespace {
 
 Result<json> ReadJson(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(path.string() + ": cannot read");
-  std::stringstream text;
-  text << in.rdbuf();
-  json value = json::parse(text.str(), nullptr, false);
+  const Result<std::string> text = ReadUserFile(path.string(), "report", 1u << 30);
+  if (!text.ok()) {
+    return text.status().code() == Status::Code::kNotFound
+               ? Status::NotFound(path.string() + ": cannot read")
+               : text.status();
+  }
+  json value = json::parse(text.value(), nullptr, false);
   if (value.is_discarded()) return Status::InvalidInput(path.string() + ": malformed JSON");
   return value;
 }

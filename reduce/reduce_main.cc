@@ -6,8 +6,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "reduce/baseline_diff.h"
 #include "reduce/report_file.h"
@@ -15,6 +13,7 @@
 #include "runner/cli/usage.h"
 #include "runner/common/terminal_log.h"
 #include "runner/common/terminal_text.h"
+#include "runner/common/user_file.h"
 #include "runner/common/version.h"
 #include "runner/store/results_index.h"
 #include "runner/store/run_lock.h"
@@ -28,11 +27,10 @@ namespace {
 
 // What the batch recorded of itself (manifest, ranks, timing), when its summary is there.
 json PreviousRunInfo(const fs::path& run_dir) {
-  std::ifstream in(run_dir / "summary.json");
-  if (!in) return json::object();
-  std::stringstream text;
-  text << in.rdbuf();
-  json summary = json::parse(text.str(), nullptr, false);
+  const opverify::Result<std::string> text =
+      opverify::ReadUserFile((run_dir / "summary.json").string(), "summary", 1u << 30);
+  if (!text.ok()) return json::object();
+  json summary = json::parse(text.value(), nullptr, false);
   json info = json::object();
   if (!summary.is_object()) return info;
   for (const char* key : {"manifest", "manifest_name", "ranks", "launcher", "backend", "store",
@@ -124,8 +122,9 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-missing", allow_missing,
                "With --baseline: an operator of the baseline that this run lacks is listed, not a "
                "regression");
-  app.add_option("--perf-threshold", threshold_pct, "Percent change of latency that counts (and the spread must be exceeded too)")
-      ->check(CLI::NonNegativeNumber);
+  app.add_option("--perf-threshold", threshold_pct,
+                 "Percent change of latency that counts (and the spread must be exceeded too)")
+      ->check(opverify::FiniteRange(0, 1e6));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -150,12 +149,14 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (!fs::is_directory(fs::path(run_dir) / "shards")) {
+  std::error_code not_a_folder;
+  if (!fs::is_directory(fs::path(run_dir) / "shards", not_a_folder)) {
     std::fprintf(stderr, "opverify-reduce: %s: not a run folder (no shards/)\n",
                  safe_run_dir.c_str());
     return 2;
   }
-  if (!baseline.empty() && !fs::is_regular_file(fs::path(baseline) / "summary.json")) {
+  if (!baseline.empty() &&
+      !fs::is_regular_file(fs::path(baseline) / "summary.json", not_a_folder)) {
     std::fprintf(stderr, "opverify-reduce: --baseline %s: no summary.json there\n",
                  opverify::TerminalSafe(baseline).c_str());
     return 2;

@@ -30,7 +30,7 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
   app.add_option("--store", flags.store, "Which cases keep golden/actual tensors")
       ->check(CLI::IsMember({"all", "failures", "none"}));
   app.add_option("--timeout", timeout, "Per-case timeout in seconds for every operator")
-      ->check(CLI::PositiveNumber);
+      ->check(Seconds());
   app.add_flag(
       "--no-bench", [&](std::int64_t) { options.bench = false; }, "Skip the benchmark phase");
   app.add_flag(
@@ -38,15 +38,26 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
       "Refuse (exit 3) an operator whose task file has no task_sha256 anchor in the manifest");
   app.add_option("--freq-check-interval", options.freq_check_interval_s,
                  "Seconds between device clock samples while benchmarking (0: none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(FiniteRange(0, 3600));
   app.add_flag(
       "--no-ab", [&](std::int64_t) { options.ab = false; },
       "Do not re-run accuracy failures (A/B)");
   app.add_option("--previous", options.previous_run,
-                 "An earlier run folder: its timings order the work");
+                 "An earlier run folder: its timings order the work")
+      ->check(CLI::ExistingDirectory);
   app.add_option("--max-cases-per-item", options.max_cases_per_item,
                  "Split sweeps larger than this")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
+  std::uint64_t max_cases = 0;
+  std::uint64_t max_job_cases = 0;
+  app.add_option("--max-cases", max_cases,
+                 "The most cases one operator's sweep may make (over the manifest's max_cases; "
+                 "default 100000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000000}));
+  app.add_option("--max-job-cases", max_job_cases,
+                 "The most sweep cases of the whole job (over the manifest's max_job_cases; "
+                 "default 1000000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000000}));
   app.add_flag("--fsync", options.fsync,
                "fsync every stored case (survives a machine crash, not only a killed rank)");
   app.add_flag("-v,--verbose", options.verbose, "Log every case");
@@ -57,13 +68,15 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
     return std::nullopt;
   }
   options.store = *ParseStorePolicy(flags.store);
-  if (!flags.shard.empty() && !(options.shard = ParseShard(flags.shard))) {
+  if (app.count("--shard") > 0 && !(options.shard = ParseShard(flags.shard))) {
     std::fprintf(stderr, "opverify-batch: --shard %s: expected I/N with 0 <= I < N\n",
                  flags.shard.c_str());
     *exit_code = 2;
     return std::nullopt;
   }
   if (timeout > 0) options.timeout_s = timeout;
+  if (max_cases > 0) options.manifest_limits.operator_cases = max_cases;
+  if (max_job_cases > 0) options.manifest_limits.job_cases = max_job_cases;
   return flags;
 }
 

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -59,7 +60,7 @@ Result<std::unique_ptr<Comm>> StartWorld(const LaunchInfo& launch, int* argc, ch
 // files checked. Every rank checks the same files, so all refuse together;
 // rank 0 says why. nullopt: the program ends with *exit_code.
 std::optional<JobManifest> LoadJob(const BatchOptions& options, int rank, int* exit_code) {
-  Result<JobManifest> loaded = LoadManifest(options.jobs_path);
+  Result<JobManifest> loaded = LoadManifest(options.jobs_path, options.manifest_limits);
   if (!loaded.ok()) {
     if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", loaded.status().ToString().c_str());
     *exit_code = 2;
@@ -69,6 +70,20 @@ std::optional<JobManifest> LoadJob(const BatchOptions& options, int rank, int* e
   if (!options.filter.empty() || options.shard) {
     std::vector<std::string> names;
     for (const OperatorJob& op : job.operators) names.push_back(op.name);
+    if (!options.filter.empty() && SelectOperators(names, options.filter, std::nullopt).empty()) {
+      if (rank == 0) {
+        const std::size_t shown = std::min<std::size_t>(names.size(), 5);
+        std::string some;
+        for (std::size_t i = 0; i < shown; ++i) some += (i ? ", " : "") + names[i];
+        std::fprintf(
+            stderr,
+            "opverify-batch: --filter '%s' matches none of the %zu operators of %s (%s%s)\n",
+            options.filter.c_str(), names.size(), options.jobs_path.c_str(), some.c_str(),
+            names.size() > shown ? ", ..." : "");
+      }
+      *exit_code = 2;
+      return std::nullopt;
+    }
     std::vector<OperatorJob> kept;
     for (int i : SelectOperators(names, options.filter, options.shard)) {
       kept.push_back(std::move(job.operators[static_cast<std::size_t>(i)]));
@@ -180,7 +195,12 @@ int Run(int argc, char** argv) {
     return 0;
   }
 
-  const std::string cache = PrepareRankFolder(options.run_dir, rank, options.verbose);
+  const Result<std::string> prepared = PrepareRankFolder(options.run_dir, rank, options.verbose);
+  if (!prepared.ok()) {
+    std::fprintf(stderr, "opverify-batch: %s\n", prepared.status().ToString().c_str());
+    return 2;
+  }
+  const std::string& cache = prepared.value();
   if (rank == 0) RecordPlan(*job, options);
   spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}", options.jobs_path, rank,
                size, launch.launcher, options.run_dir);

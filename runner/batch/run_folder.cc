@@ -117,12 +117,21 @@ bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* opt
   return !parsed["refused"].get<bool>();
 }
 
-std::string PrepareRankFolder(const std::string& run_dir, int rank, bool verbose) {
-  std::error_code ec;
-  fs::create_directories(fs::path(run_dir) / "logs", ec);
+Result<std::string> PrepareRankFolder(const std::string& run_dir, int rank, bool verbose) {
   const fs::path cache = fs::path(run_dir) / "cache" / Printf("rank-%04d", rank);
-  fs::create_directories(cache, ec);
-  SetUpLogging(run_dir, rank, verbose);
+  for (const fs::path& folder : {fs::path(run_dir) / "logs", cache}) {
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec) {
+      return Status::IoError("run folder " + run_dir + ": cannot create " + folder.string() + ": " +
+                             ec.message());
+    }
+  }
+  try {
+    SetUpLogging(run_dir, rank, verbose);
+  } catch (const spdlog::spdlog_ex& e) {
+    return Status::IoError("run folder " + run_dir + ": cannot open its log: " + e.what());
+  }
   return cache.string();
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runner/batch/batch_options.h"
+#include "runner/common/status.h"
 #include "runner/scheduler/comm.h"
 #include "runner/store/run_lock.h"
 
@@ -26,7 +27,9 @@ bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* opt
                      RunLock* lock);
 
 // Creates this rank's logs/ and cache/rank-N/ folders and sends its log to
-// logs/rank-N.log and the console. Returns the rank's cache folder.
-std::string PrepareRankFolder(const std::string& run_dir, int rank, bool verbose);
+// logs/rank-N.log and the console. Returns the rank's cache folder, or
+// IoError naming the folder and the reason (a run folder that is a file, or
+// under /proc; no space; no permission).
+Result<std::string> PrepareRankFolder(const std::string& run_dir, int rank, bool verbose);
 
 }  // namespace opverify

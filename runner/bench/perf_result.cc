@@ -1,26 +1,28 @@
 #include "runner/bench/perf_result.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
+#include "runner/common/user_file.h"
 #include "runner/common/utf8.h"
 
 namespace opverify {
 
 using nlohmann::json;
 
+constexpr std::size_t kMaxVerifyResultBytes = 256u << 20;  // a larger one is refused, not parsed
+
 VerifyGate CheckVerifyGate(const std::string& verify_file) {
   VerifyGate gate;
   gate.verify_file = verify_file;
-  std::ifstream in(verify_file);
-  if (!in) {
-    gate.reason = verify_file + ": no verify result (run opverify verify first)";
+  const Result<std::string> text =
+      ReadUserFile(verify_file, "verify result", kMaxVerifyResultBytes);
+  if (!text.ok()) {
+    gate.reason = text.status().code() == Status::Code::kNotFound
+                      ? verify_file + ": no verify result (run opverify verify first)"
+                      : text.status().message();
     return gate;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  json result = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  json result = json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
   if (result.is_discarded() || !result.is_object()) {
     gate.reason = verify_file + ": not a readable verify result (malformed JSON)";
     return gate;

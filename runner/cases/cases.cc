@@ -25,6 +25,16 @@ std::vector<json> ExpandSweep(const json& sweep) {
   return cases;
 }
 
+std::uint64_t SweepSize(const json& sweep) {
+  std::uint64_t size = 1;
+  for (auto parameter = sweep.begin(); parameter != sweep.end(); ++parameter) {
+    const std::uint64_t values = parameter.value().size();
+    if (values != 0 && size > UINT64_MAX / values) return UINT64_MAX;
+    size *= values;
+  }
+  return size;
+}
+
 std::string CaseId(const std::string& op_name, const json& params, int index) {
   if (params.is_null()) return op_name + "/#" + std::to_string(index);
   return op_name + "/" + params.dump(-1, ' ', false, json::error_handler_t::replace);

@@ -8,6 +8,7 @@
 // operator and parameters give the same id in every run. Pure functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ namespace opverify {
 // cartesian product, one JSON object per case. Parameters in key order, the
 // last one varying fastest; values in the order given.
 std::vector<nlohmann::json> ExpandSweep(const nlohmann::json& sweep);
+
+// How many cases ExpandSweep would make, without making them: the product
+// of the values' counts, saturated at UINT64_MAX.
+std::uint64_t SweepSize(const nlohmann::json& sweep);
 
 // A case's stable id: "<op>/<canonical params JSON>" for sweeps (params an
 // object: nlohmann's compact dump, keys sorted), "<op>/#<index>" for the

@@ -10,6 +10,7 @@
 #include "runner/bench/perf_result.h"
 #include "runner/cli/library_flags.h"
 #include "runner/cli/output_file.h"
+#include "runner/cli/usage.h"
 #include "runner/verify/verify_result.h"
 
 namespace fs = std::filesystem;
@@ -24,37 +25,48 @@ CLI::App* AddBenchCommand(CLI::App& parent, BenchArgs* args) {
   cmd->add_option("--op_name", args->op_name, "Operator name: the file prefix")->required();
   cmd->add_option("--verify_dir", args->verify_dir, "Folder with {op}_torch.py, {op}_{impl}.py and the verify result");
   cmd->add_option("--triton_impl_name", args->triton_impl_name, "Implementation module suffix");
-  cmd->add_option("--warmup", bench->warmup, "Warm-up forwards per side and shape")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--repeats", bench->repeats, "Timed forwards per side and shape (the minimum with --adaptive)")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", bench->warmup, "Warm-up forwards per side and shape")
+      ->check(CLI::Range(0, 100000));
+  cmd->add_option("--repeats", bench->repeats,
+                  "Timed forwards per side and shape (the minimum with --adaptive)")
+      ->check(CLI::Range(1, 100000));
   cmd->add_option("--output", args->output, "perf_result.json path (default: in verify_dir)");
   cmd->add_flag("--verify_not_required", args->verify_not_required, "Skip the L1 verify gate");
   cmd->add_flag("--skip_framework", bench->skip_framework, "Do not time Model (give --framework_latency_ms)");
-  cmd->add_option("--framework_latency_ms", bench->framework_latency_ms,
-                  "With --skip_framework: the framework's latency every speedup is computed against")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option(
+         "--framework_latency_ms", bench->framework_latency_ms,
+         "With --skip_framework: the framework's latency every speedup is computed against")
+      ->check(CLI::PositiveNumber & FiniteRange(0, 1e9));
   cmd->add_flag("--lock-frequency,!--no-lock-frequency", args->lock_frequency,
                 "Lock the device clock first (opt-in; needs root), and watch it; --no-lock-frequency: neither");
   cmd->add_option("--lock-frequency-fail-action", args->lock_frequency_fail_action,
                   "When locking fails or the clock drifts: warn, or error (exit 1)")
       ->check(CLI::IsMember({"warn", "error"}));
-  cmd->add_option("--freq-check-interval", args->freq_check_interval, "Seconds between clock samples (0: none)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--timeout", args->operator_config.timeout_s, "Seconds a shape's preparation or timing may take")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--freq-check-interval", args->freq_check_interval,
+                  "Seconds between clock samples (0: none)")
+      ->check(FiniteRange(0, 3600));
+  cmd->add_option("--timeout", args->operator_config.timeout_s,
+                  "Seconds a shape's preparation or timing may take")
+      ->check(Seconds());
   cmd->add_option("--backend", args->backend, "Where both sides run")->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
   cmd->add_flag("--adaptive", bench->adaptive, "Repeat until the relative standard error is under --rse-target");
-  cmd->add_option("--max-repeats", bench->max_repeats, "With --adaptive: at most this many (default 20 x --repeats)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--rse-target", bench->rse_target, "With --adaptive: the relative standard error to reach")
-      ->check(CLI::Range(1e-6, 1.0));
+  cmd->add_option("--max-repeats", bench->max_repeats,
+                  "With --adaptive: at most this many (default 20 x --repeats)")
+      ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--rse-target", bench->rse_target,
+                  "With --adaptive: the relative standard error to reach")
+      ->check(FiniteRange(1e-6, 1.0));
   cmd->add_flag_callback("--no-flush", [bench] { bench->flush_l2 = false; },
                          "Do not flush the L2 cache before each repeat");
-  cmd->add_option("--profile-iterations", bench->profile_iterations, "Forwards profiled for the per-kernel breakdown")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--drift-tolerance", args->drift_tolerance, "Clock drift from the warmed-up clock that warns")
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--seed", args->operator_config.seed, "Seed of every RNG before inputs and models are built");
+  cmd->add_option("--profile-iterations", bench->profile_iterations,
+                  "Forwards profiled for the per-kernel breakdown")
+      ->check(CLI::Range(0, 100000));
+  cmd->add_option("--drift-tolerance", args->drift_tolerance,
+                  "Clock drift from the warmed-up clock that warns")
+      ->check(FiniteRange(0.0, 1.0));
+  cmd->add_option("--seed", args->operator_config.seed,
+                  "Seed of every RNG before inputs and models are built")
+      ->check(UnsignedInteger());
   AddLibraryFlags(cmd, &args->operator_config.library, &args->operator_config.python_path);
   return cmd;
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 
+#include "runner/cli/usage.h"
 #include "runner/judge/judge.h"
 #include "runner/judge/verdict_json.h"
 #include "runner/tensor_io/tensor_file.h"
@@ -26,9 +27,9 @@ CLI::App* AddCompareCommand(CLI::App& parent, CompareArgs* args) {
   cmd->add_option("--precision-mode", args->precision_mode, "hf32/tf32: float32 uses the hifloat32 rows")
       ->check(CLI::IsMember({"none", "hf32", "tf32"}));
   cmd->add_flag("--json", args->json, "Print one JSON object (schemas/compare-result.schema.json)");
-  cmd->add_option("--worst", args->worst, "Worst elements to report")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--worst", args->worst, "Worst elements to report")->check(CLI::Range(0, 100000));
   cmd->add_option("--threads", args->threads, "Threads (0: all cores for large tensors)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   return cmd;
 }
 

@@ -1,5 +1,9 @@
 #include "runner/cli/usage.h"
 
+#include <cmath>
+#include <string>
+
+#include "runner/common/strings.h"
 #include "runner/common/version.h"
 
 namespace opverify {
@@ -12,6 +16,47 @@ void DescribeProgram(CLI::App& app, const std::string& exit_codes) {
 
 void SetExitCodes(CLI::App& command, const std::string& exit_codes) {
   command.footer("Exit codes:\n" + exit_codes);
+}
+
+namespace {
+
+// `text` as a finite double within [min, max] (exclusive of min when
+// `open_min`), or why not.
+std::string CheckNumber(const std::string& text, double min, double max, bool open_min) {
+  double value = 0;
+  if (!CLI::detail::lexical_cast(text, value)) return "'" + text + "' is not a number";
+  if (!std::isfinite(value)) return "'" + text + "' is not a finite number";
+  if (value < min || (open_min && value == min) || value > max) {
+    return Printf("%s is outside %s%g, %g]", text.c_str(), open_min ? "(" : "[", min, max);
+  }
+  return "";
+}
+
+}  // namespace
+
+CLI::Validator FiniteRange(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& text) { return CheckNumber(text, min, max, false); },
+      Printf("FINITE in [%g - %g]", min, max));
+}
+
+CLI::Validator UnsignedInteger() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits =
+            !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        // 2^64 - 1 is 18446744073709551615: 20 digits, compared as text at that length.
+        if (!digits || text.size() > 20 || (text.size() == 20 && text > "18446744073709551615")) {
+          return "'" + text + "' is not an integer in [0, 2^64)";
+        }
+        return "";
+      },
+      "UINT64");
+}
+
+CLI::Validator Seconds(double max_s) {
+  return CLI::Validator([max_s](std::string& text) { return CheckNumber(text, 0, max_s, true); },
+                        Printf("SECONDS in (0, %g]", max_s));
 }
 
 }  // namespace opverify

@@ -17,4 +17,16 @@ void DescribeProgram(CLI::App& app, const std::string& exit_codes);
 // The exit-code footer for a subcommand whose codes differ from its program's.
 void SetExitCodes(CLI::App& command, const std::string& exit_codes);
 
+// A number in [min, max] and finite: CLI11's own Range and PositiveNumber let
+// "nan" through (every comparison with NaN is false) and "inf" when max is.
+CLI::Validator FiniteRange(double min, double max);
+
+// A decimal integer in [0, 2^64): digits only. CLI11 reads "" as 0 and lets
+// a number past 2^64 through.
+CLI::Validator UnsignedInteger();
+
+// Seconds a wait may last: finite, more than 0, at most `max_s` (a week by
+// default: a timeout of 1e308 s overflows every clock).
+CLI::Validator Seconds(double max_s = 604800);
+
 }  // namespace opverify

@@ -11,6 +11,7 @@
 #include "runner/cli/library_flags.h"
 #include "runner/cli/named_option.h"
 #include "runner/cli/output_file.h"
+#include "runner/cli/usage.h"
 #include "runner/verify/operator_run.h"
 #include "runner/verify/verify_result.h"
 
@@ -24,8 +25,9 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   cmd->add_option("--op_name", args->op_name, "Operator name: the file prefix")->required();
   cmd->add_option("--verify_dir", args->verify_dir, "Folder with {op}_torch.py and {op}_{impl}.py");
   cmd->add_option("--triton_impl_name", args->triton_impl_name, "Implementation module suffix");
-  cmd->add_option("--timeout", config->timeout_s, "Seconds each case may take before it is stopped (Timeout)")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", config->timeout_s,
+                  "Seconds each case may take before it is stopped (Timeout)")
+      ->check(Seconds());
   cmd->add_option("--output", args->output, "verify_result.json path (default: in verify_dir)");
   // Given: true; not given: unset, so the task file's NON_COMPUTE decides.
   cmd->add_flag_callback("--non-compute", [config] { config->non_compute = true; },
@@ -41,7 +43,8 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   cmd->add_flag_callback("--no-lint", [config] { config->lint = false; },
                          "Skip the static check (for implementations that are not Triton)");
   cmd->add_flag("--probe-determinism", config->probe_determinism, "Hidden-state probe P3: run Model twice");
-  cmd->add_option("--seed", config->seed, "Seed of every RNG before inputs and models are built");
+  cmd->add_option("--seed", config->seed, "Seed of every RNG before inputs and models are built")
+      ->check(UnsignedInteger());
   cmd->add_option("--repeat", config->repeat,
                   "Stress runs: each case N times, each judged; outputs differing bit for bit: Nondeterministic")
       ->check(CLI::Range(1, 1000));
@@ -64,9 +67,10 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
 int RunVerify(const VerifyArgs& args) {
   const fs::path dir = fs::absolute(args.verify_dir);
   Result<OperatorSpec> found = SpecFromVerifyDir(dir.string(), args.op_name, args.triton_impl_name);
-  if (!found.ok()) {  // nothing verified: the seed's strict rule makes that a failure (exit 1)
+  if (!found.ok()) {  // nothing verified: the seed's strict rule makes a missing file a failure
+                      // (exit 1)
     std::fprintf(stderr, "opverify verify: %s\n", found.status().message().c_str());
-    return 1;
+    return found.status().code() == Status::Code::kNotFound ? 1 : 2;
   }
   OperatorSpec spec = std::move(found).value();
   spec.config = args.config;

@@ -4,14 +4,14 @@
 #include <glob.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <utility>
 
 #include "runner/common/sha256.h"
 #include "runner/common/strings.h"
+#include "runner/common/user_file.h"
 #include "runner/manifest/manifest_document.h"
 
 namespace opverify {
@@ -21,6 +21,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr std::string_view kTaskSuffix = "_torch.py";
+// The schema's maxLength of "name": <name>_<impl_name>.py and the store's
+// names made from it stay under NAME_MAX (255).
+constexpr std::size_t kMaxNameChars = 128;
+// A task file larger than this is not hashed for its anchor.
+constexpr std::size_t kMaxTaskBytes = 64u << 20;
 
 using manifest_internal::At;
 using manifest_internal::Join;
@@ -38,7 +43,7 @@ ManifestFile Beside(const ManifestFile& manifest, const std::string& next) {
 // Operator and implementation names become file names and case-id prefixes:
 // the schema's "name" pattern, for names that come from discovered files.
 bool IsOperatorName(const std::string& name) {
-  if (name.empty() || name.front() == '-') return false;
+  if (name.empty() || name.front() == '-' || name.size() > kMaxNameChars) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
            c == '-';
@@ -69,6 +74,7 @@ struct Resolved {
 
 class Resolver {
  public:
+  explicit Resolver(const ManifestLimits& limits) : limits_(limits) {}
   Status Load(const ManifestFile& file, JobManifest* top);
 
   std::vector<OperatorJob> TakeOperators() {
@@ -91,6 +97,11 @@ class Resolver {
                 OperatorJob job);
   std::string Via() const { return stack_display_.size() > 1 ? Join(stack_display_, " -> ") : ""; }
 
+  Status CheckSweepSize(const std::string& where, const json& fields, const std::string& name);
+
+  const ManifestLimits limits_;
+  std::uint64_t job_cases_cap_ = ManifestLimits::kDefaultJobCases;
+  std::uint64_t job_cases_ = 0;  // sweep cases of the operators resolved so far
   std::vector<Resolved> resolved_;
   std::map<std::string, std::size_t> by_name_;  // index into resolved_
   std::vector<fs::path> stack_;                 // manifests being loaded (canonical), for cycles
@@ -105,9 +116,13 @@ Status Resolver::Load(const ManifestFile& file, JobManifest* top) {
   if (top) {
     top->name = doc["name"].get<std::string>();
     top->description = doc.value("description", "");
+    job_cases_cap_ =
+        limits_.job_cases.value_or(doc.value("max_job_cases", ManifestLimits::kDefaultJobCases));
   }
 
-  stack_.push_back(fs::weakly_canonical(file.absolute));
+  std::error_code ec;  // the file was read: it exists; the canonical form is only for cycles
+  const fs::path canonical = fs::weakly_canonical(file.absolute, ec);
+  stack_.push_back(ec ? file.absolute : canonical);
   stack_display_.push_back(file.display);
   if (Status included = LoadIncludes(file, doc); !included.ok()) return included;
 
@@ -131,10 +146,17 @@ Status Resolver::LoadIncludes(const ManifestFile& file, const json& document) {
   for (std::size_t i = 0; i < includes.size(); ++i) {
     const std::string where = At(file.display, "/include/" + std::to_string(i));
     const ManifestFile included = Beside(file, includes[i].get<std::string>());
-    if (!fs::is_regular_file(included.absolute)) {
-      return Status::NotFound(where + ": included manifest " + included.display + " not found");
+    if (Status regular = CheckRegularFile(included.absolute.string(), "included manifest");
+        !regular.ok()) {
+      if (regular.code() == Status::Code::kNotFound) {
+        return Status::NotFound(where + ": included manifest " + included.display + " not found");
+      }
+      return Status::InvalidInput(where + ": " + included.display + ": " +
+                                  regular.message().substr(included.absolute.string().size() + 2));
     }
-    const fs::path canonical = fs::weakly_canonical(included.absolute);
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(included.absolute, ec);
+    if (ec) canonical = included.absolute;
     if (std::find(stack_.begin(), stack_.end(), canonical) != stack_.end()) {
       return Status::InvalidInput(where + ": include cycle: " + Join(stack_display_, " -> ") +
                                   " -> " + included.display);
@@ -186,8 +208,10 @@ Status Resolver::AddDiscovered(const ManifestFile& file, const std::string& poin
                                const json& fields) {
   const std::string where = At(file.display, pointer);
   const std::string pattern = fields["glob"].get<std::string>();
-  const fs::path base = file.absolute.parent_path();
-  const GlobMatches matches(GlobEscaped(base.string() + "/") + pattern);
+  // An absolute pattern is used as given; a relative one from the manifest's folder.
+  const bool absolute = !pattern.empty() && pattern.front() == '/';
+  const fs::path base = absolute ? fs::path("/") : file.absolute.parent_path();
+  const GlobMatches matches(absolute ? pattern : GlobEscaped(base.string() + "/") + pattern);
   if (matches.rc() != 0 && matches.rc() != GLOB_NOMATCH) {
     return Status::IoError(where + ": glob '" + pattern + "' failed (glob(3) error " +
                            std::to_string(matches.rc()) + ")");
@@ -196,7 +220,8 @@ Status Resolver::AddDiscovered(const ManifestFile& file, const std::string& poin
   std::map<std::string, fs::path> found;  // name -> its folder, sorted by name
   for (const std::string& match : matches.paths()) {
     const fs::path task(match);
-    if (!fs::is_regular_file(task)) continue;
+    std::error_code ec;
+    if (!fs::is_regular_file(task, ec)) continue;
     const std::string file_name = task.filename().string();
     const std::string name = file_name.substr(0, file_name.size() - kTaskSuffix.size());
     const bool excluded = std::any_of(excludes.begin(), excludes.end(), [&](const std::string& e) {
@@ -206,7 +231,7 @@ Status Resolver::AddDiscovered(const ManifestFile& file, const std::string& poin
     if (!IsOperatorName(name)) {
       return Status::InvalidInput(
           Printf("%s: glob '%s' found %s, whose operator name '%s' is not a name (letters, "
-                 "digits, _ and -)",
+                 "digits, _ and -, at most 128)",
                  where.c_str(), pattern.c_str(), match.c_str(), name.c_str()));
     }
     found.emplace(name, task.parent_path());
@@ -217,7 +242,9 @@ Status Resolver::AddDiscovered(const ManifestFile& file, const std::string& poin
   }
   for (const auto& [name, dir] : found) {
     const fs::path display_dir =
-        (fs::path(file.display).parent_path() / dir.lexically_relative(base)).lexically_normal();
+        absolute ? dir
+                 : (fs::path(file.display).parent_path() / dir.lexically_relative(base))
+                       .lexically_normal();
     if (Status added = Add(file, pointer, fields, name, dir, display_dir); !added.ok()) {
       return added;
     }
@@ -236,9 +263,13 @@ Status Resolver::Add(const ManifestFile& file, const std::string& pointer, const
   job.impl_file = (absolute_dir / (name + "_" + job.impl_name + ".py")).string();
   for (const auto& [path, role] :
        {std::pair{job.task_file, "task file"}, std::pair{job.impl_file, "implementation file"}}) {
-    if (!fs::is_regular_file(path)) {
+    if (Status regular = CheckRegularFile(path, role); !regular.ok()) {
       const std::string shown = (display_dir / fs::path(path).filename()).string();
-      return Status::NotFound(Printf("%s: %s %s not found", where.c_str(), role, shown.c_str()));
+      if (regular.code() == Status::Code::kNotFound) {
+        return Status::NotFound(Printf("%s: %s %s not found", where.c_str(), role, shown.c_str()));
+      }
+      return Status::InvalidInput(where + ": " + shown + ": " +
+                                  regular.message().substr(path.size() + 2));
     }
   }
   return Finish(file, pointer, fields, std::move(job));
@@ -305,6 +336,7 @@ Status Resolver::Finish(const ManifestFile& file, const std::string& pointer, co
   }
   job.tags = fields.value("tags", job.tags);
   if (fields.contains("task_sha256")) job.task_sha256 = fields["task_sha256"].get<std::string>();
+  if (Status sized = CheckSweepSize(where, fields, name); !sized.ok()) return sized;
   if (fields.contains("sweep")) job.cases = ExpandSweep(fields["sweep"]);
   job.source = file.display + ":" + pointer;
 
@@ -321,14 +353,45 @@ Status Resolver::Finish(const ManifestFile& file, const std::string& pointer, co
   return Status::Ok();
 }
 
+// The sweep's size against the operator's cap and what is left of the
+// job's, before it is expanded.
+Status Resolver::CheckSweepSize(const std::string& where, const json& fields,
+                                const std::string& name) {
+  if (!fields.contains("sweep")) return Status::Ok();
+  const std::uint64_t size = SweepSize(fields["sweep"]);
+  const std::uint64_t cap = limits_.operator_cases.value_or(
+      fields.value("max_cases", ManifestLimits::kDefaultOperatorCases));
+  const std::string shown = size == UINT64_MAX ? "more than 2^64" : std::to_string(size);
+  if (size > cap) {
+    return Status::InvalidInput(Printf(
+        "%s: operator '%s': its sweep makes %s cases, over the cap of %llu per operator; raise it "
+        "with \"max_cases\" in the entry or opverify-batch --max-cases, or sweep fewer values",
+        where.c_str(), name.c_str(), shown.c_str(), static_cast<unsigned long long>(cap)));
+  }
+  if (size > job_cases_cap_ - std::min(job_cases_, job_cases_cap_)) {
+    return Status::InvalidInput(Printf(
+        "%s: operator '%s': its sweep's %s cases bring the job to %llu, over the cap of %llu per "
+        "job; raise it with \"max_job_cases\" or opverify-batch --max-job-cases",
+        where.c_str(), name.c_str(), shown.c_str(),
+        static_cast<unsigned long long>(job_cases_ + size),
+        static_cast<unsigned long long>(job_cases_cap_)));
+  }
+  job_cases_ += size;
+  return Status::Ok();
+}
+
 }  // namespace
 
-Result<JobManifest> LoadManifest(const std::string& path) {
+Result<JobManifest> LoadManifest(const std::string& path, const ManifestLimits& limits) {
   const ManifestFile top{path, fs::absolute(path).lexically_normal()};
-  if (!fs::is_regular_file(top.absolute)) return Status::NotFound(path + ": no such manifest");
+  if (Status regular = CheckRegularFile(top.absolute.string(), "manifest"); !regular.ok()) {
+    if (regular.code() == Status::Code::kNotFound)
+      return Status::NotFound(path + ": no such manifest");
+    return Status::InvalidInput(path + regular.message().substr(top.absolute.string().size()));
+  }
   JobManifest manifest;
   manifest.path = top.absolute.string();
-  Resolver resolver;
+  Resolver resolver(limits);
   if (Status loaded = resolver.Load(top, &manifest); !loaded.ok()) return loaded;
   manifest.operators = resolver.TakeOperators();
   if (manifest.operators.empty()) {
@@ -346,11 +409,12 @@ std::optional<AnchorProblem> CheckTaskAnchors(const JobManifest& job, bool requi
       }
       continue;
     }
-    std::ifstream in(op.task_file, std::ios::binary);
-    if (!in) return AnchorProblem{4, op.name + ": cannot read the anchored task file " + op.task_file};
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    const std::string text = bytes.str();
+    const Result<std::string> read = ReadUserFile(op.task_file, "task file", kMaxTaskBytes);
+    if (!read.ok()) {
+      return AnchorProblem{
+          4, op.name + ": cannot read the anchored task file: " + read.status().message()};
+    }
+    const std::string& text = read.value();
     const std::string actual = Sha256Hex(text.data(), text.size());
     if (actual != *op.task_sha256) {
       return AnchorProblem{4, op.name + ": the task file " + op.task_file + " was changed: its SHA-256 is " + actual +

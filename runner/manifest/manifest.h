@@ -8,6 +8,7 @@
 // The format, field by field: docs/MANIFEST.md.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,11 +49,24 @@ struct JobManifest {
   std::vector<OperatorJob> operators;  // includes resolved, in order, duplicates refused
 };
 
+// How large a job may grow. A sweep's size is its values' product: six
+// parameters of twenty values are 64 million cases, tens of GB of JSON, so
+// sizes are checked before anything is expanded.
+struct ManifestLimits {
+  static constexpr std::uint64_t kDefaultOperatorCases = 100000;
+  static constexpr std::uint64_t kDefaultJobCases = 1000000;
+  // Given (opverify-batch --max-cases, --max-job-cases): they win over the
+  // manifest's "max_cases" and "max_job_cases"; unset, those or the defaults.
+  std::optional<std::uint64_t> operator_cases;
+  std::optional<std::uint64_t> job_cases;
+};
+
 // Errors: InvalidInput naming the file and the JSON path (or line:column),
 // NotFound for a missing manifest, include or operator file (naming the
-// entry and the path). Messages name files as `path` names them: relative
-// paths stay relative to the working directory.
-Result<JobManifest> LoadManifest(const std::string& path);
+// entry and the path), InvalidInput for a sweep over its cap (naming the
+// cap, the field and the flag that raise it). Messages name files as `path`
+// names them: relative paths stay relative to the working directory.
+Result<JobManifest> LoadManifest(const std::string& path, const ManifestLimits& limits = {});
 
 // The anchors (task_sha256): every task file that has one must still hash
 // to it. A changed task file means a changed reference, and nothing it

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <utility>
 
@@ -13,6 +11,7 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
+#include "runner/common/user_file.h"
 #include "runner/manifest/jobs_schema.h"
 
 namespace opverify::manifest_internal {
@@ -22,6 +21,9 @@ using nlohmann::json;
 
 constexpr std::size_t kMaxSchemaErrors = 8;  // more would bury the first
 constexpr std::size_t kMaxValueChars = 60;   // of an offending value quoted in a message
+constexpr std::size_t kMaxManifestBytes = 16u << 20;  // a manifest larger than this is refused
+constexpr std::size_t kMaxStringChars = 4096;         // of any one string in a manifest
+constexpr int kMaxDepth = 32;                         // of arrays and objects in a manifest
 
 // RFC 6901: "~" and "/" inside a key.
 std::string EscapePointerToken(const std::string& token) {
@@ -134,6 +136,55 @@ std::string Allowed(const json& schema, const std::string& pointer, const std::s
   return "";
 }
 
+// "<line>:<column>: " of the number nlohmann quotes in `what` ("number
+// overflow parsing '1e400'"), or "" when it cannot be found.
+std::string OverflowPosition(const std::string& text, const std::string& what) {
+  const std::size_t open = what.find('\'');
+  const std::size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
+  if (close == std::string::npos || close == open + 1) return " ";
+  const std::size_t at = text.find(what.substr(open + 1, close - open - 1));
+  if (at == std::string::npos) return " ";
+  const auto [line, column] = LineColumn(text, at + 1);
+  return std::to_string(line) + ":" + std::to_string(column) + ": ";
+}
+
+// Refuses any string (key or value) longer than kMaxStringChars before the
+// schema's patterns see it (std::regex recurses once per character: a string
+// of a few hundred thousand overflows the stack), and nesting deeper than
+// kMaxDepth (no manifest needs more than a few levels).
+Status CheckBounds(const ManifestFile& file, const json& value, const std::string& pointer,
+                   int depth) {
+  if (depth > kMaxDepth) {
+    return Status::InvalidInput(At(file.display, pointer.substr(0, 200)) + ": nested deeper than " +
+                                std::to_string(kMaxDepth) + " levels");
+  }
+  const auto too_long = [&](const std::string& where, std::size_t size) {
+    return Status::InvalidInput(At(file.display, where) + ": a string of " + std::to_string(size) +
+                                " characters (at most " + std::to_string(kMaxStringChars) +
+                                " are allowed in a manifest)");
+  };
+  if (value.is_string()) {
+    const std::size_t size = value.get_ref<const std::string&>().size();
+    return size > kMaxStringChars ? too_long(pointer, size) : Status::Ok();
+  }
+  if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      const std::string inner =
+          pointer + "/" + EscapePointerToken(it.key().substr(0, kMaxStringChars));
+      if (it.key().size() > kMaxStringChars) return too_long(inner, it.key().size());
+      if (Status s = CheckBounds(file, it.value(), inner, depth + 1); !s.ok()) return s;
+    }
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (Status s = CheckBounds(file, value[i], pointer + "/" + std::to_string(i), depth + 1);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 // "<file>: <JSON pointer>", the prefix of every message about a value.
@@ -148,16 +199,31 @@ std::string Join(const std::vector<std::string>& parts, const std::string& separ
 }
 
 Result<json> ReadJson(const ManifestFile& file) {
-  std::ifstream in(file.absolute, std::ios::binary);
-  if (!in) return Status::IoError(file.display + ": cannot be read");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Result<std::string> read = ReadUserFile(file.absolute.string(), "manifest", kMaxManifestBytes);
+  if (!read.ok()) {
+    // Messages name the file as the user did.
+    std::string message = read.status().message();
+    const std::string absolute = file.absolute.string();
+    if (message.rfind(absolute, 0) == 0) message = file.display + message.substr(absolute.size());
+    return read.status().code() == Status::Code::kNotFound ? Status::NotFound(message)
+                                                           : Status::InvalidInput(message);
+  }
+  const std::string& text = read.value();
+  json document;
   try {
-    return json::parse(text);
+    document = json::parse(text);
   } catch (const json::parse_error& e) {
     const auto [line, column] = LineColumn(text, e.byte);
     return Status::InvalidInput(file.display + ":" + std::to_string(line) + ":" +
                                 std::to_string(column) + ": " + ParseErrorReason(e.what()));
+  } catch (const json::exception& e) {
+    // out_of_range 406: a number beyond double's range (1e400). nlohmann
+    // gives no position; the token it quotes is found in the text.
+    return Status::InvalidInput(file.display + ":" + OverflowPosition(text, e.what()) +
+                                ParseErrorReason(e.what()) + " (beyond a double's range)");
   }
+  if (Status bounded = CheckBounds(file, document, "", 0); !bounded.ok()) return bounded;
+  return document;
 }
 
 // valijson reports each failure and then every enclosing schema that failed

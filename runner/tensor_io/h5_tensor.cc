@@ -1,9 +1,14 @@
 #include "runner/tensor_io/h5_tensor.h"
 
+#include <unistd.h>
+
 #include <array>
+#include <limits>
 #include <memory>
+#include <new>
 #include <vector>
 
+#include "runner/common/user_file.h"
 #include "runner/h5/h5.h"
 
 namespace opverify {
@@ -137,11 +142,18 @@ Result<std::optional<DType>> LogicalDType(const std::optional<std::string>& attr
   return named;
 }
 
+std::string DimsText(const std::vector<hsize_t>& dims) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + ")";
+}
+
 }  // namespace
 
 Result<LoadedTensor> ReadH5Dataset(const std::string& file, const std::string& dataset,
                                    std::optional<DType> logical_dtype) {
   const std::string source = file + ":" + dataset;
+  if (Status regular = CheckRegularFile(file, "HDF5 file"); !regular.ok()) return regular;
   Result<h5::Handle> h5_file = h5::OpenFile(file, h5::FileMode::kReadOnly);
   if (!h5_file.ok()) return h5_file.status();
   Result<h5::Handle> h5_dataset = h5::OpenDataset(h5_file->id(), dataset);
@@ -158,9 +170,28 @@ Result<LoadedTensor> ReadH5Dataset(const std::string& file, const std::string& d
   Result<std::optional<DType>> logical = LogicalDType(attribute.value(), logical_dtype, source);
   if (!logical.ok()) return logical.status();
 
+  // A crafted file can claim any extent: the product is checked for
+  // overflow and against this machine's memory before anything is allocated.
+  const std::size_t memory = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+                             static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   std::size_t bytes = DTypeSize(stored.value());
-  for (hsize_t extent : dims.value()) bytes *= extent;
-  auto buffer = std::make_shared<std::vector<std::byte>>(bytes);
+  for (hsize_t extent : dims.value()) {
+    if (extent != 0 && bytes > std::numeric_limits<std::size_t>::max() / extent) {
+      return Status::InvalidInput(source + ": its shape " + DimsText(dims.value()) + " overflows");
+    }
+    bytes *= extent;
+  }
+  if (bytes > memory) {
+    return Status::InvalidInput(source + ": its shape " + DimsText(dims.value()) + " needs " +
+                                std::to_string(bytes) + " bytes, more than this machine's " +
+                                std::to_string(memory));
+  }
+  std::shared_ptr<std::vector<std::byte>> buffer;
+  try {
+    buffer = std::make_shared<std::vector<std::byte>>(bytes);
+  } catch (const std::bad_alloc&) {
+    return Status::IoError(source + ": cannot allocate " + std::to_string(bytes) + " bytes");
+  }
   if (bytes > 0) {
     Result<h5::Handle> memory_type = MemoryType(stored.value());
     if (!memory_type.ok()) return memory_type.status();

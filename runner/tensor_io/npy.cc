@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "runner/common/user_file.h"
+
 namespace opverify {
 namespace {
 
@@ -76,7 +78,10 @@ struct FileCloser {
 };
 
 Result<MappedFile> MapFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Checked before open(2), which waits forever on a FIFO; O_NONBLOCK for
+  // one put in its place since.
+  if (Status regular = CheckRegularFile(path, ".npy file"); !regular.ok()) return regular;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return Status::NotFound(path + ": no such file");
     return Status::IoError(path + ": cannot open: " + std::strerror(errno));

@@ -8,6 +8,9 @@
 #include <memory>
 
 #include "runner/common/sha256.h"
+#include "runner/common/strings.h"
+#include "runner/common/user_file.h"
+#include "runner/judge/element_reader.h"
 
 #include "runner/executor/executor_client.h"
 #include "runner/verify/degenerate_reference.h"
@@ -154,14 +157,27 @@ int OperatorOutcome::passed_cases() const {
 
 Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string& op_name,
                                        const std::string& impl_name) {
-  const std::filesystem::path folder = std::filesystem::absolute(dir);
+  // Names become file names (and the store's): a path separator, a NUL or
+  // more than a file name holds is refused before any file is looked at.
+  for (const auto& [what, name] :
+       {std::pair{"operator name", op_name}, std::pair{"implementation name", impl_name}}) {
+    if (name.empty() || name.size() > 128 ||
+        name.find_first_of(std::string("/\0", 2)) != std::string::npos) {
+      return Status::InvalidInput(
+          Printf("%s '%.40s%s' (%zu characters): 1 to 128 characters, without '/' or NUL", what,
+                 name.c_str(), name.size() > 40 ? "..." : "", name.size()));
+    }
+  }
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::absolute(dir, ec);
+  if (ec) return Status::IoError(dir + ": " + ec.message());
   OperatorSpec spec;
   spec.name = op_name;
   spec.task_file = (folder / (op_name + "_torch.py")).string();
   spec.impl_file = (folder / (op_name + "_" + impl_name + ".py")).string();
   spec.impl_name = impl_name;
   for (const auto& file : {spec.task_file, spec.impl_file}) {
-    if (!std::filesystem::is_regular_file(file)) return Status::NotFound(file + ": no such file");
+    if (Status regular = CheckRegularFile(file, "file"); !regular.ok()) return regular;
   }
   return spec;
 }

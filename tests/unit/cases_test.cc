@@ -25,6 +25,15 @@ TEST(Sweep, ProductSizeIsTheProductOfTheListLengths) {
             std::vector<json>{json::parse(R"({"n": 7})")});
 }
 
+TEST(Sweep, SizeIsCountedWithoutExpandingAndSaturates) {
+  EXPECT_EQ(SweepSize(json::parse(
+                R"({"a": [1, 2, 3], "b": ["x", "y"], "c": [true, false, null, 0.25]})")),
+            24u);
+  json huge = json::object();
+  for (int i = 0; i < 70; ++i) huge["k" + std::to_string(i)] = json::array({0, 1});
+  EXPECT_EQ(SweepSize(huge), UINT64_MAX);  // 2^70: saturated, not wrapped to 0
+}
+
 TEST(Sweep, KeysInSortedOrderTheLastVaryingFastest) {
   // Written "rows" first: the order of the cases follows the sorted keys.
   const std::vector<json> cases =

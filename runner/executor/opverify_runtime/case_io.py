@@ -193,3 +193,16 @@ def flatten_outputs(output, torch):
         else:
             raise CaseError("RuntimeError", f"output of type {type(item).__name__} is not a tensor")
     return tensors
+
+
+def refuse_oversized(actual, golden_sizes):
+    """ShapeMismatch before an output is copied or made contiguous, where
+    ModelNew returned another number of outputs or one with more elements
+    than its golden: a zero-stride view (torch.empty(1).expand(2**29)) costs
+    nothing to return and gigabytes to materialise."""
+    if len(actual) != len(golden_sizes):
+        raise CaseError("ShapeMismatch", f"Model returned {len(golden_sizes)} outputs, ModelNew {len(actual)}")
+    for i, (tensor, size) in enumerate(zip(actual, golden_sizes)):
+        if tensor.numel() > size:
+            raise CaseError("ShapeMismatch", f"output {i}: ModelNew returned shape {list(tensor.shape)} "
+                            f"({tensor.numel()} elements), the golden has {size} elements")

@@ -28,6 +28,7 @@ inputs are built.
 import contextlib
 import json
 import os
+import re
 import sys
 import time
 import types
@@ -36,8 +37,12 @@ from . import backend as backend_module
 from . import bench, edge_cases, environment, guard, override, probe, runtime_evidence
 from .bench_requests import BenchRequests
 from .case_io import (CaseError, clone_to, describe, describe_inputs, flatten_outputs, import_file, input_changes,
-                      input_digest, input_dtypes, input_tensors, materialized, same_bits, seed_everything)
+                      input_digest, input_dtypes, input_tensors, materialized, refuse_oversized, same_bits,
+                      seed_everything)
 from .compile_clock import CompileClock
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Session(BenchRequests):
@@ -79,7 +84,10 @@ class Session(BenchRequests):
                      "error_msg": "executor: " + describe(error), "device_poisoned": False}
         sys.stdout.flush()
         sys.stderr.flush()
-        return json.dumps(reply), [materialized(t) for t in tensors]
+        # Text from operator code may hold lone surrogates (raise RuntimeError('\ud800')),
+        # which no UTF-8 reader accepts: each becomes U+FFFD, the rest stays as it is.
+        text = _LONE_SURROGATE.sub("\ufffd", json.dumps(reply, ensure_ascii=False))
+        return text, [materialized(t) for t in tensors]
 
     # -- requests ---------------------------------------------------------
     def _torch_identities(self):
@@ -259,7 +267,12 @@ class Session(BenchRequests):
                 if widened is not None:
                     widened = widened.to(device)
             by_reference = {entry.split(" ", 2)[1] for entry in input_changes(inputs, golden_args, torch)}
-            native = flatten_outputs(golden, torch)
+            try:
+                native = flatten_outputs(golden, torch)
+            except CaseError as error:
+                # The task's fault, not the implementation's: said so, in a type of its own.
+                raise CaseError("ReferenceError", f"the reference Model.forward returned {type(golden).__name__}"
+                                f" ({error}): the task file must return a tensor or a tuple of tensors") from None
             judged = native
             if widened is not None:
                 judged = self._fp64_golden(widened, inputs, native, reply["golden_device"])
@@ -271,8 +284,9 @@ class Session(BenchRequests):
             vault.hide([t for t in native + judged + [t for _, t in input_tensors(golden_args, torch)]
                         if t.device.type != "cpu"])
             count = len(on_host)
+            sizes = [t.numel() for t in on_host]
             del golden, golden_args, native, judged, on_host
-        return by_reference, count
+        return by_reference, count, sizes
 
     def _ghost_replay(self, model_new, inputs, device, actual):
         """The forward again, every own kernel a no-op, on poisoned memory:
@@ -393,7 +407,7 @@ class Session(BenchRequests):
         started = time.perf_counter()
         vault = guard.Vault()
         try:
-            by_reference, golden_count = self._reference(model, inputs, device, reply, vault)
+            by_reference, golden_count, golden_sizes = self._reference(model, inputs, device, reply, vault)
         except CaseError as error:
             if edge is None:
                 raise
@@ -430,12 +444,17 @@ class Session(BenchRequests):
                             self.override)))
                     actual = model_new(*impl_args)
                     self.backend.synchronize()
-                actual = [t.cpu() for t in flatten_outputs(actual, torch)]
+                actual = flatten_outputs(actual, torch)
             except BaseException as error:  # noqa: BLE001
                 raise self.classify(error, "ModelNew.forward") from error
             finally:
                 if baseline is not None:
                     model_new.trace_inside = None
+            refuse_oversized(actual, golden_sizes)
+            try:
+                actual = [t.cpu() for t in actual]
+            except BaseException as error:  # noqa: BLE001
+                raise self.classify(error, "ModelNew.forward's outputs to the host") from error
             phase("impl_ms", started)
             if self.watch_reach and first_run:
                 model_new.watch_folders = None

@@ -1,7 +1,9 @@
 """The lint's result: the analysis run over a source or a file and turned into upstream's
 JSON fields and ours (checks, regression types, suggestion), and the exit code."""
 import ast
+import errno
 import os
+import stat
 
 from .analysis import _Analysis
 from .kernel_taint import _KernelTaint
@@ -224,12 +226,37 @@ def _finish(a, result, kernels, launched, non_compute, override=False):
     return result
 
 
+MAX_SOURCE_BYTES = 16 << 20  # a larger implementation file is refused, not parsed
+
+
+def _read_regular_file(path):
+    """The file's bytes; OSError for anything but a regular file of at most
+    MAX_SOURCE_BYTES. Opened without blocking and checked on the descriptor:
+    a FIFO would wait for a writer forever, /dev/zero never ends."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, device or folder)")
+        if info.st_size > MAX_SOURCE_BYTES:
+            raise OSError(errno.EFBIG, f"{info.st_size} bytes, over the {MAX_SOURCE_BYTES} the lint reads")
+        chunks, total = [], 0
+        while total <= MAX_SOURCE_BYTES:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            total += len(chunk)
+        raise OSError(errno.EFBIG, f"more than the {MAX_SOURCE_BYTES} bytes the lint reads")
+    finally:
+        os.close(fd)
+
+
 def lint_file(path, non_compute=False, library=(), python_path=()):
     """lint_source on the file at `path`; an unreadable file gives a result with "error"."""
     path = os.fspath(path)
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = _read_regular_file(path)
         source = data.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
         result = _empty_result(path, non_compute)

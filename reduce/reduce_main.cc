@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "reduce/baseline_diff.h"
+#include "reduce/performance_flags.h"
 #include "reduce/report_file.h"
 #include "reduce/run_report.h"
 #include "runner/cli/usage.h"
@@ -66,8 +67,11 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
 int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("opverify-reduce"));
   CLI::App app{"opverify-reduce: rebuild a run's reports from its HDF5 shards; compare with a baseline run"};
-  opverify::DescribeProgram(app, "  0  reports written (no regression against --baseline)\n"
-                                 "  1  a regression against --baseline\n  2  bad usage, or unreadable shards");
+  opverify::DescribeProgram(
+      app,
+      "  0  reports written (no regression against --baseline, every --references bound met)\n"
+      "  1  a regression against --baseline, or a PerformanceError against --references\n"
+      "  2  bad usage, or unreadable shards or references");
   std::string run_dir, baseline;
   double threshold_pct = 5;
   app.add_option("RUN_DIR", run_dir, "The run folder (with shards/)")->required();
@@ -80,6 +84,8 @@ int main(int argc, char** argv) {
   app.add_option("--baseline", baseline, "An earlier run folder to compare with");
   app.add_option("--perf-threshold", threshold_pct, "Percent change of latency that counts (and the spread must be exceeded too)")
       ->check(CLI::NonNegativeNumber);
+  opverify::PerformanceFlags perf;
+  opverify::AddPerformanceFlags(app, &perf);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -111,14 +117,18 @@ int main(int argc, char** argv) {
   json run_info = parts.empty() ? PreviousRunInfo(run_dir) : MergedRunInfo(parts);
   run_info["reduced_by"] = "opverify-reduce";
   run_info["reduced_with"] = {{"version", opverify::Version()}, {"commit", opverify::GitCommit()}};
-  opverify::Result<opverify::RunTotals> totals = opverify::WriteRunReports(run_dir, run_info);
+  opverify::RunModel model;
+  opverify::Result<opverify::RunTotals> totals =
+      opverify::WriteRunReports(run_dir, run_info, &model);
   if (!totals.ok()) {
     std::fprintf(stderr, "opverify-reduce: %s\n", totals.status().ToString().c_str());
     return 2;
   }
   std::printf("%d operators, %d cases: %d passed, %d failed -> %s\n", totals->operators, totals->cases,
               totals->passed, totals->failed, (fs::path(run_dir) / "summary.json").c_str());
-  if (baseline.empty()) return 0;
+  const int performance = opverify::CheckPerformance(perf, model);
+  if (performance == 2) return 2;
+  if (baseline.empty()) return performance;
 
   opverify::Result<opverify::BaselineDiff> diff = opverify::DiffRuns(run_dir, baseline, threshold_pct / 100);
   if (!diff.ok()) {
@@ -148,5 +158,5 @@ int main(int argc, char** argv) {
   list("missing", diff->missing);
   std::printf("%s -> %s\n", diff->regressed() ? "REGRESSED" : "no regression",
               report_path.c_str());
-  return diff->regressed() ? 1 : 0;
+  return diff->regressed() ? 1 : performance;
 }

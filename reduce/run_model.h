@@ -114,6 +114,15 @@ struct TimeSplit {
   double idle_fraction = 0;
 };
 
+// A case the run did not run: left out by the selection (opverify-batch
+// --filter, --exclude, --tag, --dtype, --rerun-failed) or not reached (the
+// run was stopped, or a rank lost it). junit.xml's <skipped>.
+struct SkippedCase {
+  std::string op;
+  std::string case_id;  // "<op>" alone for an operator whose case ids were never known
+  std::string reason;
+};
+
 struct RunModel {
   std::string run_dir;  // absolute
   // What the batch recorded of itself (manifest, manifest_name, ranks,
@@ -127,6 +136,10 @@ struct RunModel {
   PerformanceModel performance;
   std::optional<TimeSplit> time_split;  // when run_info has timing.run_wall_s
   std::vector<std::string> problems;    // journaled cases the store could not read
+  std::vector<SkippedCase> skipped;     // by AddSkippedCases (reduce/skipped_cases.h)
+  // The operator records of operators none of whose cases ran (each left out
+  // by the selection once its task was loaded): not in `operators`.
+  std::map<std::string, nlohmann::json> facts_without_cases;
 };
 
 // "opverify 0.1.0 (abc1234)": the build that ran the run, from run_info's

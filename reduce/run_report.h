@@ -19,6 +19,8 @@ namespace opverify {
 // copied into summary.json. Journaled cases the store could not read are
 // left out and listed in the summary's `problems`. Every reporter runs even
 // when another could not write; the error then names each file that failed.
-Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::json& run_info);
+// `model`: where given, the run model the reports were written from.
+Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::json& run_info,
+                                  RunModel* model = nullptr);
 
 }  // namespace opverify

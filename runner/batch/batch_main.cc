@@ -12,15 +12,16 @@
 
 #include "runner/batch/batch_flags.h"
 #include "runner/batch/batch_reports.h"
-#include "runner/scheduler/comm.h"
 #include "runner/batch/launch.h"
 #include "runner/batch/rank_role.h"
 #include "runner/batch/run_folder.h"
+#include "runner/batch/selection.h"
 #include "runner/batch/stored_run.h"
-#include "runner/scheduler/work_plan.h"
 #include "runner/batch/worker.h"
 #include "runner/common/strings.h"
 #include "runner/manifest/manifest.h"
+#include "runner/scheduler/comm.h"
+#include "runner/scheduler/work_plan.h"
 #include "runner/store/shard_writer.h"
 
 namespace fs = std::filesystem;
@@ -54,10 +55,11 @@ Result<std::unique_ptr<Comm>> StartWorld(const LaunchInfo& launch, int* argc, ch
   return made;
 }
 
-// The manifest's operators this run covers (--shard, --filter), their task
-// files checked. Every rank checks the same files, so all refuse together;
-// rank 0 says why. nullopt: the program ends with *exit_code.
-std::optional<JobManifest> LoadJob(const BatchOptions& options, int rank, int* exit_code) {
+// The manifest's operators this run covers (--shard, then the selection:
+// what it leaves out goes to *left_out), their task files checked. Every rank checks the same
+// files, so all refuse together; rank 0 says why. nullopt: the program ends with *exit_code.
+std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_code,
+                                   nlohmann::json* left_out) {
   Result<JobManifest> loaded = LoadManifest(options.jobs_path);
   if (!loaded.ok()) {
     if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", loaded.status().ToString().c_str());
@@ -65,15 +67,21 @@ std::optional<JobManifest> LoadJob(const BatchOptions& options, int rank, int* e
     return std::nullopt;
   }
   JobManifest job = std::move(loaded).value();
-  if (!options.filter.empty() || options.shard) {
+  if (options.shard) {
     std::vector<std::string> names;
     for (const OperatorJob& op : job.operators) names.push_back(op.name);
     std::vector<OperatorJob> kept;
-    for (int i : SelectOperators(names, options.filter, options.shard)) {
+    for (int i : SelectOperators(names, "", options.shard)) {
       kept.push_back(std::move(job.operators[static_cast<std::size_t>(i)]));
     }
     job.operators = std::move(kept);
   }
+  if (Status rerun = ResolveRerunFailed(&options); !rerun.ok()) {
+    if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", rerun.ToString().c_str());
+    *exit_code = 2;
+    return std::nullopt;
+  }
+  SelectJobOperators(&job, options.selection, left_out);
   if (const std::optional<AnchorProblem> anchor = CheckTaskAnchors(job, options.require_anchors)) {
     if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", anchor->message.c_str());
     *exit_code = anchor->exit_code;
@@ -154,8 +162,15 @@ int Run(int argc, char** argv) {
   const int rank = world ? world->rank() : 0;
   const int size = world ? world->size() : 1;
 
-  std::optional<JobManifest> job = LoadJob(options, rank, &exit_code);
+  nlohmann::json left_out = nlohmann::json::array();
+  std::optional<JobManifest> job = LoadJob(options, rank, &exit_code, &left_out);
   if (!job) return exit_code;
+  if (options.list) return rank == 0 ? ListSelectedCases(*job, options) : 0;
+  if (options.selection.only_ids && options.selection.only_ids->empty()) {
+    if (rank == 0)
+      std::printf("--rerun-failed %s: no case failed there\n", options.rerun_failed.c_str());
+    return 0;
+  }
   if (!NegotiateRunDir(world.get(), job->name, &options)) return 2;
   const std::vector<WorkItem> items = rank == 0 ? PlanJob(*job, options) : std::vector<WorkItem>{};
   if (options.dry_run) {
@@ -164,6 +179,12 @@ int Run(int argc, char** argv) {
   }
 
   const std::string cache = PrepareRankFolder(options.run_dir, rank, options.verbose);
+  if (rank == 0) {
+    if (Status written = WriteSelectionFile(options.run_dir, *job, options.selection, left_out);
+        !written.ok()) {
+      spdlog::error("{}", written.ToString());
+    }
+  }
   spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}", options.jobs_path, rank,
                size, launch.launcher, options.run_dir);
   WorkerSetup setup = MakeWorkerSetup(*job, options, rank, cache);

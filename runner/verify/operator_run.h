@@ -34,6 +34,10 @@ struct OperatorSpec {
   // Cases to leave out (resumed, or another rank's share); they are not
   // reported. `edge_label` is a generated edge case's label, else empty.
   std::function<bool(int index, const std::string& edge_label)> skip_case;
+  // Cases to leave out by their inputs (opverify-batch --dtype): asked once
+  // the task is loaded, with each case's input_desc as the executor describes it.
+  std::function<bool(int index, const std::string& edge_label, const nlohmann::json& input_desc)>
+      skip_by_inputs;
 };
 
 struct RunOptions {

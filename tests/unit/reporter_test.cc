@@ -159,7 +159,7 @@ TEST_F(ReporterTest, JUnitHasASuitePerOperatorAndTheFailureWithItsAbClass) {
   ASSERT_TRUE(Report(JUnitReporter()).ok());
   const std::string xml = Read("junit.xml");
   EXPECT_THAT(xml, HasSubstr("<testsuites name=\"sample\" tests=\"3\" failures=\"1\" errors=\"0\" "
-                             "time=\"0.750000\">"));
+                             "skipped=\"0\" time=\"0.750000\">"));
   EXPECT_THAT(xml,
               HasSubstr("<testsuite name=\"&lt;b&gt;bad&lt;/b&gt;\" tests=\"2\" failures=\"1\""));
   EXPECT_THAT(

@@ -170,7 +170,13 @@ TEST_F(ReporterTest, JUnitHasASuitePerOperatorAndTheFailureWithItsAbClass) {
       HasSubstr("message=\"AccuracyError: max diff &lt;0.5&gt; | too large [A/B: real_defect]\""));
   EXPECT_THAT(xml,
               HasSubstr("A/B: real_defect\n  attempt {&quot;label&quot;:&quot;fresh_cache&quot;}"));
-  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"relu\" name=\"relu/0\" time=\"0.250000\"/>"));
+  // A benchmarked case carries its shape's numbers; its operator the means and the speedup.
+  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"relu\" name=\"relu/0\" time=\"0.250000\">\n"
+                             "      <properties>\n        <property name=\"speedup\" value=\"2\"/>"));
+  EXPECT_THAT(xml, HasSubstr("<property name=\"latency_ms\" value=\"1\"/>\n"
+                             "      <property name=\"framework_latency_ms\" value=\"2\"/>"));
+  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"&lt;b&gt;bad&lt;/b&gt;\" name=\"&lt;b&gt;bad&lt;/b&gt;/0\" "
+                             "time=\"0.250000\"/>"));
 }
 
 TEST_F(ReporterTest, MarkdownListsOperatorsAndEachFailingOperatorsReproOnce) {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
 #include "reduce/report_file.h"
@@ -19,20 +20,125 @@ std::string FirstLine(const std::string& text, std::size_t limit = 300) {
   return CodePointCount(line) > limit ? Utf8Prefix(line, limit) + "..." : line;
 }
 
+// The case could not be judged (JUnit's <error>: the test itself broke), as
+// opposed to judged and found wrong (<failure>).
+bool IsError(const std::string& error_type) {
+  for (const char* type : {"Crash", "Timeout", "ImportError", "DeviceError", "EnvironmentError"}) {
+    if (error_type == type) return true;
+  }
+  return false;
+}
+
+std::string Number(double value) {
+  std::ostringstream out;
+  out << std::setprecision(6) << value;
+  return out.str();
+}
+
+void Property(std::ostringstream& xml, const std::string& name, const std::string& value) {
+  xml << "        <property name=\"" << MarkupEscape(name) << "\" value=\"" << MarkupEscape(value)
+      << "\"/>\n";
+}
+
+// The case's benchmarked shape as testcase properties: latency (ms) of each
+// side and the speedup, where the performance phase measured them.
+void ShapeProperties(std::ostringstream& xml, const ShapeResult* shape) {
+  if (shape == nullptr) return;
+  xml << "      <properties>\n";
+  if (shape->implementation.latency_ms)
+    Property(xml, "latency_ms", Number(*shape->implementation.latency_ms));
+  if (shape->framework.latency_ms)
+    Property(xml, "framework_latency_ms", Number(*shape->framework.latency_ms));
+  if (shape->speedup) Property(xml, "speedup", Number(*shape->speedup));
+  if (!shape->passed && !shape->error_type.empty()) Property(xml, "bench_error", shape->error_type);
+  xml << "      </properties>\n";
+}
+
+struct SuiteCounts {
+  int failures = 0, errors = 0, skipped = 0;
+};
+
+SuiteCounts Count(const OperatorModel* op, const std::vector<const SkippedCase*>& skipped) {
+  SuiteCounts counts;
+  counts.skipped = static_cast<int>(skipped.size());
+  if (op == nullptr) return counts;
+  for (const CaseRecord& c : op->cases) {
+    if (c.passed) continue;
+    (IsError(c.error_type) ? counts.errors : counts.failures) += 1;
+  }
+  return counts;
+}
+
+void WriteCase(std::ostringstream& xml, const std::string& name, const CaseRecord& c,
+               const ShapeResult* shape) {
+  xml << "    <testcase classname=\"" << MarkupEscape(name) << "\" name=\""
+      << MarkupEscape(c.case_id) << "\" time=\"" << Seconds(c) << "\"";
+  if (c.passed && shape == nullptr) {
+    xml << "/>\n";
+    return;
+  }
+  xml << ">\n";
+  ShapeProperties(xml, shape);
+  if (c.passed) {
+    xml << "    </testcase>\n";
+    return;
+  }
+  const std::string ab =
+      c.ab.is_object() && c.ab.contains("classification") && c.ab["classification"].is_string()
+          ? c.ab["classification"].get<std::string>()
+          : "";
+  const char* element = IsError(c.error_type) ? "error" : "failure";
+  xml << "      <" << element << " type=\"" << MarkupEscape(c.error_type) << "\" message=\""
+      << MarkupEscape(c.error_type + ": " + FirstLine(c.error_msg) +
+                      (ab.empty() ? "" : " [A/B: " + ab + "]"))
+      << "\">" << MarkupEscape(c.error_msg) << "</" << element << ">\n";
+  std::ostringstream out;
+  out << "input: " << c.input_desc.dump() << "\nrank " << c.rank << ", device " << c.device
+      << "\nstored at " << c.stored_at << "\n";
+  if (c.ab.is_object()) {
+    out << "A/B: " << (ab.empty() ? "not classified" : ab) << "\n";
+    for (const auto& attempt : c.ab.value("attempts", nlohmann::json::array())) {
+      out << "  attempt " << attempt.dump() << "\n";
+    }
+    const nlohmann::json trust = c.ab.value("reference_trust", nlohmann::json());
+    if (trust.is_object()) {
+      out << "reference trust: " << trust.value("reason", "")
+          << "\n  float64 golden: " << TrustJudgementLine(trust.value("fp64", nlohmann::json()))
+          << "\n  torch's device run: "
+          << TrustJudgementLine(trust.value("device_reference", nlohmann::json())) << "\n";
+    }
+  }
+  xml << "      <system-out>" << MarkupEscape(out.str()) << "</system-out>\n";
+  xml << "    </testcase>\n";
+}
+
 }  // namespace
 
 Status JUnitReporter::ReportRun(const RunModel& run) {
+  std::map<std::string, const OperatorModel*> ops;
+  std::map<std::string, std::vector<const SkippedCase*>> skipped;
+  for (const OperatorModel& op : run.operators) ops[op.name] = &op;
+  for (const SkippedCase& s : run.skipped) {
+    skipped[s.op].push_back(&s);
+    ops.emplace(s.op, nullptr);  // an operator none of whose cases ran
+  }
   double total_s = 0;
-  for (const OperatorModel& op : run.operators) {
-    for (const CaseRecord& c : op.cases) total_s += Seconds(c);
+  SuiteCounts all;
+  for (const auto& [name, op] : ops) {
+    const SuiteCounts counts = Count(op, skipped[name]);
+    all.failures += counts.failures;
+    all.errors += counts.errors;
+    if (op == nullptr) continue;
+    for (const CaseRecord& c : op->cases) total_s += Seconds(c);
   }
   std::ostringstream xml;
   xml << std::fixed << std::setprecision(6);  // xs:decimal has no exponent
   xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   xml << "<testsuites name=\""
       << MarkupEscape(run.run_info.value("manifest_name", std::string("opverify"))) << "\" tests=\""
-      << run.totals.cases + run.totals.lost << "\" failures=\"" << run.totals.failed
-      << "\" errors=\"" << run.totals.lost << "\" time=\"" << total_s << "\">\n";
+      << run.totals.cases + static_cast<int>(run.skipped.size()) + run.totals.lost
+      << "\" failures=\"" << all.failures << "\" errors=\"" << all.errors + run.totals.lost
+      << "\" skipped=\"" << run.skipped.size() << "\" time=\"" << total_s << "\">\n";
   // Results the run should hold and does not: one error each, so that no CI
   // reads a run whose data are gone as a pass.
   if (run.totals.lost > 0) {
@@ -51,52 +157,50 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
     xml << "  </testsuite>\n";
   }
   const std::string built = RunVersionLine(run.run_info);
-  for (const OperatorModel& op : run.operators) {
-    const std::string& name = op.name;
+  for (const auto& [name, op] : ops) {
+    const std::vector<const SkippedCase*>& not_run = skipped[name];
+    const SuiteCounts counts = Count(op, not_run);
     double op_s = 0;
-    for (const CaseRecord& c : op.cases) op_s += Seconds(c);
-    xml << "  <testsuite name=\"" << MarkupEscape(name) << "\" tests=\"" << op.cases.size()
-        << "\" failures=\"" << op.failed << "\" errors=\"0\" skipped=\"0\" time=\"" << op_s
-        << "\">\n";
-    xml << "    <properties>\n      <property name=\"repro\" value=\"" << MarkupEscape(op.repro)
-        << "\"/>\n";
+    if (op != nullptr) {
+      for (const CaseRecord& c : op->cases) op_s += Seconds(c);
+    }
+    const std::size_t ran = op != nullptr ? op->cases.size() : 0;
+    xml << "  <testsuite name=\"" << MarkupEscape(name) << "\" tests=\"" << ran + not_run.size()
+        << "\" failures=\"" << counts.failures << "\" errors=\"" << counts.errors << "\" skipped=\""
+        << counts.skipped << "\" time=\"" << op_s << "\">\n";
+    xml << "    <properties>\n";
+    if (op != nullptr) {
+      xml << "      <property name=\"repro\" value=\"" << MarkupEscape(op->repro) << "\"/>\n";
+      if (op->performance) {
+        const OperatorPerformance& perf = *op->performance;
+        if (perf.implementation_ms)
+          xml << "      <property name=\"latency_ms\" value=\"" << Number(*perf.implementation_ms)
+              << "\"/>\n";
+        if (perf.framework_ms)
+          xml << "      <property name=\"framework_latency_ms\" value=\""
+              << Number(*perf.framework_ms) << "\"/>\n";
+        if (perf.speedup)
+          xml << "      <property name=\"speedup\" value=\"" << Number(*perf.speedup) << "\"/>\n";
+      }
+    }
     if (!built.empty())
       xml << "      <property name=\"opverify\" value=\"" << MarkupEscape(built) << "\"/>\n";
     xml << "    </properties>\n";
-    for (const CaseRecord& c : op.cases) {
+    if (op != nullptr) {
+      std::map<int, const ShapeResult*> shapes;  // by case index, from 0
+      if (op->performance) {
+        for (const ShapeResult& shape : op->performance->result.shapes)
+          shapes[shape.case_idx - 1] = &shape;
+      }
+      for (const CaseRecord& c : op->cases) {
+        const auto shape = shapes.find(c.case_index);
+        WriteCase(xml, name, c, shape != shapes.end() ? shape->second : nullptr);
+      }
+    }
+    for (const SkippedCase* s : not_run) {
       xml << "    <testcase classname=\"" << MarkupEscape(name) << "\" name=\""
-          << MarkupEscape(c.case_id) << "\" time=\"" << Seconds(c) << "\"";
-      if (c.passed) {
-        xml << "/>\n";
-        continue;
-      }
-      xml << ">\n";
-      const std::string ab =
-          c.ab.is_object() && c.ab.contains("classification") && c.ab["classification"].is_string()
-              ? c.ab["classification"].get<std::string>()
-              : "";
-      xml << "      <failure type=\"" << MarkupEscape(c.error_type) << "\" message=\""
-          << MarkupEscape(c.error_type + ": " + FirstLine(c.error_msg) +
-                          (ab.empty() ? "" : " [A/B: " + ab + "]"))
-          << "\">" << MarkupEscape(c.error_msg) << "</failure>\n";
-      std::ostringstream out;
-      out << "input: " << c.input_desc.dump() << "\nrank " << c.rank << ", device " << c.device
-          << "\nstored at " << c.stored_at << "\n";
-      if (c.ab.is_object()) {
-        out << "A/B: " << (ab.empty() ? "not classified" : ab) << "\n";
-        for (const auto& attempt : c.ab.value("attempts", nlohmann::json::array())) {
-          out << "  attempt " << attempt.dump() << "\n";
-        }
-        const nlohmann::json trust = c.ab.value("reference_trust", nlohmann::json());
-        if (trust.is_object()) {
-          out << "reference trust: " << trust.value("reason", "")
-              << "\n  float64 golden: " << TrustJudgementLine(trust.value("fp64", nlohmann::json()))
-              << "\n  torch's device run: "
-              << TrustJudgementLine(trust.value("device_reference", nlohmann::json())) << "\n";
-        }
-      }
-      xml << "      <system-out>" << MarkupEscape(out.str()) << "</system-out>\n";
-      xml << "    </testcase>\n";
+          << MarkupEscape(s->case_id) << "\" time=\"0\">\n      <skipped message=\""
+          << MarkupEscape(s->reason) << "\"/>\n    </testcase>\n";
     }
     xml << "  </testsuite>\n";
   }

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "reduce/baseline_diff.h"
+#include "reduce/performance_flags.h"
 #include "reduce/report_file.h"
 #include "reduce/run_report.h"
 #include "runner/cli/usage.h"
@@ -102,9 +103,10 @@ int main(int argc, char** argv) {
   opverify::DescribeProgram(
       app,
       "  0  reports written, every result the run planned is there (and no regression against "
-      "--baseline)\n"
-      "  1  a regression against --baseline (an operator newly failing, slower, or missing)\n"
-      "  2  bad usage or input, or the run folder is in use by a live run\n"
+      "--baseline, every --references bound met)\n"
+      "  1  a regression against --baseline (an operator newly failing, slower, or missing), or a "
+      "PerformanceError against --references\n"
+      "  2  bad usage or input (unreadable references), or the run folder is in use by a live run\n"
       "  3  results lost: a shard, journal or plan unreadable, or fewer results than the run "
       "planned\n"
       "     (the reports are written and say what is missing; 3 wins over 1)");
@@ -125,6 +127,8 @@ int main(int argc, char** argv) {
   app.add_option("--perf-threshold", threshold_pct,
                  "Percent change of latency that counts (and the spread must be exceeded too)")
       ->check(opverify::FiniteRange(0, 1e6));
+  opverify::PerformanceFlags perf;
+  opverify::AddPerformanceFlags(app, &perf);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -171,7 +175,9 @@ int main(int argc, char** argv) {
   json run_info = parts.empty() ? PreviousRunInfo(run_dir) : MergedRunInfo(parts);
   run_info["reduced_by"] = "opverify-reduce";
   run_info["reduced_with"] = {{"version", opverify::Version()}, {"commit", opverify::GitCommit()}};
-  opverify::Result<opverify::RunTotals> totals = opverify::WriteRunReports(run_dir, run_info);
+  opverify::RunModel model;
+  opverify::Result<opverify::RunTotals> totals =
+      opverify::WriteRunReports(run_dir, run_info, &model);
   if (!totals.ok()) {
     std::fprintf(stderr, "opverify-reduce: %s\n",
                  opverify::TerminalSafe(totals.status().ToString()).c_str());
@@ -187,7 +193,9 @@ int main(int argc, char** argv) {
                  "(summary.json's problems and incomplete); this run is no pass\n",
                  totals->lost);
   }
-  if (baseline.empty()) return lost_code;
+  const int performance = opverify::CheckPerformance(perf, model);
+  if (performance == 2) return 2;
+  if (baseline.empty()) return lost_code != 0 ? lost_code : performance;
 
   opverify::Result<opverify::BaselineDiff> diff = opverify::DiffRuns(run_dir, baseline, threshold_pct / 100);
   if (!diff.ok()) {
@@ -225,5 +233,5 @@ int main(int argc, char** argv) {
   std::printf("%s -> %s\n", diff->regressed() ? "REGRESSED" : "no regression",
               opverify::TerminalSafe(report_path).c_str());
   if (lost_code != 0) return lost_code;
-  return diff->regressed() ? 1 : 0;
+  return diff->regressed() ? 1 : performance;
 }

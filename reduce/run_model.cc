@@ -9,6 +9,7 @@
 #include "runner/common/file_name.h"
 #include "runner/common/sha256.h"
 #include "runner/common/shell_quote.h"
+#include "runner/cases/selection.h"
 #include "runner/common/utf8.h"
 
 namespace opverify {
@@ -30,7 +31,14 @@ struct OperatorRecords {
 void FileRecord(CaseRecord& r, OperatorRecords* op) {
   switch (r.kind) {
     case RecordKind::kOperator:
-      for (auto& [key, value] : r.extra.items()) op->facts[key] = value;
+      for (auto& [key, value] : r.extra.items()) {
+        // Each work item of a split sweep names the cases it left out.
+        if (key == "left_out" && op->facts.contains(key) && value.is_object()) {
+          op->facts[key].update(value);
+        } else {
+          op->facts[key] = value;
+        }
+      }
       break;
     case RecordKind::kBenchShape:
       op->bench_shapes.push_back(&r);
@@ -45,18 +53,9 @@ void FileRecord(CaseRecord& r, OperatorRecords* op) {
 }
 
 // The dtype a case is filed under: its first tensor input's ("float16"), else "none".
-std::string CaseDtype(const CaseRecord& c) {
-  for (const auto& input : c.input_desc) {
-    if (!input.is_object()) continue;
-    std::string dtype = input.value("dtype", "");
-    if (input.contains("items") && input["items"].is_array() && !input["items"].empty() &&
-        input["items"][0].is_object()) {  // a list of tensors: its first one's
-      dtype = input["items"][0].value("dtype", "");
-    }
-    if (dtype.empty()) continue;
-    return dtype.rfind("torch.", 0) == 0 ? dtype.substr(6) : dtype;
-  }
-  return "none";
+std::string GridDtype(const CaseRecord& c) {
+  const std::string dtype = CaseDtype(nullptr, c.input_desc);
+  return dtype.empty() ? "none" : dtype;
 }
 
 // The largest relative difference any judged output had.
@@ -280,6 +279,10 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
   for (auto& [name, records_of_op] : by_name) {
     std::sort(records_of_op.cases.begin(), records_of_op.cases.end(),
               [](const CaseRecord& a, const CaseRecord& b) { return a.case_index < b.case_index; });
+    if (records_of_op.cases.empty() && records_of_op.bench_shapes.empty()) {
+      run.facts_without_cases[name] = records_of_op.facts;
+      continue;
+    }
     OperatorModel op;
     op.name = name;
     op.facts = records_of_op.facts;
@@ -292,7 +295,7 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
                               "judge_ms", "wall_ms"}) {
         spent_ms[key] += c.timings.value(key, 0.0);
       }
-      DtypeCell& cell = op.dtypes[CaseDtype(c)];
+      DtypeCell& cell = op.dtypes[GridDtype(c)];
       cell.cases += 1;
       cell.failed += c.passed ? 0 : 1;
       if (c.passed) continue;
@@ -307,7 +310,11 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
     op.failed = total - op.passed;
     op.wall_s = wall_ms / 1e3;
     op.max_rel_diff = WorstRelativeDiff(records_of_op.cases);
-    op.all_passed = total > 0 && op.passed == total && total >= op.facts.value("case_count", 0);
+    // Cases the selection left out (opverify-batch --filter, ...) are not owed.
+    const int left_out =
+        op.facts.contains("left_out") ? static_cast<int>(op.facts["left_out"].size()) : 0;
+    op.all_passed =
+        total > 0 && op.passed == total && total >= op.facts.value("case_count", 0) - left_out;
     run.performance.operators_total += 1;
     run.performance.operators_correct += op.all_passed ? 1 : 0;
     if (op.all_passed && !records_of_op.bench_shapes.empty()) {

@@ -126,6 +126,15 @@ struct TimeSplit {
   double idle_fraction = 0;
 };
 
+// A case the run did not run: left out by the selection (opverify-batch
+// --filter, --exclude, --tag, --dtype, --rerun-failed) or not reached (the
+// run was stopped, or a rank lost it). junit.xml's <skipped>.
+struct SkippedCase {
+  std::string op;
+  std::string case_id;  // "<op>" alone for an operator whose case ids were never known
+  std::string reason;
+};
+
 struct RunModel {
   std::string run_dir;  // absolute
   // What the batch recorded of itself (manifest, manifest_name, ranks,
@@ -143,6 +152,10 @@ struct RunModel {
   // an operator without results, or with fewer cases than it has. Empty
   // without a plan.
   std::vector<std::string> incomplete;
+  std::vector<SkippedCase> skipped;     // by AddSkippedCases (reduce/skipped_cases.h)
+  // The operator records of operators none of whose cases ran (each left out
+  // by the selection once its task was loaded): not in `operators`.
+  std::map<std::string, nlohmann::json> facts_without_cases;
 };
 
 // One judgement of a reference trust record ("fp64" or "device_reference"),

@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <vector>
 
 #include "reduce/html_reporter.h"
@@ -11,6 +13,7 @@
 #include "reduce/markdown_reporter.h"
 #include "reduce/perf_result_reporter.h"
 #include "reduce/precision_reporter.h"
+#include "reduce/skipped_cases.h"
 #include "reduce/summary_json_reporter.h"
 #include "reduce/verify_result_reporter.h"
 #include "runner/store/run_plan.h"
@@ -27,18 +30,29 @@ Status Report(Reporter& reporter, const Reporter::Context& context, const RunMod
   return reported.ok() ? finalized : reported;
 }
 
+// selection.json (what opverify-batch chose to run), or null without one.
+nlohmann::json ReadSelectionFile(const std::string& run_dir) {
+  std::ifstream in(std::filesystem::path(run_dir) / "selection.json");
+  if (!in) return nullptr;
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str(), nullptr, false);  // discarded (unreadable): null-like
+}
+
 }  // namespace
 
-Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::json& run_info) {
+Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::json& run_info,
+                                  RunModel* model) {
   std::vector<std::string> problems;
   Result<std::vector<CaseRecord>> records = ReadRunRecords(run_dir, &problems);
   if (!records.ok()) return records.status();
   Result<std::optional<RunPlan>> plan = ReadRunPlan(run_dir);
   if (!plan.ok()) problems.push_back(plan.status().ToString());
-  const RunModel run = BuildRunModel(std::move(records.value()), std::move(problems), run_info,
-                                     std::filesystem::absolute(run_dir).string(),
-                                     plan.ok() ? plan.value() : std::nullopt);
+  RunModel run = BuildRunModel(std::move(records.value()), std::move(problems), run_info,
+                               std::filesystem::absolute(run_dir).string(),
+                               plan.ok() ? plan.value() : std::nullopt);
   for (const std::string& line : run.incomplete) spdlog::warn("results missing: {}", line);
+  AddSkippedCases(ReadSelectionFile(run_dir), &run);
   std::vector<std::unique_ptr<Reporter>> reporters;
   reporters.push_back(std::make_unique<VerifyResultReporter>());
   reporters.push_back(std::make_unique<PerfResultReporter>());
@@ -53,7 +67,9 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::js
     if (!reported.ok()) errors += (errors.empty() ? "" : "; ") + reported.ToString();
   }
   if (!errors.empty()) return Status::IoError(errors);
-  return run.totals;
+  const RunTotals totals = run.totals;
+  if (model != nullptr) *model = std::move(run);
+  return totals;
 }
 
 }  // namespace opverify

@@ -21,6 +21,8 @@ namespace opverify {
 // promised and the store lacks, in its `incomplete` (RunTotals::lost counts
 // both: the callers' exit codes never pass a run with lost results). Every reporter runs even
 // when another could not write; the error then names each file that failed.
-Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::json& run_info);
+// `model`: where given, the run model the reports were written from.
+Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::json& run_info,
+                                  RunModel* model = nullptr);
 
 }  // namespace opverify

@@ -42,9 +42,11 @@ CLEAN_EXITS = (0, 1, 2, 3, 4)
 class Case:
     """One hostile input: a command, what must be true of its end."""
 
-    def __init__(self, category, label, argv, must_refuse=False, names=(), timeout=20, env=None, check=None):
+    def __init__(self, category, label, argv, must_refuse=False, names=(), timeout=20, env=None, check=None,
+                 refuse_codes=(2,)):
         self.category, self.label, self.argv = category, label, argv
-        self.must_refuse = must_refuse  # exit 2 required
+        self.must_refuse = must_refuse  # one of refuse_codes required (exit 2: bad input)
+        self.refuse_codes = refuse_codes  # opverify-reduce's 3: results lost, also a refusal
         self.names = names  # one of these must appear in the message of a refusal
         self.timeout, self.env, self.check = timeout, env, check
 
@@ -62,9 +64,10 @@ def run_case(case):
         return False, f"exit {proc.returncode}: {last_line(out)}"
     if BAD_OUTPUT.search(out):
         return False, f"exit {proc.returncode} with: {BAD_OUTPUT.search(out).group(0)}: {last_line(out)}"
-    if case.must_refuse and proc.returncode != 2:
-        return False, f"accepted (exit {proc.returncode}), must be refused with exit 2"
-    if proc.returncode == 2:
+    if case.must_refuse and proc.returncode not in case.refuse_codes:
+        codes = " or ".join(str(code) for code in case.refuse_codes)
+        return False, f"accepted (exit {proc.returncode}), must be refused with exit {codes}"
+    if proc.returncode in case.refuse_codes:
         message = out.strip()  # opverify lint reports on stdout, the others on stderr
         if not message:
             return False, "exit 2 without a message"
@@ -365,7 +368,10 @@ def run_folder_cases(s, batch, reduce):
                 open(folder + "/shards", "w").close()
             elif prepare == "journal_dir":
                 os.makedirs(folder + "/shards/rank-0000.journal")
-        cases.append(Case("run-folder state", f"reduce on {label}", [reduce, folder], prepare not in (None,), (folder,)))
+        # Unreadable shards or journals are lost results: opverify-reduce's exit 3, naming them.
+        lost = prepare in ("garbage", "journal_dir")
+        cases.append(Case("run-folder state", f"reduce on {label}", [reduce, folder], prepare not in (None,), (folder,),
+                          refuse_codes=(2, 3) if lost else (2,)))
         if prepare is None:
             cases[-1].must_refuse = True
     return cases

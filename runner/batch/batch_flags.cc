@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "runner/batch/selection.h"
 #include "runner/cli/usage.h"
 
 namespace opverify {
@@ -22,7 +23,7 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
   app.add_flag("--resume", options.resume, "Run only the cases not already stored in --run-dir");
   app.add_option("--backend", options.backend, "Where implementations run")
       ->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
-  app.add_option("--filter", options.filter, "Only operators whose name matches this glob");
+  AddSelectionFlags(app, &options);
   app.add_option("--shard", flags.shard,
                  "I/N: only the operators whose position in the manifest (from 0) is I modulo N "
                  "(one of N parts, e.g. a Slurm array task's; opverify-reduce --merge joins them)");

@@ -16,12 +16,14 @@
 #include "runner/batch/launch.h"
 #include "runner/batch/rank_role.h"
 #include "runner/batch/run_folder.h"
+#include "runner/batch/selection.h"
 #include "runner/batch/stored_run.h"
 #include "runner/batch/worker.h"
 #include "runner/common/strings.h"
 #include "runner/manifest/manifest.h"
 #include "runner/scheduler/comm.h"
 #include "runner/scheduler/work_plan.h"
+#include "runner/store/run_lock.h"
 #include "runner/store/run_plan.h"
 #include "runner/store/shard_writer.h"
 
@@ -56,10 +58,11 @@ Result<std::unique_ptr<Comm>> StartWorld(const LaunchInfo& launch, int* argc, ch
   return made;
 }
 
-// The manifest's operators this run covers (--shard, --filter), their task
-// files checked. Every rank checks the same files, so all refuse together;
-// rank 0 says why. nullopt: the program ends with *exit_code.
-std::optional<JobManifest> LoadJob(const BatchOptions& options, int rank, int* exit_code) {
+// The manifest's operators this run covers (--shard, then the selection:
+// what it leaves out goes to *left_out), their task files checked. Every rank checks the same
+// files, so all refuse together; rank 0 says why. nullopt: the program ends with *exit_code.
+std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_code,
+                                   nlohmann::json* left_out) {
   Result<JobManifest> loaded = LoadManifest(options.jobs_path, options.manifest_limits);
   if (!loaded.ok()) {
     if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", loaded.status().ToString().c_str());
@@ -67,28 +70,37 @@ std::optional<JobManifest> LoadJob(const BatchOptions& options, int rank, int* e
     return std::nullopt;
   }
   JobManifest job = std::move(loaded).value();
-  if (!options.filter.empty() || options.shard) {
+  if (options.shard) {
     std::vector<std::string> names;
     for (const OperatorJob& op : job.operators) names.push_back(op.name);
-    if (!options.filter.empty() && SelectOperators(names, options.filter, std::nullopt).empty()) {
-      if (rank == 0) {
-        const std::size_t shown = std::min<std::size_t>(names.size(), 5);
-        std::string some;
-        for (std::size_t i = 0; i < shown; ++i) some += (i ? ", " : "") + names[i];
-        std::fprintf(
-            stderr,
-            "opverify-batch: --filter '%s' matches none of the %zu operators of %s (%s%s)\n",
-            options.filter.c_str(), names.size(), options.jobs_path.c_str(), some.c_str(),
-            names.size() > shown ? ", ..." : "");
-      }
-      *exit_code = 2;
-      return std::nullopt;
-    }
     std::vector<OperatorJob> kept;
-    for (int i : SelectOperators(names, options.filter, options.shard)) {
+    for (int i : SelectOperators(names, "", options.shard)) {
       kept.push_back(std::move(job.operators[static_cast<std::size_t>(i)]));
     }
     job.operators = std::move(kept);
+  }
+  if (Status rerun = ResolveRerunFailed(&options); !rerun.ok()) {
+    if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", rerun.ToString().c_str());
+    *exit_code = 2;
+    return std::nullopt;
+  }
+  std::vector<std::string> names;  // what the selection chose from, for its error
+  for (const OperatorJob& op : job.operators) names.push_back(op.name);
+  SelectJobOperators(&job, options.selection, left_out);
+  if (!options.selection.everything() && !options.selection.only_ids && job.operators.empty()) {
+    if (rank == 0) {
+      const std::size_t shown = std::min<std::size_t>(names.size(), 5);
+      std::string some;
+      for (std::size_t i = 0; i < shown; ++i) some += (i ? ", " : "") + names[i];
+      std::string asked;
+      for (const std::string& f : options.selection.filters) asked += (asked.empty() ? "" : " ") + f;
+      std::fprintf(stderr,
+                   "opverify-batch: --filter '%s' matches none of the %zu operators of %s (%s%s)\n",
+                   asked.c_str(), names.size(), options.jobs_path.c_str(), some.c_str(),
+                   names.size() > shown ? ", ..." : "");
+    }
+    *exit_code = 2;
+    return std::nullopt;
   }
   if (const std::optional<AnchorProblem> anchor = CheckTaskAnchors(job, options.require_anchors)) {
     if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", anchor->message.c_str());
@@ -185,8 +197,15 @@ int Run(int argc, char** argv) {
   const int rank = world ? world->rank() : 0;
   const int size = world ? world->size() : 1;
 
-  std::optional<JobManifest> job = LoadJob(options, rank, &exit_code);
+  nlohmann::json left_out = nlohmann::json::array();
+  std::optional<JobManifest> job = LoadJob(options, rank, &exit_code, &left_out);
   if (!job) return exit_code;
+  if (options.list) return rank == 0 ? ListSelectedCases(*job, options) : 0;
+  if (options.selection.only_ids && options.selection.only_ids->empty()) {
+    if (rank == 0)
+      std::printf("--rerun-failed %s: no case failed there\n", options.rerun_failed.c_str());
+    return 0;
+  }
   RunLock lock;  // rank 0's, held until the reports are written
   if (!NegotiateRunDir(world.get(), job->name, &options, &lock)) return 2;
   const std::vector<WorkItem> items = rank == 0 ? PlanJob(*job, options) : std::vector<WorkItem>{};
@@ -202,6 +221,12 @@ int Run(int argc, char** argv) {
   }
   const std::string& cache = prepared.value();
   if (rank == 0) RecordPlan(*job, options);
+  if (rank == 0) {
+    if (Status written = WriteSelectionFile(options.run_dir, *job, options.selection, left_out);
+        !written.ok()) {
+      spdlog::error("{}", written.ToString());
+    }
+  }
   spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}", options.jobs_path, rank,
                size, launch.launcher, options.run_dir);
   WorkerSetup setup = MakeWorkerSetup(*job, options, rank, cache);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runner/manifest/manifest.h"
+#include "runner/cases/selection.h"
 #include "runner/scheduler/work_plan.h"
 #include "runner/store/shard_writer.h"
 
@@ -15,7 +16,9 @@ struct BatchOptions {
   std::string run_dir;           // default: runs/<manifest name>-<UTC timestamp>
   bool resume = false;           // run only cases not journaled in run_dir
   std::string backend = "auto";  // auto, cuda, npu, cpu
-  std::string filter;            // glob over operator names; empty: all
+  CaseSelection selection;       // --filter, --exclude, --tag, --dtype, --rerun-failed
+  std::string rerun_failed;      // --rerun-failed: the earlier run folder; empty: none
+  bool list = false;             // --list: print the selected case ids and stop
   std::optional<Shard> shard;    // --shard I/N: one part of the manifest's operators
   bool dry_run = false;
   StorePolicy store = StorePolicy::kFailures;

@@ -16,19 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
-  OperatorSpec spec;
-  spec.name = op.name;
-  spec.task_file = op.task_file;
-  spec.impl_file = op.impl_file;
-  spec.impl_name = op.impl_name;
-  spec.override_spec = op.override_spec;
-  spec.config = op.config;
-  if (options.timeout_s) spec.config.timeout_s = *options.timeout_s;
-  spec.params = op.cases;
-  return spec;
-}
-
 // Slurm stops a job (scancel, a requeue, the time limit) by signalling every
 // process of it, this rank's executors too: a case or benchmark shape whose
 // executor died while the rank is stopping says nothing about the operator.
@@ -76,12 +63,18 @@ CaseRecord FactRecord(RecordKind kind, const std::string& tag, const OperatorJob
 // its shapes are benchmarked on this rank, the one that verified them, and
 // each measured shape is stored as a row of its own. The reducer writes
 // perf_result.json only for operators all of whose cases passed.
-bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions& run, const WorkItem& item,
-               const OperatorOutcome& outcome, const std::function<std::string(int)>& case_id,
-               const WorkerSetup& setup, const std::function<void(const json&)>& report) {
-  std::vector<int> indices = item.case_indices;
-  if (indices.empty()) {
-    for (int i = 0; i < outcome.own_cases; ++i) indices.push_back(i);
+bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions& run,
+               const WorkItem& item, const OperatorOutcome& outcome,
+               const std::function<std::string(int)>& case_id, const WorkerSetup& setup,
+               const json& left_out, const std::function<void(const json&)>& report) {
+  std::vector<int> indices;  // the item's, less those the selection left out (not benchmarked)
+  for (int i : item.case_indices) {
+    if (!left_out.contains(case_id(i))) indices.push_back(i);
+  }
+  if (item.case_indices.empty()) {
+    for (int i = 0; i < outcome.own_cases; ++i) {
+      if (!left_out.contains(case_id(i))) indices.push_back(i);
+    }
   }
   std::map<int, bool> ran;
   for (const CaseOutcome& c : outcome.cases) ran[c.index] = c.passed;
@@ -148,6 +141,19 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
 
 }  // namespace
 
+OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
+  OperatorSpec spec;
+  spec.name = op.name;
+  spec.task_file = op.task_file;
+  spec.impl_file = op.impl_file;
+  spec.impl_name = op.impl_name;
+  spec.override_spec = op.override_spec;
+  spec.config = op.config;
+  if (options.timeout_s) spec.config.timeout_s = *options.timeout_s;
+  spec.params = op.cases;
+  return spec;
+}
+
 bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::function<void(const json&)>& report) {
   const OperatorJob& op = setup.job->operators.at(static_cast<std::size_t>(item.op_index));
   const BatchOptions& options = *setup.options;
@@ -160,10 +166,27 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   };
   std::set<int> mine(item.case_indices.begin(), item.case_indices.end());
   const auto stopping = [&] { return setup.stop != nullptr && setup.stop->load() != 0; };
-  spec.skip_case = [&](int index, const std::string& edge_label) {
-    return (!mine.empty() && mine.count(index) == 0) || setup.done.count(case_id(index, edge_label)) > 0 ||
-           stopping();
+  // Cases the selection leaves out (--filter, --dtype, ...), with why: the
+  // operator's record keeps them for the reports' "skipped".
+  json left_out = json::object();
+  const CaseSelection& selection = options.selection;
+  auto selected = [&](int index, const std::string& id, const json& input_desc) {
+    const auto at = static_cast<std::size_t>(index);
+    const json params = at < op.cases.size() ? op.cases[at] : json(nullptr);
+    const std::string why = CaseLeftOut(selection, op.name, id, CaseDtype(params, input_desc));
+    if (!why.empty()) left_out[id] = why;
+    return why.empty();
   };
+  spec.skip_case = [&](int index, const std::string& edge_label) {
+    const std::string id = case_id(index, edge_label);
+    return (!mine.empty() && mine.count(index) == 0) || setup.done.count(id) > 0 || stopping() ||
+           (selection.dtypes.empty() && !selected(index, id, json::array()));
+  };
+  if (!selection.dtypes.empty()) {
+    spec.skip_by_inputs = [&](int index, const std::string& edge_label, const json& input_desc) {
+      return !selected(index, case_id(index, edge_label), input_desc);
+    };
+  }
 
   RunOptions run;
   run.backend = options.backend;
@@ -253,7 +276,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     }
     return false;
   };
-  if (store_ok && (!outcome.cases.empty() ||
+  if (store_ok && (!outcome.cases.empty() || !left_out.empty() ||
                    (setup.facts.count(FactId("operator", op, item)) == 0 && stored_before()))) {
     CaseRecord meta = FactRecord(RecordKind::kOperator, "operator", op, item, setup.rank);
     meta.device = outcome.environment.is_object() && outcome.environment.contains("device") &&
@@ -268,10 +291,11 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
                   {"impl_name", op.impl_name},
                   {"task_file", op.task_file},
                   {"lint_enabled", op.config.lint}};
+    if (!left_out.empty()) meta.extra["left_out"] = left_out;
     store_ok = Store(setup, meta);
   }
   if (store_ok && options.bench && op.bench.enabled && !stopping()) {
-    store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, setup, report);
+    store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, setup, left_out, report);
   }
   // The whole item's time: cases plus executor start-up, lint and loading, and the benchmark.
   report({{"kind", "item"}, {"item_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -

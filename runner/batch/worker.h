@@ -14,10 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/batch/batch_options.h"
-#include "runner/scheduler/work_plan.h"
 #include "runner/executor/executor_client.h"
 #include "runner/manifest/manifest.h"
+#include "runner/scheduler/work_plan.h"
 #include "runner/store/shard_writer.h"
+#include "runner/verify/operator_run.h"
 
 namespace opverify {
 
@@ -38,6 +39,9 @@ struct WorkerSetup {
   ExecutorFactory start_executor;  // empty: ProcessExecutor::StartClient (tests give a fake)
   const std::atomic<int>* stop = nullptr;  // set by SIGTERM/SIGUSR1: the item's remaining cases are left
 };
+
+// The operator as its executors run it: the manifest's entry with the batch's --timeout.
+OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options);
 
 // Runs one item; `report` gets a short JSON summary of each case once it is
 // stored: {case_id, op, index, passed, error_type, wall_ms, store_ms, ab_ms,

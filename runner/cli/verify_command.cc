@@ -28,6 +28,10 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   cmd->add_option("--timeout", config->timeout_s,
                   "Seconds each case may take before it is stopped (Timeout)")
       ->check(Seconds());
+  cmd->add_option("--case", args->case_number,
+                  "Run only case N, numbered from 1 as verify_result.json's case_idx (a sweep's "
+                  "failure reproduced alone)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--output", args->output, "verify_result.json path (default: in verify_dir)");
   // Given: true; not given: unset, so the task file's NON_COMPUTE decides.
   cmd->add_flag_callback("--non-compute", [config] { config->non_compute = true; },
@@ -75,6 +79,11 @@ int RunVerify(const VerifyArgs& args) {
   OperatorSpec spec = std::move(found).value();
   spec.config = args.config;
   spec.config.python_path = AbsolutePaths(args.config.python_path);
+  if (args.case_number > 0) {
+    spec.skip_case = [wanted = args.case_number - 1](int i, const std::string&) {
+      return i != wanted;
+    };
+  }
   if (args.keep_cache && !args.fresh_cache) spdlog::warn("--keep-cache has no effect without --fresh-cache");
 
   RunOptions options;
@@ -109,6 +118,11 @@ int RunVerify(const VerifyArgs& args) {
       spdlog::error("[case {}] {}", c.index + 1, c.error_type);
     }
   });
+  if (args.case_number > 0 && outcome.cases.empty()) {
+    std::fprintf(stderr, "opverify verify: --case %d: %s has %d cases (numbered from 1)\n",
+                 args.case_number, args.op_name.c_str(), outcome.case_count);
+    return 2;
+  }
   const auto result = VerifyResultJson(outcome, context);
   for (const fs::path& path : outputs) {
     if (!WriteOutputJson("verify", path, result)) return 2;

@@ -19,6 +19,7 @@ struct VerifyArgs {
   bool fresh_cache = false;
   bool keep_cache = false;
   std::string backend = "auto";
+  int case_number = 0;  // --case N: only case N, numbered from 1 as verify_result.json does; 0: all
   OperatorConfig config;  // --timeout, --non-compute, --standard, ... bind to its fields
 };
 

@@ -11,8 +11,10 @@
 #include <thread>
 #include <vector>
 
+#include "runner/common/version.h"
 #include "runner/judge/judge.h"
 #include "runner/judge/verdict_json.h"
+#include "runner/pymodule/load_run.h"
 #include "runner/tensor_io/tensor_file.h"
 
 namespace py = pybind11;
@@ -238,6 +240,22 @@ input_type: "float", "int" or "no_tensor": routes integer outputs (default: exac
 non_compute: data-movement operator; raw bits must match.
 standard: "eco", "npu_benchmark", "mere_mare" or "strict".
 precision_mode: "hf32" or "tf32": float32 outputs use the hifloat32 rows.)doc");
+  m.attr("__version__") = opverify::Version();
+  m.attr("__commit__") = opverify::GitCommit();
+  m.def(
+      "load_run", &opverify::LoadRun, py::arg("run_dir"),
+      R"doc(Read a run folder (opverify-batch's, or opverify-reduce --merge's) back, without pandas.
+
+Returns a dict: run_info (what the batch recorded), totals {operators, cases,
+passed, failed}, cases (a dict per case: case_id, op, index from 0, number from
+1, passed, error_type, error_msg, params, input_desc, route, verdicts (the
+judge's per output, with metrics), timings, rank, device, ab), verdicts
+{case_id: "passed" or its error type}, metrics (numpy arrays in the order of
+cases: case_id, passed, wall_ms, max_abs_diff, max_rel_diff; nan where
+nothing was judged), operators {name: {passed, failed, cases, error_types,
+repro, performance: {speedup, framework_ms, implementation_ms,
+geomean_latency_ms, device, shapes}}}, performance (summary.json's), skipped
+(cases not run, with why) and problems (records the store could not read).)doc");
   m.def("_read_once", &opverify::ReadOnce, py::arg("golden"), py::arg("actual"), py::arg("threads") = 0,
         "Benchmark baseline: read both tensors once (the memory floor); returns a checksum.");
 }

@@ -202,7 +202,13 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
                                                 : nullptr;
   };
   auto label_of = [&](int i) { return edge_of(i) != nullptr ? edge_of(i)->label : std::string(); };
-  auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i, label_of(i)); };
+  const json described_inputs =
+      spec.skip_by_inputs && case_count > 0 ? session.DescribeCases() : json::array();
+  auto skipped = [&](int i) {
+    return (spec.skip_case && spec.skip_case(i, label_of(i))) ||
+           (spec.skip_by_inputs &&
+            spec.skip_by_inputs(i, label_of(i), OperatorSession::InputDescAt(described_inputs, i)));
+  };
   out.non_compute = spec.config.non_compute.value_or(load.non_compute);
   out.non_compute_given = spec.config.non_compute.value_or(false);
 

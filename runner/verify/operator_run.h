@@ -43,6 +43,10 @@ struct OperatorSpec {
   // The A/B's trust reruns: each case runs once, with this seed alone (the
   // failing run's), the load seed unchanged; unset: config.seed and config.seeds.
   std::optional<std::uint64_t> only_seed;
+  // Cases to leave out by their inputs (opverify-batch --dtype): asked once
+  // the task is loaded, with each case's input_desc as the executor describes it.
+  std::function<bool(int index, const std::string& edge_label, const nlohmann::json& input_desc)>
+      skip_by_inputs;
 };
 
 struct RunOptions {

@@ -335,12 +335,19 @@ def test_a_stop_signal_writes_partial_reports_and_resume_finishes(batch_bin, tmp
     assert summary["unassigned_items"] >= 1
     assert 1 <= summary["totals"]["cases"] < 30 and summary["totals"]["failed"] == 0
     assert (run_dir / "report.html").exists() and (run_dir / "junit.xml").exists()
+    # junit.xml lists every case not reached as <skipped>, saying that the stop left it.
+    import xml.etree.ElementTree as ET
+    junit = ET.parse(run_dir / "junit.xml").getroot()
+    skipped = [c.find("skipped").get("message") for c in junit.iter("testcase") if c.find("skipped") is not None]
+    assert len(skipped) == 30 - summary["totals"]["cases"] and junit.get("skipped") == str(len(skipped))
+    assert all(f"stopped by {signame}" in message for message in skipped)
     assert "--resume runs the rest" in err
     resumed = run_batch(batch_bin, manifest, run_dir, "--resume", "--no-bench")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["totals"] == {"operators": 3, "cases": 30, "passed": 30, "failed": 0, "lost": 0}
     assert "stopped_by_signal" not in summary
+    assert ET.parse(run_dir / "junit.xml").getroot().get("skipped") == "0"
 
 
 def test_task_file_anchors(batch_bin, tmp_path):

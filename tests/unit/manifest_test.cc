@@ -470,7 +470,8 @@ const std::string kLibrary = kSource + "/tests/fixtures/library";
 TEST(LibraryManifest, OverrideEntriesHaveNoFilesAndKeepTheirCall) {
   const JobManifest job = MustLoad(kLibrary + "/cpu_override.json");
   EXPECT_THAT(Names(job),
-              ElementsAre("softmax_right", "softmax_pair", "softmax_wrong", "softmax_unreached"));
+              ElementsAre("softmax_right", "softmax_pair", "softmax_wrong", "softmax_unreached",
+                          "isclose_composite"));
   const OperatorJob& right = Find(job, "softmax_right");
   EXPECT_TRUE(right.task_file.empty());
   EXPECT_TRUE(right.impl_file.empty());

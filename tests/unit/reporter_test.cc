@@ -160,7 +160,7 @@ TEST_F(ReporterTest, JUnitHasASuitePerOperatorAndTheFailureWithItsAbClass) {
   ASSERT_TRUE(Report(JUnitReporter()).ok());
   const std::string xml = Read("junit.xml");
   EXPECT_THAT(xml, HasSubstr("<testsuites name=\"sample\" tests=\"3\" failures=\"1\" errors=\"0\" "
-                             "time=\"0.750000\">"));
+                             "skipped=\"0\" time=\"0.750000\">"));
   EXPECT_THAT(xml,
               HasSubstr("<testsuite name=\"&lt;b&gt;bad&lt;/b&gt;\" tests=\"2\" failures=\"1\""));
   EXPECT_THAT(
@@ -171,7 +171,13 @@ TEST_F(ReporterTest, JUnitHasASuitePerOperatorAndTheFailureWithItsAbClass) {
       HasSubstr("message=\"AccuracyError: max diff &lt;0.5&gt; | too large [A/B: real_defect]\""));
   EXPECT_THAT(xml,
               HasSubstr("A/B: real_defect\n  attempt {&quot;label&quot;:&quot;fresh_cache&quot;}"));
-  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"relu\" name=\"relu/0\" time=\"0.250000\"/>"));
+  // A benchmarked case carries its shape's numbers; its operator the means and the speedup.
+  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"relu\" name=\"relu/0\" time=\"0.250000\">\n"
+                             "      <properties>\n        <property name=\"speedup\" value=\"2\"/>"));
+  EXPECT_THAT(xml, HasSubstr("<property name=\"latency_ms\" value=\"1\"/>\n"
+                             "      <property name=\"framework_latency_ms\" value=\"2\"/>"));
+  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"&lt;b&gt;bad&lt;/b&gt;\" name=\"&lt;b&gt;bad&lt;/b&gt;/0\" "
+                             "time=\"0.250000\"/>"));
 }
 
 TEST_F(ReporterTest, MarkdownListsOperatorsAndEachFailingOperatorsReproOnce) {

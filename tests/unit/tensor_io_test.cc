@@ -304,7 +304,7 @@ TEST_F(NpyTest, MissingFile) {
   const Result<LoadedTensor> tensor = ReadNpy(Path("absent.npy"), std::nullopt);
   ASSERT_FALSE(tensor.ok());
   EXPECT_EQ(tensor.status().code(), Status::Code::kNotFound);
-  EXPECT_THAT(tensor.status().message(), HasSubstr("absent.npy: no such file"));
+  EXPECT_THAT(tensor.status().message(), HasSubstr("absent.npy: no such .npy file"));
 }
 
 TEST_F(NpyTest, NotAnNpyFile) {
@@ -663,7 +663,7 @@ TEST_F(H5TensorTest, MissingFileNotHdf5AndMissingDataset) {
   const Result<LoadedTensor> missing = ReadH5Dataset(Path("absent.h5"), "/x", std::nullopt);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), Status::Code::kNotFound);
-  EXPECT_THAT(missing.status().message(), HasSubstr("absent.h5: no such file"));
+  EXPECT_THAT(missing.status().message(), HasSubstr("absent.h5: no such HDF5 file"));
 
   const Result<LoadedTensor> text =
       ReadH5Dataset(WriteFile("text.h5", "not hdf5 at all\n"), "/x", std::nullopt);

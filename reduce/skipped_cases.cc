@@ -1,0 +1,89 @@
+#include "reduce/skipped_cases.h"
+
+#include <set>
+#include <string>
+
+namespace opverify {
+namespace {
+
+using nlohmann::json;
+
+std::string Text(const json& object, const char* key) {
+  return object.is_object() && object.contains(key) && object[key].is_string()
+             ? object[key].get<std::string>()
+             : "";
+}
+
+}  // namespace
+
+void AddSkippedCases(const json& selection, RunModel* run) {
+  if (!selection.is_object() || !selection.contains("operators") ||
+      !selection["operators"].is_array())
+    return;
+  const std::string signal = Text(run->run_info, "stopped_by_signal");
+  const std::string not_run =
+      signal.empty() ? "not run: no result was stored"
+                     : "not run: the run was stopped by " + signal + " first (--resume runs it)";
+  std::map<std::string, const OperatorModel*> models;
+  for (const OperatorModel& op : run->operators) models[op.name] = &op;
+  for (const json& entry : selection["operators"]) {
+    const std::string name = Text(entry, "name");
+    if (name.empty()) continue;
+    const json& cases = entry.contains("cases") ? entry["cases"] : json(nullptr);
+    if (!entry.value("selected", true)) {
+      const std::string why = "left out by the selection: " + Text(entry, "reason");
+      if (!cases.is_array()) run->skipped.push_back({name, name, why});
+      for (const json& id : cases.is_array() ? cases : json::array()) {
+        if (id.is_string()) run->skipped.push_back({name, id.get<std::string>(), why});
+      }
+      continue;
+    }
+    const auto model = models.find(name);
+    std::set<std::string> stored;
+    json facts = json::object();
+    if (model != models.end()) {
+      for (const CaseRecord& c : model->second->cases) stored.insert(c.case_id);
+      facts = model->second->facts;
+    } else if (const auto only = run->facts_without_cases.find(name);
+               only != run->facts_without_cases.end()) {
+      facts = only->second;
+    }
+    const json left_out = facts.contains("left_out") && facts["left_out"].is_object()
+                              ? facts["left_out"]
+                              : json::object();
+    std::set<std::string> named(stored);
+    auto add = [&](const std::string& id, const std::string& reason) {
+      if (!named.insert(id).second) return;
+      run->skipped.push_back({name, id, reason});
+    };
+    for (const json& c : cases.is_array() ? cases : json::array()) {
+      const std::string id = c.is_string() ? c.get<std::string>() : Text(c, "id");
+      if (c.is_object() && c.contains("left_out")) {
+        add(id, "left out by the selection: " + Text(c, "left_out"));
+      } else if (left_out.contains(id)) {
+        add(id, "left out by the selection: " + left_out[id].get<std::string>());
+      } else {
+        add(id, not_run);
+      }
+    }
+    for (const auto& [id, why] : left_out.items()) {
+      add(id, "left out by the selection: " + (why.is_string() ? why.get<std::string>() : ""));
+    }
+    if (cases.is_array()) continue;
+    // The task's own cases: as many as its record counted once loaded.
+    const int count = facts.value("case_count", -1);
+    if (count < 0) {
+      if (stored.empty()) add(name, not_run);  // never loaded
+      continue;
+    }
+    int missing = count - static_cast<int>(named.size());
+    for (int i = 0; i < count && missing > 0; ++i) {
+      const std::string id = name + "/#" + std::to_string(i);
+      if (named.count(id) > 0) continue;
+      add(id, not_run);
+      --missing;
+    }
+  }
+}
+
+}  // namespace opverify

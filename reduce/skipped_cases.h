@@ -1,0 +1,18 @@
+// What a run did not run, from selection.json (written by opverify-batch:
+// the selection and every operator of the run's part of the manifest) and
+// the stored records: the cases the selection left out (with the flag that
+// did it) and the cases never reached (the run was stopped). junit.xml
+// reports them as <skipped>.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "reduce/run_model.h"
+
+namespace opverify {
+
+// Fills run->skipped from `selection` (selection.json's content; null for a
+// run without one, e.g. a --merge of parts, which then lists nothing).
+void AddSkippedCases(const nlohmann::json& selection, RunModel* run);
+
+}  // namespace opverify

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "runner/process/sandbox.h"
 #include "runner/scheduler/work_plan.h"
 #include "runner/store/shard_writer.h"
 
@@ -27,6 +28,8 @@ struct BatchOptions {
   int max_cases_per_item = 64;   // sweeps larger than this are split across ranks
   bool require_anchors = false;  // exit 3 for an operator without task_sha256 (a changed one is always exit 4)
   bool fsync = false;            // survive a machine crash too (two fsyncs per case), not only SIGKILL
+  // --sandbox, --memory-limit (default: a share of the node), --executor-log-cap
+  SandboxSettings sandbox;
 };
 
 }  // namespace opverify

@@ -9,6 +9,7 @@
 #include "runner/bench/operator_bench.h"
 #include "runner/bench/perf_result.h"
 #include "runner/cli/output_file.h"
+#include "runner/cli/usage.h"
 #include "runner/verify/verify_result.h"
 
 namespace fs = std::filesystem;
@@ -54,6 +55,7 @@ CLI::App* AddBenchCommand(CLI::App& parent, BenchArgs* args) {
   cmd->add_option("--drift-tolerance", args->drift_tolerance, "Clock drift from the warmed-up clock that warns")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--seed", args->operator_config.seed, "Seed of every RNG before inputs and models are built");
+  AddSandboxOptions(*cmd, &args->sandbox);
   return cmd;
 }
 
@@ -73,6 +75,12 @@ int RunBench(const BenchArgs& args) {
     std::fprintf(stderr, "opverify bench: %s\n", found.status().message().c_str());
     return 1;
   }
+  if (Result<SandboxChoice> sandbox =
+          ChooseSandbox(args.sandbox.mode, SandboxHelperBeside(DefaultExecutorProgram()));
+      !sandbox.ok()) {
+    std::fprintf(stderr, "opverify bench: %s\n", sandbox.status().message().c_str());
+    return 2;
+  }
   OperatorSpec spec = std::move(found).value();
   spec.config = args.operator_config;
   if (args.bench.skip_framework && !args.bench.framework_latency_ms) {
@@ -84,6 +92,7 @@ int RunBench(const BenchArgs& args) {
 
   RunOptions options;
   options.backend = args.backend;
+  options.sandbox = args.sandbox;
   options.log_path = (output.parent_path() / (output.stem().string() + ".executor.log")).string();
 
   // --no-lock-frequency: no lock and no watching (the seed's meaning);

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "runner/process/sandbox.h"
+
 namespace opverify {
 
 // Call right after constructing `app`, before adding options or subcommands
@@ -16,5 +18,9 @@ void DescribeProgram(CLI::App& app, const std::string& exit_codes);
 
 // The exit-code footer for a subcommand whose codes differ from its program's.
 void SetExitCodes(CLI::App& command, const std::string& exit_codes);
+
+// --sandbox, --memory-limit and --executor-log-cap (docs/SECURITY.md) into
+// `settings`; a bad value is a usage error (exit 2) naming the option.
+void AddSandboxOptions(CLI::App& app, SandboxSettings* settings);
 
 }  // namespace opverify

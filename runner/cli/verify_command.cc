@@ -10,6 +10,7 @@
 
 #include "runner/cli/named_option.h"
 #include "runner/cli/output_file.h"
+#include "runner/cli/usage.h"
 #include "runner/verify/operator_run.h"
 #include "runner/verify/verify_result.h"
 
@@ -55,6 +56,7 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
                          "cuda: skip the profiler's own-kernel check and the device operator trace");
   cmd->add_flag("--ghost-replay", config->ghost_replay,
                 "cuda: rerun with the @triton.jit kernels made no-ops; unchanged outputs fail");
+  AddSandboxOptions(*cmd, &args->sandbox);
   return cmd;
 }
 
@@ -65,12 +67,19 @@ int RunVerify(const VerifyArgs& args) {
     std::fprintf(stderr, "opverify verify: %s\n", found.status().message().c_str());
     return 1;
   }
+  if (Result<SandboxChoice> sandbox =
+          ChooseSandbox(args.sandbox.mode, SandboxHelperBeside(DefaultExecutorProgram()));
+      !sandbox.ok()) {
+    std::fprintf(stderr, "opverify verify: %s\n", sandbox.status().message().c_str());
+    return 2;
+  }
   OperatorSpec spec = std::move(found).value();
   spec.config = args.config;
   if (args.keep_cache && !args.fresh_cache) spdlog::warn("--keep-cache has no effect without --fresh-cache");
 
   RunOptions options;
   options.backend = args.backend;
+  options.sandbox = args.sandbox;
   VerifyContext context;
   context.impl_name = args.triton_impl_name;
   context.fresh_cache = args.fresh_cache;

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "runner/config/operator_config.h"
+#include "runner/process/sandbox.h"
 
 namespace opverify {
 
@@ -19,6 +20,7 @@ struct VerifyArgs {
   bool fresh_cache = false;
   bool keep_cache = false;
   std::string backend = "auto";
+  SandboxSettings sandbox;  // --sandbox, --memory-limit, --executor-log-cap
   OperatorConfig config;  // --timeout, --non-compute, --standard, ... bind to its fields
 };
 

@@ -34,8 +34,9 @@ json PreviousRunInfo(const fs::path& run_dir) {
   json summary = json::parse(text.value(), nullptr, false);
   json info = json::object();
   if (!summary.is_object()) return info;
-  for (const char* key : {"manifest", "manifest_name", "ranks", "launcher", "backend", "store",
-                          "resumed", "timing", "shard", "stopped_by_signal", "unassigned_items"}) {
+  for (const char* key :
+       {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing",
+        "shard", "stopped_by_signal", "unassigned_items", "sandbox"}) {
     if (summary.contains(key)) info[key] = summary[key];
   }
   return info;

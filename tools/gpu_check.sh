@@ -3,7 +3,7 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 8 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|tests|gpu|batch|library|perf|perf-large|pytest FILE...
+# Usage: tools/gpu_check.sh build|tests|gpu|batch|library|perf|perf-large|sandbox|pytest FILE...
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -57,6 +57,21 @@ case "${1:-}" in
     OPVERIFY_BUILD_DIR=$build OPVERIFY_LIBRARY_RANKS=${RANKS:-4} OPVERIFY_LIBRARY_OUT=$out \
       python3 -m pytest -q -p no:cacheprovider -rs "$root/tests/python/test_gpu_library.py" > "$out/library.txt" 2>&1
     echo "library rc=$?"; tail -40 "$out/library.txt"
+    ;;
+  sandbox)
+    # An executor inside the sandbox with CUDA (the image has no bwrap: auto takes unshare), then
+    # the hostile fixtures (tests/python/test_sandbox.py).
+    work=$(mktemp -d)
+    cp "$root"/jobs/ops/softmax_* "$work"/
+    "$build/runner/opverify" verify --op_name softmax --verify_dir "$work" --triton_impl_name triton_impl \
+      --output "$out/sandbox-softmax.json" > "$out/sandbox.txt" 2>&1; echo "verify softmax rc=$?"
+    python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['environment']; print('sandbox', e.get('sandbox'), \
+'device', e['device'].get('name'))" "$out/sandbox-softmax.json"
+    grep -h "opverify-executor starting" "$out"/sandbox-softmax.executor.log 2>/dev/null | sort | uniq -c
+    OPVERIFY_BUILD_DIR=$build python3 -m pytest -q -p no:cacheprovider -rs ${SANDBOX_K:+-k "$SANDBOX_K"} \
+      "$root/tests/python/test_sandbox.py" \
+      >> "$out/sandbox.txt" 2>&1; echo "test_sandbox rc=$?"; tail -20 "$out/sandbox.txt"
+    rm -rf "$work"
     ;;
   pytest)
     # Named pytest files against this build, e.g. tools/gpu_check.sh pytest tests/python/test_npu_standin.py

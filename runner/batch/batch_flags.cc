@@ -62,6 +62,7 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
   app.add_flag("--fsync", options.fsync,
                "fsync every stored case (survives a machine crash, not only a killed rank)");
   app.add_flag("-v,--verbose", options.verbose, "Log every case");
+  AddSandboxOptions(app, &options.sandbox);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

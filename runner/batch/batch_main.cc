@@ -214,6 +214,15 @@ int Run(int argc, char** argv) {
     return 0;
   }
 
+  if (!options.sandbox.memory_bytes)
+    options.sandbox.memory_bytes = DefaultMemoryLimit(launch.local_size);
+  if (Result<SandboxChoice> sandbox =
+          ChooseSandbox(options.sandbox.mode, SandboxHelperBeside(DefaultExecutorProgram()));
+      !sandbox.ok()) {
+    if (rank == 0)
+      std::fprintf(stderr, "opverify-batch: %s\n", sandbox.status().ToString().c_str());
+    return 2;
+  }
   const Result<std::string> prepared = PrepareRankFolder(options.run_dir, rank, options.verbose);
   if (!prepared.ok()) {
     std::fprintf(stderr, "opverify-batch: %s\n", prepared.status().ToString().c_str());

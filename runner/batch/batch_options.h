@@ -6,6 +6,7 @@
 
 #include "runner/manifest/manifest.h"
 #include "runner/cases/selection.h"
+#include "runner/process/sandbox.h"
 #include "runner/scheduler/work_plan.h"
 #include "runner/store/shard_writer.h"
 
@@ -32,6 +33,8 @@ struct BatchOptions {
   bool require_anchors = false;  // exit 3 for an operator without task_sha256 (a changed one is always exit 4)
   bool fsync = false;            // survive a machine crash too (two fsyncs per case), not only SIGKILL
   ManifestLimits manifest_limits;  // --max-cases, --max-job-cases
+  // --sandbox, --memory-limit (default: a share of the node), --executor-log-cap
+  SandboxSettings sandbox;
 };
 
 }  // namespace opverify

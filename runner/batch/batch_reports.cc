@@ -8,6 +8,8 @@
 
 #include "reduce/run_report.h"
 #include "runner/common/version.h"
+#include "runner/executor/executor_client.h"
+#include "runner/process/sandbox.h"
 #include "runner/process/subprocess.h"
 #include "runner/store/results_index.h"
 
@@ -35,6 +37,14 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                    {"timing", outcome.timing},
                    {"opverify", {{"version", Version()}, {"commit", GitCommit()}}}};
   if (options.shard) run_info["shard"] = flags.shard;
+  if (Result<SandboxChoice> sandbox =
+          ChooseSandbox(options.sandbox.mode, SandboxHelperBeside(DefaultExecutorProgram()));
+      sandbox.ok()) {
+    run_info["sandbox"] = {{"mode", SandboxModeName(sandbox->mode)},
+                           {"reason", sandbox->reason},
+                           {"memory_limit_bytes", options.sandbox.memory_bytes.value_or(0)},
+                           {"log_cap_bytes", options.sandbox.log_cap_bytes}};
+  }
   if (const int signal = stop.load(); signal != 0) {
     run_info["stopped_by_signal"] = SignalName(signal);
     run_info["unassigned_items"] = outcome.unassigned;

@@ -1,5 +1,6 @@
 #include "runner/batch/launch.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -40,17 +41,24 @@ LaunchInfo DetectLaunch(const GetEnv& getenv) {
     info.launcher = "mpirun";
     info.expected_world_size = *size;
     info.local_rank = IntVar(getenv, "OMPI_COMM_WORLD_LOCAL_RANK").value_or(0);
+    info.local_size = IntVar(getenv, "OMPI_COMM_WORLD_LOCAL_SIZE").value_or(1);
   } else if (auto pmi_size = IntVar(getenv, "PMI_SIZE");
              pmi_size && (getenv("MPI_LOCALRANKID") != nullptr || !getenv("SLURM_JOB_ID"))) {
     // MPICH's Hydra (MPI_LOCALRANKID is its own); srun --mpi=pmi2 sets PMI_SIZE too.
     info.launcher = "mpirun";
     info.expected_world_size = *pmi_size;
     info.local_rank = IntVar(getenv, "MPI_LOCALRANKID").value_or(IntVar(getenv, "PMI_LOCAL_RANK").value_or(0));
+    info.local_size =
+        IntVar(getenv, "MPI_LOCALNRANKS").value_or(IntVar(getenv, "PMI_LOCAL_SIZE").value_or(1));
   } else if (getenv("SLURM_STEP_ID") != nullptr && IntVar(getenv, "SLURM_STEP_NUM_TASKS")) {
     // Started by srun directly: Slurm's numbers.
     info.launcher = "srun";
     info.expected_world_size = *IntVar(getenv, "SLURM_STEP_NUM_TASKS");
     info.local_rank = IntVar(getenv, "SLURM_LOCALID").value_or(0);
+    // "2(x3),1": the first node's count; a node's own is not named in Slurm's variables.
+    if (const char* per_node = getenv("SLURM_STEP_TASKS_PER_NODE")) {
+      info.local_size = std::max(1, std::atoi(per_node));
+    }
   }
   return info;
 }

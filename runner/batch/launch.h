@@ -16,6 +16,7 @@ struct LaunchInfo {
   std::string launcher = "none";  // "mpirun", "srun" or "none"
   int expected_world_size = 0;    // what the launcher promised (0: unknown)
   int local_rank = 0;             // this rank's index on its node
+  int local_size = 1;             // ranks on this rank's node (what the memory limit is shared by)
 };
 
 // mpirun (Open MPI: OMPI_COMM_WORLD_*; MPICH/Hydra: PMI_* with

@@ -192,6 +192,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   run.backend = options.backend;
   run.env = setup.executor_env;
   run.log_path = setup.executor_log;
+  run.sandbox = options.sandbox;
   run.pool = setup.pool;
   run.start_executor = setup.start_executor;
 

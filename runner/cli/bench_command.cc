@@ -68,6 +68,7 @@ CLI::App* AddBenchCommand(CLI::App& parent, BenchArgs* args) {
                   "Seed of every RNG before inputs and models are built")
       ->check(UnsignedInteger());
   AddLibraryFlags(cmd, &args->operator_config.library, &args->operator_config.python_path);
+  AddSandboxOptions(*cmd, &args->sandbox);
   return cmd;
 }
 
@@ -87,6 +88,12 @@ int RunBench(const BenchArgs& args) {
     std::fprintf(stderr, "opverify bench: %s\n", found.status().message().c_str());
     return 1;
   }
+  if (Result<SandboxChoice> sandbox =
+          ChooseSandbox(args.sandbox.mode, SandboxHelperBeside(DefaultExecutorProgram()));
+      !sandbox.ok()) {
+    std::fprintf(stderr, "opverify bench: %s\n", sandbox.status().message().c_str());
+    return 2;
+  }
   OperatorSpec spec = std::move(found).value();
   spec.config = args.operator_config;
   spec.config.python_path = AbsolutePaths(args.operator_config.python_path);
@@ -99,6 +106,7 @@ int RunBench(const BenchArgs& args) {
 
   RunOptions options;
   options.backend = args.backend;
+  options.sandbox = args.sandbox;
   options.log_path = (output.parent_path() / (output.stem().string() + ".executor.log")).string();
 
   // --no-lock-frequency: no lock and no watching (the seed's meaning);

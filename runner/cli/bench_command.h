@@ -12,6 +12,7 @@
 
 #include "runner/config/bench_config.h"
 #include "runner/config/operator_config.h"
+#include "runner/process/sandbox.h"
 
 namespace opverify {
 
@@ -26,6 +27,7 @@ struct BenchArgs {
   double freq_check_interval = 1.0;
   double drift_tolerance = 0.05;
   std::string backend = "auto";
+  SandboxSettings sandbox;  // --sandbox, --memory-limit, --executor-log-cap
   BenchConfig bench;        // --warmup, --repeats, --adaptive, ... bind to its fields
   OperatorConfig operator_config;  // --timeout and --seed bind to its fields
 };

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "runner/process/sandbox.h"
+
 namespace opverify {
 
 // Call right after constructing `app`, before adding options or subcommands
@@ -28,5 +30,9 @@ CLI::Validator UnsignedInteger();
 // Seconds a wait may last: finite, more than 0, at most `max_s` (a week by
 // default: a timeout of 1e308 s overflows every clock).
 CLI::Validator Seconds(double max_s = 604800);
+
+// --sandbox, --memory-limit and --executor-log-cap (docs/SECURITY.md) into
+// `settings`; a bad value is a usage error (exit 2) naming the option.
+void AddSandboxOptions(CLI::App& app, SandboxSettings* settings);
 
 }  // namespace opverify

@@ -65,6 +65,7 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   AddLibraryFlags(cmd, &config->library, &config->python_path);
   cmd->add_flag("--ghost-replay", config->ghost_replay,
                 "cuda: rerun with the @triton.jit kernels made no-ops; unchanged outputs fail");
+  AddSandboxOptions(*cmd, &args->sandbox);
   return cmd;
 }
 
@@ -75,6 +76,12 @@ int RunVerify(const VerifyArgs& args) {
                       // (exit 1)
     std::fprintf(stderr, "opverify verify: %s\n", found.status().message().c_str());
     return found.status().code() == Status::Code::kNotFound ? 1 : 2;
+  }
+  if (Result<SandboxChoice> sandbox =
+          ChooseSandbox(args.sandbox.mode, SandboxHelperBeside(DefaultExecutorProgram()));
+      !sandbox.ok()) {
+    std::fprintf(stderr, "opverify verify: %s\n", sandbox.status().message().c_str());
+    return 2;
   }
   OperatorSpec spec = std::move(found).value();
   spec.config = args.config;
@@ -88,6 +95,7 @@ int RunVerify(const VerifyArgs& args) {
 
   RunOptions options;
   options.backend = args.backend;
+  options.sandbox = args.sandbox;
   VerifyContext context;
   context.impl_name = args.triton_impl_name;
   context.fresh_cache = args.fresh_cache;

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "runner/config/operator_config.h"
+#include "runner/process/sandbox.h"
 
 namespace opverify {
 
@@ -20,6 +21,7 @@ struct VerifyArgs {
   bool keep_cache = false;
   std::string backend = "auto";
   int case_number = 0;  // --case N: only case N, numbered from 1 as verify_result.json does; 0: all
+  SandboxSettings sandbox;  // --sandbox, --memory-limit, --executor-log-cap
   OperatorConfig config;  // --timeout, --non-compute, --standard, ... bind to its fields
 };
 

@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <mutex>
+
+#include <spdlog/spdlog.h>
 
 #include "runner/executor/protocol.h"
 #include "runner/process/channel.h"
@@ -26,14 +28,88 @@ std::string DefaultExecutorProgram() {
   return (self.parent_path() / "opverify-executor").string();
 }
 
+namespace {
+
+// The compiler caches the executor writes: the ones its environment names,
+// else Triton's default under $HOME. Each is made, so that it can be bound in.
+std::vector<std::string> CacheFolders(const ExecutorOptions& options) {
+  std::vector<std::string> folders;
+  for (const char* name : {"TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR"}) {
+    std::string folder;
+    for (const auto& [key, value] : options.env) {
+      if (key == name) folder = value;
+    }
+    if (const char* inherited = std::getenv(name); folder.empty() && inherited != nullptr)
+      folder = inherited;
+    const char* home = std::getenv("HOME");
+    if (folder.empty() && std::string(name) == "TRITON_CACHE_DIR" && home != nullptr &&
+        *home != '\0') {
+      folder = (fs::path(home) / ".triton" / "cache").string();
+    }
+    if (folder.empty()) continue;  // inductor's default lies in /tmp: the scratch folder
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (!ec) folders.push_back(fs::absolute(folder).lexically_normal().string());
+  }
+  return folders;
+}
+
+Result<std::string> MakeScratch(const std::string& parent) {
+  std::error_code ec;
+  const fs::path base = parent.empty() ? fs::temp_directory_path(ec) : fs::path(parent);
+  fs::create_directories(base, ec);
+  std::string pattern = (fs::absolute(base) / "opverify-scratch-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return Status::IoError("creating the executor's scratch folder " + pattern + ": " +
+                           std::strerror(errno));
+  }
+  return pattern;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ProcessExecutor>> ProcessExecutor::Start(const ExecutorOptions& options) {
   const std::string program = options.program.empty() ? DefaultExecutorProgram() : options.program;
+  const std::string helper = SandboxHelperBeside(program);
+  Result<SandboxChoice> choice = ChooseSandbox(options.sandbox.mode, helper);
+  if (!choice.ok()) return choice.status();
+  if (choice->mode == SandboxMode::kNone && options.sandbox.mode == SandboxMode::kAuto) {
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      spdlog::warn(
+          "executors run without a sandbox ({}): an implementation can signal this process, "
+          "write where it may and reach the network (docs/SECURITY.md)",
+          choice->reason);
+    });
+  }
+  Result<std::string> scratch = MakeScratch(options.scratch_parent);
+  if (!scratch.ok()) return scratch.status();
+  auto remove_scratch = [&] {
+    std::error_code ec;
+    fs::remove_all(scratch.value(), ec);
+  };
+  std::unique_ptr<CappedLog> log;
+  if (!options.log_path.empty()) {
+    Result<std::unique_ptr<CappedLog>> opened =
+        CappedLog::Open(options.log_path, options.sandbox.log_cap_bytes,
+                        std::string("--- opverify-executor starting (sandbox: ") +
+                            SandboxModeName(choice->mode) + ")\n");
+    if (!opened.ok()) {
+      remove_scratch();
+      return opened.status();
+    }
+    log = std::move(opened).value();
+  }
   Result<Pipe> requests = MakePipe();
-  if (!requests.ok()) return requests.status();
+  if (!requests.ok()) {
+    remove_scratch();
+    return requests.status();
+  }
   Result<Pipe> replies = MakePipe();
   if (!replies.ok()) {
     CloseFd(&requests->read_fd);
     CloseFd(&requests->write_fd);
+    remove_scratch();
     return replies.status();
   }
   int tensor_fd = memfd_create("opverify-tensors", MFD_CLOEXEC);
@@ -43,6 +119,7 @@ Result<std::unique_ptr<ProcessExecutor>> ProcessExecutor::Start(const ExecutorOp
     CloseFd(&replies->read_fd);
     CloseFd(&replies->write_fd);
     CloseFd(&tensor_fd);
+    remove_scratch();
   };
   if (tensor_fd < 0) {
     const std::string error = std::strerror(errno);
@@ -52,24 +129,34 @@ Result<std::unique_ptr<ProcessExecutor>> ProcessExecutor::Start(const ExecutorOp
   SpawnOptions spawn;
   spawn.argv = {program};
   spawn.env_set = options.env;
-  spawn.stdout_path = options.log_path.empty() ? std::string() : options.log_path;
-  spawn.stderr_path = options.log_path.empty() ? std::string() : "=stdout";
+  spawn.new_session = true;  // the terminal's and the rank's group signals are not its
   spawn.fds = {{requests->read_fd, proto::kRequestFd},
                {replies->write_fd, proto::kReplyFd},
                {tensor_fd, proto::kTensorFd}};
-  if (!options.log_path.empty()) {
-    // Keep earlier executors' output: append a marker, and let the child append.
-    std::ofstream(options.log_path, std::ios::app) << "--- opverify-executor starting\n";
-  }
-  Result<Subprocess> process = Subprocess::Spawn(spawn);
+  if (log)
+    spawn.fds.insert(spawn.fds.end(),
+                     {{log->write_fd(), STDOUT_FILENO}, {log->write_fd(), STDERR_FILENO}});
+  SandboxSpec sandbox;
+  sandbox.mode = choice->mode;
+  sandbox.helper = helper;
+  sandbox.scratch = scratch.value();
+  sandbox.writable = CacheFolders(options);
+  sandbox.memory_bytes = options.sandbox.memory_bytes.value_or(DefaultMemoryLimit(1));
+  sandbox.device_nodes = AcceleratorDeviceNodes();
+  Result<Subprocess> process = Subprocess::Spawn(Sandboxed(sandbox, std::move(spawn)));
   CloseFd(&requests->read_fd);
   CloseFd(&replies->write_fd);
+  if (log) log->CloseWriteEnd();
   if (!process.ok()) {
     close_all();
     return Status::IoError("starting the executor " + program + ": " + process.status().ToString());
   }
-  return std::unique_ptr<ProcessExecutor>(new ProcessExecutor(options, std::move(process).value(), requests->write_fd,
-                                                replies->read_fd, tensor_fd));
+  std::unique_ptr<ProcessExecutor> executor(new ProcessExecutor(
+      options, std::move(process).value(), requests->write_fd, replies->read_fd, tensor_fd));
+  executor->sandbox_ = choice->mode;
+  executor->scratch_ = scratch.value();
+  executor->log_ = std::move(log);
+  return executor;
 }
 
 Result<std::unique_ptr<ExecutorClient>> ProcessExecutor::StartClient(const ExecutorOptions& options) {
@@ -102,17 +189,18 @@ void ProcessExecutor::Stop() {
   CloseFd(&reply_fd_);
   if (process_.running() && !process_.Wait(2.0)) process_.Terminate(2.0);
   alive_ = false;
+  if (log_) log_->Finish(1.0);  // the namespace is gone: so is every writer of the log
+  if (!scratch_.empty()) {
+    std::error_code ec;
+    fs::remove_all(scratch_, ec);
+    scratch_.clear();
+  }
 }
 
-std::string ProcessExecutor::LogTail() const {
-  if (options_.log_path.empty()) return "";
-  std::ifstream in(options_.log_path, std::ios::binary | std::ios::ate);
-  if (!in) return "";
-  constexpr std::streamoff kTail = 4000;
-  const std::streamoff size = in.tellg();
-  in.seekg(std::max<std::streamoff>(0, size - kTail));
-  std::string tail((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return tail;
+std::string ProcessExecutor::LogTail() {
+  if (!log_) return "";
+  if (!process_.running()) log_->Finish(1.0);  // all of a dead executor's output
+  return log_->Tail();
 }
 
 Result<std::vector<TensorView>> ProcessExecutor::MapTensors(const nlohmann::json& described) {
@@ -147,7 +235,7 @@ CallResult ProcessExecutor::Call(const nlohmann::json& request, double timeout_s
   auto died = [&](const std::string& what) {
     result.failure = CallFailure::kDied;
     std::optional<ExitStatus> status = process_.Wait(5.0);
-    if (!status) status = process_.Terminate(1.0);
+    status = Ended(status ? *status : process_.Terminate(1.0));
     result.exit = status;
     result.detail = what + " (" + status->Describe() + ")";
     result.log_tail = LogTail();
@@ -160,7 +248,7 @@ CallResult ProcessExecutor::Call(const nlohmann::json& request, double timeout_s
   if (!reply.ok) {
     if (reply.error == ReceiveError::kTimeout) {
       result.failure = CallFailure::kTimeout;
-      result.exit = process_.Terminate(2.0);
+      result.exit = Ended(process_.Terminate(2.0));
       result.detail = "no reply within " + std::to_string(timeout_s) + " s; executor stopped";
       result.log_tail = LogTail();
       alive_ = false;

@@ -17,6 +17,8 @@
 #include "runner/common/status.h"
 #include "runner/executor/protocol.h"
 #include "runner/judge/tensor_view.h"
+#include "runner/process/capped_log.h"
+#include "runner/process/sandbox.h"
 #include "runner/process/subprocess.h"
 
 namespace opverify {
@@ -24,7 +26,9 @@ namespace opverify {
 struct ExecutorOptions {
   std::string program;  // empty: DefaultExecutorProgram()
   std::vector<std::pair<std::string, std::string>> env;  // e.g. TRITON_CACHE_DIR
-  std::string log_path;  // the executor's stdout and stderr (appended by each start)
+  std::string log_path;        // the executor's stdout and stderr (appended by each start, capped)
+  SandboxSettings sandbox;     // how it is confined (docs/SECURITY.md)
+  std::string scratch_parent;  // its scratch folder is made here; empty: the temp folder
 };
 
 // OPVERIFY_EXECUTOR, else opverify-executor beside the running program.
@@ -69,6 +73,8 @@ class ExecutorClient {
   virtual void Stop() = 0;
   virtual bool alive() const = 0;
   virtual const std::string& log_path() const = 0;
+  // The sandbox it runs in (bwrap, unshare, none); empty where that does not apply (a fake).
+  virtual std::string sandbox_mode() const { return ""; }
 };
 
 // Starts an executor: ProcessExecutor::Start, or a fake in tests.
@@ -90,11 +96,16 @@ class ProcessExecutor final : public ExecutorClient {
   void Stop() override;
   bool alive() const override { return alive_; }
   const std::string& log_path() const override { return options_.log_path; }
+  std::string sandbox_mode() const override { return SandboxModeName(sandbox_); }
 
  private:
   ProcessExecutor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd, int tensor_fd);
   Result<std::vector<TensorView>> MapTensors(const nlohmann::json& described);
-  std::string LogTail() const;
+  std::string LogTail();
+  // How the executor ended, from the status of the sandbox's launcher.
+  ExitStatus Ended(const ExitStatus& launcher) const {
+    return SandboxedExitStatus(sandbox_, launcher);
+  }
   void Unmap();
 
   ExecutorOptions options_;
@@ -105,6 +116,9 @@ class ProcessExecutor final : public ExecutorClient {
   void* mapping_ = nullptr;
   std::size_t mapped_bytes_ = 0;
   bool alive_ = true;
+  SandboxMode sandbox_ = SandboxMode::kNone;
+  std::string scratch_;             // removed once the executor has stopped
+  std::unique_ptr<CappedLog> log_;  // its stdout and stderr, when log_path is set
 };
 
 // One warm executor kept between operators (a rank's worker), so torch is

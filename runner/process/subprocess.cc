@@ -216,7 +216,11 @@ Result<Subprocess> Subprocess::Spawn(const SpawnOptions& options) {
   }
 
   short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-  if (options.new_process_group) flags |= POSIX_SPAWN_SETPGROUP;
+  if (options.new_session) {
+    flags |= POSIX_SPAWN_SETSID;  // a session leader leads its own group too
+  } else if (options.new_process_group) {
+    flags |= POSIX_SPAWN_SETPGROUP;
+  }
   sigset_t no_signals;
   sigemptyset(&no_signals);
   sigset_t defaults;
@@ -246,7 +250,7 @@ Result<Subprocess> Subprocess::Spawn(const SpawnOptions& options) {
     if (!options.working_dir.empty()) message += " (working directory " + options.working_dir + ")";
     return error == ENOENT ? Status::NotFound(message) : Status::IoError(message);
   }
-  return Subprocess(pid, options.new_process_group);
+  return Subprocess(pid, options.new_process_group || options.new_session);
 }
 
 Subprocess::Subprocess(Subprocess&& other) noexcept

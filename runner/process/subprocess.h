@@ -32,6 +32,7 @@ struct SpawnOptions {
   // and may be any numbers, even ones the parent uses for other mappings' sources.
   std::vector<std::pair<int, int>> fds;
   bool new_process_group = true;  // the child leads its own group, so the whole tree can be killed
+  bool new_session = false;       // its own session (setsid): no terminal, no job-control signals
 };
 
 struct ExitStatus {

@@ -55,6 +55,8 @@ CallResult OperatorSession::Open() {
   executor_options.program = options_.executor_program;
   executor_options.env = options_.env;
   executor_options.log_path = options_.log_path;
+  executor_options.sandbox = options_.sandbox;
+  executor_options.scratch_parent = options_.scratch_parent;
   Result<std::unique_ptr<ExecutorClient>> started =
       options_.start_executor ? options_.start_executor(executor_options) : ProcessExecutor::StartClient(executor_options);
   if (!started.ok()) {

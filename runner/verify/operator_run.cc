@@ -262,6 +262,11 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   }
   CallResult environment = session.executor()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
   if (environment.succeeded()) out.environment = environment.As<proto::EnvironmentReply>().environment;
+  if (const std::string sandbox = session.executor()->sandbox_mode();
+      !sandbox.empty() && out.environment.is_object()) {
+    out.environment["sandbox"] =
+        sandbox;  // docs/SECURITY.md: "none" when nothing confined the executor
+  }
 
   bool probed = false;
   std::string hidden_state_failure;  // once the probe fails, no case can be judged

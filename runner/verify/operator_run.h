@@ -54,6 +54,8 @@ struct RunOptions {
   std::string executor_program;     // empty: beside the running program
   std::vector<std::pair<std::string, std::string>> env;  // for every executor (cache dirs, devices)
   std::string log_path;             // executors' output
+  SandboxSettings sandbox;          // how executors are confined (docs/SECURITY.md)
+  std::string scratch_parent;       // executors' scratch folders go here; empty: the temp folder
   ExecutorPool* pool = nullptr;     // reuse a warm executor across operators (batch ranks)
   ExecutorFactory start_executor;   // empty: ProcessExecutor::StartClient (tests give a fake)
 };

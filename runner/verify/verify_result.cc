@@ -159,9 +159,10 @@ ordered_json SeedVerifyResult(const SeedResultParts& parts, const VerifyContext&
   out["failed_cases"] = parts.total_cases - parts.passed_cases;
   out["failures"] = parts.failures;
   // The seed's order: timestamp, triton, cache, cann (on every backend; then
-  // cuda on cuda), torch, device, cmdline.
+  // cuda on cuda), torch, device; ours: sandbox (docs/SECURITY.md); cmdline.
   ordered_json environment = ordered_json::object();
-  for (const char* key : {"timestamp", "triton", "cache", "cann", "cuda", "torch", "device"}) {
+  for (const char* key :
+       {"timestamp", "triton", "cache", "cann", "cuda", "torch", "device", "sandbox"}) {
     if (parts.environment.is_object() && parts.environment.contains(key)) {
       environment[key] = ordered_json::parse(parts.environment[key].dump());
     }

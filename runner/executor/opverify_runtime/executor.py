@@ -26,6 +26,7 @@ task's cases are counted, a case's input_desc and input_dtypes once its
 inputs are built.
 """
 import contextlib
+import errno as errno_module
 import json
 import os
 import re
@@ -40,6 +41,31 @@ from .case_io import (CaseError, clone_to, describe, describe_inputs, flatten_ou
                       input_digest, input_dtypes, input_tensors, materialized, refuse_oversized, same_bits,
                       seed_everything)
 from .compile_clock import CompileClock
+
+# What the sandbox (docs/SECURITY.md) answers an implementation that tries to
+# write outside its scratch folder or reach the network: nothing else here
+# gives these errors, since the filesystem is read-only and the network
+# namespace empty only because of it.
+_REFUSALS = {
+    errno_module.EROFS: "a write outside the scratch folder",
+    errno_module.ENETUNREACH: "a network connection",
+    errno_module.EHOSTUNREACH: "a network connection",
+    errno_module.ECONNREFUSED: "a network connection",
+    errno_module.EADDRNOTAVAIL: "a network connection",
+}
+
+
+def sandbox_refusal(error):
+    """What the sandbox refused, if `error` (or an error it came from) is its answer; else None."""
+    if os.environ.get("OPVERIFY_SANDBOX") not in ("bwrap", "unshare"):
+        return None
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, OSError) and error.errno in _REFUSALS:
+            return _REFUSALS[error.errno]
+        error = error.__cause__ or error.__context__
+    return None
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -226,12 +252,16 @@ class Session(BenchRequests):
         return inputs
 
     def classify(self, error, stage):
+        """The error type of what `stage` raised (docs/EXECUTOR.md's list)."""
         torch = self.torch
         name = type(error).__name__
         module = type(error).__module__ or ""
         if isinstance(error, CaseError):
             return error
         text = f"{stage}: {describe(error)}"
+        refused = sandbox_refusal(error)
+        if refused:
+            return CaseError("SandboxViolation", f"{stage}: the sandbox refused {refused}: {describe(error)}")
         if "CompilationError" in name or ("triton" in module and "compil" in module):
             return CaseError("CompilationError", text)
         if self.backend.is_out_of_memory(error):

@@ -1,0 +1,292 @@
+"""The executors' sandbox (docs/SECURITY.md) against hostile implementations
+(tests/fixtures/hostile): each becomes a per-case verdict, the run ends with
+its reports, nothing it wrote lands outside its scratch folder, and no process
+of the run is left afterwards. Through the real `opverify verify` (bwrap and
+unshare) and `opverify-batch` (mpirun -np 2, and --resume after a SIGKILL)."""
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+import uuid
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile")
+BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+OPS = ["kill_parent", "stop_parent", "setsid_child", "flood", "memory_hog", "write_outside", "network"]
+LIMITS = ["--memory-limit", "1G", "--executor-log-cap", "1M"]
+
+
+def expected(op):
+    spec = importlib.util.spec_from_file_location(f"{op}_task", os.path.join(HOSTILE, f"{op}_torch.py"))
+    module = importlib.util.module_from_spec(spec)
+    source = open(spec.origin).read()
+    # EXPECTED_ERROR_TYPE only: the task imports torch, which the test need not.
+    line = next(text for text in source.splitlines() if text.startswith("EXPECTED_ERROR_TYPE"))
+    exec(line, module.__dict__)
+    return module.EXPECTED_ERROR_TYPE
+
+
+def namespaces_work(mode):
+    helper = os.path.join(BUILD, "runner", "opverify-sandbox")
+    if mode == "bwrap":
+        command = ["bwrap", "--unshare-all", "--share-net", "--die-with-parent", "--ro-bind", "/", "/",
+                   "--dev", "/dev", "--proc", "/proc", "true"]
+    else:
+        command = ["unshare", "--pid", "--fork", "--mount-proc", "--net", "true"]
+    try:
+        return os.access(helper, os.X_OK) and subprocess.run(command, capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def processes_marked(mark):
+    """Processes whose environment carries `mark` (every executor of one test inherits it)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if mark.encode() in f.read():
+                    with open(f"/proc/{pid}/cmdline", "rb") as c:
+                        found.append((int(pid), c.read().replace(b"\0", b" ").decode(errors="replace")))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture
+def env(tmp_path):
+    """The environment of the programs under test: a mark to find their processes by, a $HOME of
+    the test's own; after the test, no process with the mark may be left (`ps`)."""
+    mark = f"opverify-sandbox-test-{uuid.uuid4().hex}"
+    home = tmp_path / "home"
+    home.mkdir()
+    # One BLAS thread: OpenBLAS's per-thread buffers on a many-core machine alone would not fit
+    # under the tests' 1 GiB memory limit (the default limit is a share of the machine).
+    environment = dict(os.environ, OPVERIFY_TEST_MARK=mark, HOME=str(home), OPENBLAS_NUM_THREADS="1",
+                       OMP_NUM_THREADS="1", **MPI_ENV)
+    yield environment
+    left = processes_marked(mark)
+    for _ in range(50):  # a reaped parent's last children are a moment behind it
+        if not left:
+            break
+        time.sleep(0.1)
+        left = processes_marked(mark)
+    for pid, _ in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes outlived the run: {left}"
+
+
+@pytest.fixture
+def ops_dir(tmp_path):
+    """A copy of the hostile fixtures (write_outside writes beside its own file)."""
+    folder = tmp_path / "ops"
+    shutil.copytree(HOSTILE, folder)
+    return folder
+
+
+class Listener:
+    """A TCP port on 127.0.0.1 that records whoever connects."""
+
+    def __init__(self):
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen()
+        self.socket.settimeout(0.2)
+        self.port = self.socket.getsockname()[1]
+        self.connections = 0
+        self.running = True
+        self.thread = threading.Thread(target=self.accept, daemon=True)
+        self.thread.start()
+
+    def accept(self):
+        while self.running:
+            try:
+                connection, _ = self.socket.accept()
+                self.connections += 1
+                connection.close()
+            except OSError:
+                continue
+
+    def close(self):
+        self.running = False
+        self.thread.join()
+        self.socket.close()
+
+
+def run_verify(opverify_bin, op, ops_dir, env, *flags, timeout=120):
+    output = ops_dir / f"{op}.verify_result.json"
+    proc = subprocess.run([opverify_bin, "verify", "--op_name", op, "--verify_dir", str(ops_dir),
+                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint",
+                           # Room for torch's import on a loaded machine; the flood needs no more.
+                           "--timeout", "8" if op == "flood" else "20",
+                           "--output", str(output), *LIMITS, *flags],
+                          capture_output=True, text=True, timeout=timeout, env=env)
+    result = json.loads(output.read_text()) if output.exists() else None
+    return proc, result
+
+
+def error_types(result):
+    """Each case's error type (None: passed); every hostile fixture has one case."""
+    failed = {f["case_idx"]: f["error_type"] for f in result["failures"]}
+    return [failed.get(index) for index in range(1, result["total_cases"] + 1)]
+
+
+def check_left_nothing_behind(ops_dir, home, run_dir=None):
+    marks = [ops_dir / "INJECTED_BY_write_outside", home / "INJECTED_BY_write_outside"]
+    if run_dir is not None:
+        marks.append(run_dir / "shards" / "INJECTED_BY_write_outside")
+    assert not [m for m in marks if m.exists()]
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "unshare"])
+@pytest.mark.parametrize("op", OPS)
+def test_a_hostile_implementation_gets_a_verdict_in_verify(opverify_bin, ops_dir, env, tmp_path, mode, op):
+    if not namespaces_work(mode):
+        pytest.skip(f"{mode} cannot create namespaces here")
+    listener = Listener()
+    env["OPVERIFY_HOSTILE_PORT"] = str(listener.port)
+    started = time.monotonic()
+    try:
+        proc, result = run_verify(opverify_bin, op, ops_dir, env, "--sandbox", mode)
+    finally:
+        listener.close()
+    assert result is not None, f"exit {proc.returncode}, no verify_result.json: {proc.stderr[-3000:]}"
+    want = expected(op)
+    assert proc.returncode == (0 if want is None else 1), proc.stderr[-3000:]
+    assert error_types(result) == [want], result["failures"]
+    assert result["environment"]["sandbox"] == mode
+    assert time.monotonic() - started < 60
+    assert listener.connections == 0
+    check_left_nothing_behind(ops_dir, tmp_path / "home")
+    log = ops_dir / f"{op}.verify_result.executor.log"
+    assert log.stat().st_size <= 1 << 20
+    if op == "flood":
+        assert "output cut here: this log reached its cap of 1048576 bytes" in log.read_text(errors="replace")
+    if op in ("write_outside", "network"):
+        assert "the sandbox refused" in result["failures"][0]["error_msg"]
+
+
+def test_crash_signals_are_reported_through_the_sandbox(opverify_bin, env, tmp_path):
+    # bwrap and our init report a signal death as exit code 128+N; the verdict names the signal.
+    cpu_ops = os.path.join(ROOT, "tests", "fixtures", "cpu_ops")
+    output = tmp_path / "segv.json"
+    proc = subprocess.run([opverify_bin, "verify", "--op_name", "crash_segv", "--verify_dir", cpu_ops,
+                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint", "--output", str(output)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    result = json.loads(output.read_text())
+    assert proc.returncode == 1
+    assert result["environment"]["sandbox"] in ("bwrap", "unshare")
+    assert "signal SIGSEGV (11)" in result["failures"][0]["error_msg"]
+
+
+def fake_tools(tmp_path):
+    """A PATH whose bwrap and unshare fail the way they do where namespaces are not allowed."""
+    fake = tmp_path / "fakebin"
+    fake.mkdir()
+    for tool in ("bwrap", "unshare"):
+        script = fake / tool
+        script.write_text(f"#!/bin/sh\necho '{tool}: creating new namespace failed: Operation not permitted' >&2\nexit 1\n")
+        script.chmod(0o755)
+    return f"{fake}:{os.environ.get('PATH', '')}"
+
+
+def test_without_namespaces_auto_falls_back_to_none_with_a_warning(opverify_bin, env, tmp_path):
+    env["PATH"] = fake_tools(tmp_path)
+    cpu_ops = os.path.join(ROOT, "tests", "fixtures", "cpu_ops")
+    output = tmp_path / "relu.json"
+    proc = subprocess.run([opverify_bin, "verify", "--op_name", "relu_ok", "--verify_dir", cpu_ops,
+                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint", "--output", str(output)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(output.read_text())["environment"]["sandbox"] == "none"
+    assert "executors run without a sandbox" in proc.stderr and "Operation not permitted" in proc.stderr
+    # Asked for by name, a sandbox that does not work is an error, before anything runs.
+    proc = subprocess.run([opverify_bin, "verify", "--op_name", "relu_ok", "--verify_dir", cpu_ops,
+                           "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint", "--output",
+                           str(tmp_path / "refused.json"), "--sandbox", "bwrap"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 2 and "--sandbox bwrap: bwrap does not start here" in proc.stderr, proc.stderr
+    assert not (tmp_path / "refused.json").exists()
+
+
+def test_bad_sandbox_options_are_usage_errors(opverify_bin, tmp_path):
+    for flags in (["--sandbox", "chroot"], ["--memory-limit", "lots"], ["--executor-log-cap", "-1M"]):
+        proc = subprocess.run([opverify_bin, "verify", "--op_name", "x", "--verify_dir", str(tmp_path), *flags],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2, (flags, proc.stderr)
+        assert flags[0] in proc.stderr
+
+
+@pytest.fixture(scope="session")
+def batch_bin():
+    path = os.path.join(BUILD, "runner", "opverify-batch")
+    assert os.access(path, os.X_OK), path
+    return path
+
+
+def hostile_manifest(path, ops_dir, ops):
+    path.write_text(json.dumps({"name": "hostile", "defaults": {"impl_name": "cpu_impl", "lint": False},
+                                "operators": [{"name": op, "dir": str(ops_dir)} for op in ops]}))
+    return path
+
+
+def batch_verdicts(run_dir):
+    return {op: json.loads((run_dir / "ops" / op / "verify_result.json").read_text()) for op in OPS
+            if (run_dir / "ops" / op / "verify_result.json").exists()}
+
+
+def test_a_two_rank_batch_of_hostile_implementations_ends_with_reports(batch_bin, ops_dir, env, tmp_path):
+    if not namespaces_work("bwrap") and not namespaces_work("unshare"):
+        pytest.skip("no namespaces here")
+    listener = Listener()
+    env["OPVERIFY_HOSTILE_PORT"] = str(listener.port)
+    manifest = hostile_manifest(tmp_path / "hostile.json", ops_dir, OPS)
+    run_dir = tmp_path / "run"
+    try:
+        proc = subprocess.run(["mpirun", "-np", "2", "--oversubscribe", batch_bin, str(manifest), "--backend", "cpu",
+                               "--run-dir", str(run_dir), "--timeout", "15", "--no-bench", *LIMITS],
+                              capture_output=True, text=True, timeout=240, env=env)
+    finally:
+        listener.close()
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    results = batch_verdicts(run_dir)
+    assert {op: error_types(r) for op, r in results.items()} == {op: [expected(op)] for op in OPS}
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["sandbox"]["mode"] in ("bwrap", "unshare")
+    assert summary["sandbox"]["log_cap_bytes"] == 1 << 20 and summary["sandbox"]["memory_limit_bytes"] == 1 << 30
+    assert summary["totals"]["cases"] == len(OPS)
+    assert (run_dir / "report.html").exists() and (run_dir / "junit.xml").exists()
+    for log in (run_dir / "logs").glob("rank-*.executor.log"):
+        assert log.stat().st_size <= 1 << 20
+    assert listener.connections == 0
+    check_left_nothing_behind(ops_dir, tmp_path / "home", run_dir)
+
+
+def test_resume_of_a_run_with_the_killer_finishes(batch_bin, ops_dir, env, tmp_path):
+    if not namespaces_work("bwrap") and not namespaces_work("unshare"):
+        pytest.skip("no namespaces here")
+    ops = ["setsid_child", "kill_parent", "stop_parent"]
+    manifest = hostile_manifest(tmp_path / "hostile.json", ops_dir, ops)
+    run_dir = tmp_path / "run"
+    command = [batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), "--timeout", "15",
+               "--no-bench", "--no-ab", *LIMITS]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    journal = run_dir / "shards" / "rank-0000.journal"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (journal.exists() and journal.read_text().count("\n") >= 1):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)  # the rank dies mid-run: its executors must die with it
+    proc.wait()
+    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=120, env=env)
+    assert resumed.returncode == 1, resumed.stderr[-3000:]
+    results = batch_verdicts(run_dir)
+    assert {op: error_types(r) for op, r in results.items()} == {op: [expected(op)] for op in ops}
+    assert json.loads((run_dir / "summary.json").read_text())["totals"]["cases"] == len(ops)

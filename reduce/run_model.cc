@@ -236,14 +236,24 @@ FailureRow Failure(const CaseRecord& c, const std::string& repro) {
 
 }  // namespace
 
-std::vector<std::string> MissingFromPlan(const std::vector<OperatorModel>& operators,
-                                         const RunPlan& plan) {
+// The cases the selection left out of an operator once its task was loaded
+// (the operator record's `left_out`): planned, but not to be stored.
+int LeftOutCount(const json& facts) {
+  const json left_out = facts.value("left_out", json());
+  return left_out.is_object() ? static_cast<int>(left_out.size()) : 0;
+}
+
+std::vector<std::string> MissingFromPlan(const RunModel& run, const RunPlan& plan) {
   std::map<std::string, const OperatorModel*> by_name;
-  for (const OperatorModel& op : operators) by_name[op.name] = &op;
+  for (const OperatorModel& op : run.operators) by_name[op.name] = &op;
   std::vector<std::string> missing;
   for (const PlannedOperator& planned : plan.operators) {
     const auto found = by_name.find(planned.name);
     if (found == by_name.end()) {
+      const auto only_facts = run.facts_without_cases.find(planned.name);
+      if (only_facts != run.facts_without_cases.end() &&
+          LeftOutCount(only_facts->second) >= planned.min_cases)
+        continue;  // every case of it left out by the selection
       missing.push_back(planned.name + ": no results stored (the run's plan has it" +
                         (planned.min_cases > 0
                              ? ", with " + std::to_string(planned.min_cases) + " cases)"
@@ -253,7 +263,8 @@ std::vector<std::string> MissingFromPlan(const std::vector<OperatorModel>& opera
     const OperatorModel& op = *found->second;
     const json count = op.facts.value("case_count", json());
     const int expected =
-        std::max({planned.min_cases, count.is_number_integer() ? count.get<int>() : 0, 1});
+        std::max({planned.min_cases, count.is_number_integer() ? count.get<int>() : 0, 1}) -
+        LeftOutCount(op.facts);
     const int stored = static_cast<int>(op.cases.size());
     if (stored < expected) {
       missing.push_back(planned.name + ": " + std::to_string(stored) + " of " +
@@ -328,7 +339,7 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
     run.operators.push_back(std::move(op));
   }
   run.totals.failed = run.totals.cases - run.totals.passed;
-  if (plan) run.incomplete = MissingFromPlan(run.operators, *plan);
+  if (plan) run.incomplete = MissingFromPlan(run, *plan);
   run.totals.lost = static_cast<int>(run.problems.size() + run.incomplete.size());
   FinishPerformance(dtype_speedups, speedups, &run.performance);
   run.time_split = BuildTimeSplit(run_info, spent_ms);

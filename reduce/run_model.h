@@ -183,8 +183,8 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
 
 // The planned operators the store lacks results of, one line each: none at
 // all, or fewer cases than the most it should hold (the plan's min_cases,
-// the count its "operator" record gives, at least one).
-std::vector<std::string> MissingFromPlan(const std::vector<OperatorModel>& operators,
-                                         const RunPlan& plan);
+// the count its "operator" record gives, at least one), less the cases the
+// selection left out of it (its record's `left_out`).
+std::vector<std::string> MissingFromPlan(const RunModel& run, const RunPlan& plan);
 
 }  // namespace opverify

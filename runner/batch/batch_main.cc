@@ -20,6 +20,7 @@
 #include "runner/batch/stored_run.h"
 #include "runner/batch/worker.h"
 #include "runner/common/strings.h"
+#include "runner/common/terminal_text.h"
 #include "runner/manifest/manifest.h"
 #include "runner/scheduler/comm.h"
 #include "runner/scheduler/work_plan.h"
@@ -92,12 +93,17 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
       const std::size_t shown = std::min<std::size_t>(names.size(), 5);
       std::string some;
       for (std::size_t i = 0; i < shown; ++i) some += (i ? ", " : "") + names[i];
-      std::string asked;
-      for (const std::string& f : options.selection.filters) asked += (asked.empty() ? "" : " ") + f;
-      std::fprintf(stderr,
-                   "opverify-batch: --filter '%s' matches none of the %zu operators of %s (%s%s)\n",
-                   asked.c_str(), names.size(), options.jobs_path.c_str(), some.c_str(),
-                   names.size() > shown ? ", ..." : "");
+      std::string asked;  // the selection as given: --filter 'a*' --tag 'b'
+      const CaseSelection& selection = options.selection;
+      for (const auto& [flag, values] :
+           {std::pair{"--filter", &selection.filters}, std::pair{"--exclude", &selection.excludes},
+            std::pair{"--tag", &selection.tags}, std::pair{"--dtype", &selection.dtypes}}) {
+        for (const std::string& value : *values)
+          asked += (asked.empty() ? "" : " ") + std::string(flag) + " '" + value + "'";
+      }
+      std::fprintf(stderr, "opverify-batch: %s matches none of the %zu operators of %s (%s%s)\n",
+                   TerminalSafe(asked).c_str(), names.size(), options.jobs_path.c_str(),
+                   some.c_str(), names.size() > shown ? ", ..." : "");
     }
     *exit_code = 2;
     return std::nullopt;

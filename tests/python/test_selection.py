@@ -131,7 +131,9 @@ def test_tag_exclude_and_case_globs(manifest):
         ["crash_second_case/#0", "crash_second_case/#2", "nan_bad/#0"]
     assert listed(manifest, "--filter", "relu_ok/#2", "--filter", "*n\":16*") == \
         ["relu_ok/#2", 'add_sweep/{"dtype":"float32","n":16}', 'add_sweep/{"dtype":"bfloat16","n":16}']
-    assert listed(manifest, "--tag", "nothing") == []
+    # A selection that matches no operator is an error, not an empty run that passes.
+    empty = batch(manifest, "--list", "--tag", "nothing")
+    assert empty.returncode == 2 and "matches none" in empty.stderr
 
 
 def test_rerun_failed_runs_exactly_the_failed_cases(manifest, first_run, tmp_path):

@@ -1,9 +1,9 @@
 // opverify-reduce: every report of a run folder rebuilt from its HDF5 shards
 // alone (after a crash, or to merge runs), and the comparison with an
 // earlier run: the release-qualification gate.
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -32,8 +32,9 @@ json PreviousRunInfo(const fs::path& run_dir) {
   json summary = json::parse(text.str(), nullptr, false);
   json info = json::object();
   if (!summary.is_object()) return info;
-  for (const char* key : {"manifest", "manifest_name", "ranks", "launcher", "backend", "store",
-                          "resumed", "timing", "shard", "stopped_by_signal", "unassigned_items"}) {
+  for (const char* key :
+       {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing",
+        "shard", "stopped_by_signal", "unassigned_items", "compiler_cache"}) {
     if (summary.contains(key)) info[key] = summary[key];
   }
   return info;
@@ -65,9 +66,12 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
 
 int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("opverify-reduce"));
-  CLI::App app{"opverify-reduce: rebuild a run's reports from its HDF5 shards; compare with a baseline run"};
-  opverify::DescribeProgram(app, "  0  reports written (no regression against --baseline)\n"
-                                 "  1  a regression against --baseline\n  2  bad usage, or unreadable shards");
+  CLI::App app{
+      "opverify-reduce: rebuild a run's reports from its HDF5 shards; compare with a baseline run"};
+  opverify::DescribeProgram(
+      app,
+      "  0  reports written (no regression against --baseline)\n"
+      "  1  a regression against --baseline\n  2  bad usage, or unreadable shards");
   std::string run_dir, baseline;
   double threshold_pct = 5;
   app.add_option("RUN_DIR", run_dir, "The run folder (with shards/)")->required();
@@ -78,7 +82,8 @@ int main(int argc, char** argv) {
                  "made it")
       ->check(CLI::ExistingDirectory);
   app.add_option("--baseline", baseline, "An earlier run folder to compare with");
-  app.add_option("--perf-threshold", threshold_pct, "Percent change of latency that counts (and the spread must be exceeded too)")
+  app.add_option("--perf-threshold", threshold_pct,
+                 "Percent change of latency that counts (and the spread must be exceeded too)")
       ->check(CLI::NonNegativeNumber);
   try {
     app.parse(argc, argv);
@@ -100,7 +105,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!baseline.empty() && !fs::is_regular_file(fs::path(baseline) / "summary.json")) {
-    std::fprintf(stderr, "opverify-reduce: --baseline %s: no summary.json there\n", baseline.c_str());
+    std::fprintf(stderr, "opverify-reduce: --baseline %s: no summary.json there\n",
+                 baseline.c_str());
     return 2;
   }
   if (opverify::Status indexed = opverify::WriteResultsIndex(run_dir, &problems); !indexed.ok()) {
@@ -116,17 +122,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "opverify-reduce: %s\n", totals.status().ToString().c_str());
     return 2;
   }
-  std::printf("%d operators, %d cases: %d passed, %d failed -> %s\n", totals->operators, totals->cases,
-              totals->passed, totals->failed, (fs::path(run_dir) / "summary.json").c_str());
+  std::printf("%d operators, %d cases: %d passed, %d failed -> %s\n", totals->operators,
+              totals->cases, totals->passed, totals->failed,
+              (fs::path(run_dir) / "summary.json").c_str());
   if (baseline.empty()) return 0;
 
-  opverify::Result<opverify::BaselineDiff> diff = opverify::DiffRuns(run_dir, baseline, threshold_pct / 100);
+  opverify::Result<opverify::BaselineDiff> diff =
+      opverify::DiffRuns(run_dir, baseline, threshold_pct / 100);
   if (!diff.ok()) {
     std::fprintf(stderr, "opverify-reduce: %s\n", diff.status().ToString().c_str());
     return 2;
   }
   const std::string report_path = (fs::path(run_dir) / "baseline_diff.json").string();
-  if (opverify::Status written = opverify::WriteReportJson(report_path, diff->ToJson()); !written.ok()) {
+  if (opverify::Status written = opverify::WriteReportJson(report_path, diff->ToJson());
+      !written.ok()) {
     std::fprintf(stderr, "opverify-reduce: %s\n", written.ToString().c_str());
     return 2;
   }
@@ -139,14 +148,15 @@ int main(int argc, char** argv) {
   list("newly failing", diff->newly_failing);
   list("fixed", diff->fixed);
   for (const auto& c : diff->slower) {
-    std::printf("slower: %s %.1f%% (spread %.1f%%, %d shapes)\n", c.op.c_str(), (c.ratio - 1) * 100, c.spread * 100, c.shapes);
+    std::printf("slower: %s %.1f%% (spread %.1f%%, %d shapes)\n", c.op.c_str(), (c.ratio - 1) * 100,
+                c.spread * 100, c.shapes);
   }
   for (const auto& c : diff->faster) {
-    std::printf("faster: %s %.1f%% (spread %.1f%%, %d shapes)\n", c.op.c_str(), (c.ratio - 1) * 100, c.spread * 100, c.shapes);
+    std::printf("faster: %s %.1f%% (spread %.1f%%, %d shapes)\n", c.op.c_str(), (c.ratio - 1) * 100,
+                c.spread * 100, c.shapes);
   }
   list("new", diff->added);
   list("missing", diff->missing);
-  std::printf("%s -> %s\n", diff->regressed() ? "REGRESSED" : "no regression",
-              report_path.c_str());
+  std::printf("%s -> %s\n", diff->regressed() ? "REGRESSED" : "no regression", report_path.c_str());
   return diff->regressed() ? 1 : 0;
 }

@@ -33,7 +33,7 @@ struct DtypeCell {
 // passed (all `case_count` of them were stored) and shapes were benchmarked.
 struct OperatorPerformance {
   OperatorBenchResult result;  // one shape per case index (the latest stored), in case order
-  BenchConfig settings;  // the last work item's
+  BenchConfig settings;        // the last work item's
   // perf_result.json's top level: the geometric mean speedup over the valid
   // shapes and the mean latencies; unset where it writes null.
   std::optional<double> speedup;
@@ -132,6 +132,11 @@ struct RunModel {
 // "opverify 0.1.0 (abc1234)": the build that ran the run, from run_info's
 // "opverify" block (the batch writes it); "" for a run that has none.
 std::string RunVersionLine(const nlohmann::json& run_info);
+
+// For a run a signal stopped: what the reports cover and what they do not
+// (the work items never started, each operator whose cases were not all
+// stored), one plain-text line each; empty for a run that was not stopped.
+std::vector<std::string> StoppedEarlyLines(const RunModel& run);
 
 // The one aggregation pass. `records`: ReadRunRecords' (cases, and the
 // operator facts and benchmark records that ride with them); `problems`:

@@ -12,15 +12,15 @@
 
 #include "runner/batch/batch_flags.h"
 #include "runner/batch/batch_reports.h"
-#include "runner/scheduler/comm.h"
 #include "runner/batch/launch.h"
 #include "runner/batch/rank_role.h"
 #include "runner/batch/run_folder.h"
 #include "runner/batch/stored_run.h"
-#include "runner/scheduler/work_plan.h"
 #include "runner/batch/worker.h"
 #include "runner/common/strings.h"
 #include "runner/manifest/manifest.h"
+#include "runner/scheduler/comm.h"
+#include "runner/scheduler/work_plan.h"
 #include "runner/store/shard_writer.h"
 
 namespace fs = std::filesystem;
@@ -110,13 +110,16 @@ void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
 }
 
 // This rank's worker: its cache folders and log, no device chosen yet.
+// `run_cache` is the rank's folder in the run (the A/B's fresh caches go
+// there), `cache` the one its executors compile into.
 WorkerSetup MakeWorkerSetup(const JobManifest& job, const BatchOptions& options, int rank,
-                            const std::string& cache) {
+                            const std::string& run_cache, const std::string& cache) {
   WorkerSetup setup;
   setup.job = &job;
   setup.options = &options;
   setup.rank = rank;
   setup.cache_dir = (fs::path(cache) / "triton").string();
+  setup.ab_cache_parent = (fs::path(run_cache) / "ab").string();
   setup.executor_log =
       (fs::path(options.run_dir) / "logs" / Printf("rank-%04d.executor.log", rank)).string();
   setup.executor_env = {{"TRITON_CACHE_DIR", setup.cache_dir},
@@ -163,10 +166,11 @@ int Run(int argc, char** argv) {
     return 0;
   }
 
-  const std::string cache = PrepareRankFolder(options.run_dir, rank, options.verbose);
-  spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}", options.jobs_path, rank,
-               size, launch.launcher, options.run_dir);
-  WorkerSetup setup = MakeWorkerSetup(*job, options, rank, cache);
+  const std::string run_cache = PrepareRankFolder(options.run_dir, rank, options.verbose);
+  const std::string cache = RankCacheFolder(options, rank, run_cache);
+  spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}, compiler cache {}",
+               options.jobs_path, rank, size, launch.launcher, options.run_dir, cache);
+  WorkerSetup setup = MakeWorkerSetup(*job, options, rank, run_cache, cache);
   BindDevice(launch, options.backend, rank, &setup);
   if (options.resume && !LoadResumeState(options.run_dir, &setup)) return 2;
   Result<std::unique_ptr<ShardWriter>> shard =

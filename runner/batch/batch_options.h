@@ -19,14 +19,21 @@ struct BatchOptions {
   bool dry_run = false;
   StorePolicy store = StorePolicy::kFailures;
   std::optional<double> timeout_s;  // overrides every operator's OperatorConfig::timeout_s
+  std::optional<double>
+      warmup_timeout_s;  // overrides every operator's OperatorConfig::warmup_timeout_s
+  // --cache-dir: persistent compiler caches, DIR/rank-NNNN per rank (in
+  // DIR/shard-I-of-N/ with --shard), reused across runs; empty: a cold cache
+  // in the run folder. The A/B's fresh-cache runs stay in the run folder.
+  std::string cache_dir;
   bool bench = true;
   double freq_check_interval_s = 1.0;  // device clock samples during the benchmark (0: none)
   bool verbose = false;
-  bool ab = true;                // A/B re-run of accuracy failures
-  std::string previous_run;      // a run folder whose timings order the work (longest first)
-  int max_cases_per_item = 64;   // sweeps larger than this are split across ranks
-  bool require_anchors = false;  // exit 3 for an operator without task_sha256 (a changed one is always exit 4)
-  bool fsync = false;            // survive a machine crash too (two fsyncs per case), not only SIGKILL
+  bool ab = true;               // A/B re-run of accuracy failures
+  std::string previous_run;     // a run folder whose timings order the work (longest first)
+  int max_cases_per_item = 64;  // sweeps larger than this are split across ranks
+  bool require_anchors =
+      false;  // exit 3 for an operator without task_sha256 (a changed one is always exit 4)
+  bool fsync = false;  // survive a machine crash too (two fsyncs per case), not only SIGKILL
 };
 
 }  // namespace opverify

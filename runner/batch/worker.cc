@@ -24,16 +24,20 @@ OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
   spec.impl_name = op.impl_name;
   spec.config = op.config;
   if (options.timeout_s) spec.config.timeout_s = *options.timeout_s;
+  if (options.warmup_timeout_s) spec.config.warmup_timeout_s = *options.warmup_timeout_s;
   spec.params = op.cases;
   return spec;
 }
 
-// Slurm stops a job (scancel, a requeue, the time limit) by signalling every
-// process of it, this rank's executors too: a case or benchmark shape whose
-// executor died while the rank is stopping says nothing about the operator.
-// It is not stored, so that --resume runs it again. The rank may handle its
-// own signal a moment after it saw its executor die, hence the short wait.
+// A case or benchmark shape the stop cut short says nothing about the
+// operator: it is not stored, so that --resume runs it again. Either the
+// rank abandoned it (kStoppedErrorType: the call in flight is interrupted and
+// its executor killed), or Slurm, which stops a job (scancel, a requeue, the
+// time limit) by signalling every process of it, killed the executor first.
+// The rank may handle its own signal a moment after it saw its executor die,
+// hence the short wait.
 bool DiedOfTheStop(const std::string& error_type, const std::atomic<int>* stop) {
+  if (error_type == kStoppedErrorType) return true;
   if (error_type != "Crash" || stop == nullptr) return false;
   for (int waited_ms = 0; stop->load() == 0 && waited_ms < 250; waited_ms += 10) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -70,9 +74,10 @@ CaseRecord FactRecord(RecordKind kind, const std::string& tag, const OperatorJob
 // its shapes are benchmarked on this rank, the one that verified them, and
 // each measured shape is stored as a row of its own. The reducer writes
 // perf_result.json only for operators all of whose cases passed.
-bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions& run, const WorkItem& item,
-               const OperatorOutcome& outcome, const std::function<std::string(int)>& case_id,
-               const WorkerSetup& setup, const std::function<void(const json&)>& report) {
+bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions& run,
+               const WorkItem& item, const OperatorOutcome& outcome,
+               const std::function<std::string(int)>& case_id, const WorkerSetup& setup,
+               const std::function<void(const json&)>& report) {
   std::vector<int> indices = item.case_indices;
   if (indices.empty()) {
     for (int i = 0; i < outcome.own_cases; ++i) indices.push_back(i);
@@ -85,7 +90,8 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   for (std::size_t k = 0; k < outcome.edge_cases.size(); ++k) {
     const int index = outcome.own_cases + static_cast<int>(k);
     const auto earlier = setup.done.find(EdgeCaseId(op.name, outcome.edge_cases[k].label));
-    if ((ran.count(index) > 0 && !ran[index]) || (earlier != setup.done.end() && !earlier->second)) all_passed = false;
+    if ((ran.count(index) > 0 && !ran[index]) || (earlier != setup.done.end() && !earlier->second))
+      all_passed = false;
   }
   std::set<int> to_bench;
   for (int i : indices) {
@@ -107,14 +113,16 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   bench_spec.skip_case = [&](int i, const std::string&) { return to_bench.count(i) == 0; };
   bench_spec.config.edge_cases = false;
   const BenchConfig& settings = op.bench;
-  const OperatorBenchResult result =
-      BenchOperator(bench_spec, run, settings, DeviceClockOpener(setup.options->freq_check_interval_s));
+  const OperatorBenchResult result = BenchOperator(
+      bench_spec, run, settings, DeviceClockOpener(setup.options->freq_check_interval_s));
+  std::size_t stored = 0;
   for (const ShapeResult& shape : result.shapes) {
     if (!shape.passed && DiedOfTheStop(shape.error_type, setup.stop)) {
-      spdlog::warn("rank {}: {} [shape {}] not stored: its executor died of the stop", setup.rank,
-                   op.name, shape.case_idx);
+      spdlog::warn("rank {}: {} [shape {}] not stored: the stop cut it short", setup.rank, op.name,
+                   shape.case_idx);
       continue;
     }
+    ++stored;
     CaseRecord record;
     record.case_id = case_id(shape.case_idx - 1) + "@bench";
     record.op_name = op.name;
@@ -127,23 +135,34 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
     record.extra = {{"case_id", case_id(shape.case_idx - 1)}, {"shape", ShapeResultToJson(shape)}};
     if (!Store(setup, record)) return false;
   }
+  if (stored == 0) return true;  // stopped before any shape was measured: --resume benchmarks them
   CaseRecord meta = FactRecord(RecordKind::kBenchItem, "bench-item", op, item, setup.rank);
-  meta.extra = {{"settings", settings.ToJson()}, {"clock", result.clock},
-                {"environment", result.environment}, {"wall_s", result.wall_s}, {"shapes", result.shapes.size()}};
+  meta.extra = {{"settings", settings.ToJson()},
+                {"clock", result.clock},
+                {"environment", result.environment},
+                {"wall_s", result.wall_s},
+                {"shapes", result.shapes.size()}};
   if (!Store(setup, meta)) return false;
-  report({{"kind", "bench"}, {"op", op.name}, {"shapes", result.shapes.size()},
-          {"bench_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()}});
+  report({{"kind", "bench"},
+          {"op", op.name},
+          {"shapes", result.shapes.size()},
+          {"bench_ms",
+           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+               .count()}});
   return true;
 }
 
 }  // namespace
 
-bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::function<void(const json&)>& report) {
+bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
+                 const std::function<void(const json&)>& report) {
   const OperatorJob& op = setup.job->operators.at(static_cast<std::size_t>(item.op_index));
   const BatchOptions& options = *setup.options;
   OperatorSpec spec = SpecFor(op, options);
   auto own_case_id = [&](int index) {
-    return CaseId(op.name, op.cases.empty() ? json(nullptr) : op.cases[static_cast<std::size_t>(index)], index);
+    return CaseId(op.name,
+                  op.cases.empty() ? json(nullptr) : op.cases[static_cast<std::size_t>(index)],
+                  index);
   };
   auto case_id = [&](int index, const std::string& edge_label) {
     return edge_label.empty() ? own_case_id(index) : EdgeCaseId(op.name, edge_label);
@@ -151,8 +170,8 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   std::set<int> mine(item.case_indices.begin(), item.case_indices.end());
   const auto stopping = [&] { return setup.stop != nullptr && setup.stop->load() != 0; };
   spec.skip_case = [&](int index, const std::string& edge_label) {
-    return (!mine.empty() && mine.count(index) == 0) || setup.done.count(case_id(index, edge_label)) > 0 ||
-           stopping();
+    return (!mine.empty() && mine.count(index) == 0) ||
+           setup.done.count(case_id(index, edge_label)) > 0 || stopping();
   };
 
   RunOptions run;
@@ -161,14 +180,16 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   run.log_path = setup.executor_log;
   run.pool = setup.pool;
   run.start_executor = setup.start_executor;
+  run.stop = setup.stop;
 
   const auto item_started = std::chrono::steady_clock::now();
   bool store_ok = true;
+  int stored_cases = 0;
   OperatorOutcome outcome = RunOperator(spec, run, [&](const CaseOutcome& c) {
     if (!store_ok) return;
     if (!c.passed && DiedOfTheStop(c.error_type, setup.stop)) {
-      spdlog::warn("rank {}: {} not stored: its executor died of the stop (--resume runs it)",
-                   setup.rank, case_id(c.index, c.edge_label));
+      spdlog::warn("rank {}: {} not stored: the stop cut it short (--resume runs it)", setup.rank,
+                   case_id(c.index, c.edge_label));
       return;
     }
     CaseRecord record;
@@ -179,7 +200,8 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       record.params = c.edge_params;
       record.extra["edge_case"] = c.edge_label;
     } else {
-      record.params = op.cases.empty() ? json::object() : op.cases[static_cast<std::size_t>(c.index)];
+      record.params =
+          op.cases.empty() ? json::object() : op.cases[static_cast<std::size_t>(c.index)];
     }
     record.input_desc = c.input_desc;
     record.passed = c.passed;
@@ -187,7 +209,8 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     record.error_msg = CutMiddle(c.error_msg);
     for (const Verdict& v : c.outputs) {
       record.outputs.push_back(VerdictToJson(v));
-      if (record.route.empty() || (!v.passed && c.outputs.front().passed)) record.route = std::string(RouteName(v.route));
+      if (record.route.empty() || (!v.passed && c.outputs.front().passed))
+        record.route = std::string(RouteName(v.route));
     }
     record.timings = c.timings;
     record.timings["wall_ms"] = c.wall_ms;
@@ -208,51 +231,67 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       ab.options = run;
       ab.options.pool = nullptr;  // each A/B run needs a new process of its own
       ab.original_cache_dir = setup.cache_dir;
-      ab.fresh_cache_parent = setup.cache_dir + "/../ab";
+      ab.fresh_cache_parent = setup.ab_cache_parent;
       if (c.environment != nullptr) ab.original_environment = *c.environment;
       OperatorSpec alone = spec;
       alone.skip_case = nullptr;
       ab.spec = &alone;
       record.ab = RunAb(ab, c);
-      ab_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started).count();
+      ab_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started)
+              .count();
       record.timings["ab_ms"] = ab_ms;
+      if (stopping()) {  // the A/B was cut short: --resume runs the case and its A/B again
+        spdlog::warn("rank {}: {} not stored: the stop cut its A/B re-run short (--resume runs it)",
+                     setup.rank, record.case_id);
+        return;
+      }
     }
     if (KeepsTensors(options.store, c.passed)) record.tensors = c.tensors;
     const auto started = std::chrono::steady_clock::now();
     const bool stored = Store(setup, record);
-    const double store_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    const double store_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
     if (!stored) {
       store_ok = false;
       return;
     }
-    report({{"case_id", record.case_id}, {"op", op.name}, {"index", c.index}, {"passed", c.passed},
-            {"error_type", c.error_type}, {"wall_ms", c.wall_ms}, {"store_ms", store_ms}, {"ab_ms", ab_ms},
-            {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr)) : json(nullptr)}});
+    ++stored_cases;
+    report({{"case_id", record.case_id},
+            {"op", op.name},
+            {"index", c.index},
+            {"passed", c.passed},
+            {"error_type", c.error_type},
+            {"wall_ms", c.wall_ms},
+            {"store_ms", store_ms},
+            {"ab_ms", ab_ms},
+            {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr))
+                                         : json(nullptr)}});
   });
   // Operator-level facts (environment, lint, non_compute) go in a small side
   // record so reports can rebuild verify_result.json from the store alone.
-  if (store_ok && !outcome.cases.empty()) {
+  if (store_ok && !outcome.cases.empty() && (stored_cases > 0 || !stopping())) {
     CaseRecord meta = FactRecord(RecordKind::kOperator, "operator", op, item, setup.rank);
     meta.device = outcome.environment.is_object() && outcome.environment.contains("device") &&
                           outcome.environment["device"].is_object()
                       ? outcome.environment["device"].value("name", "")
                       : "";
-    meta.extra = {{"environment", outcome.environment},
-                  {"lint", outcome.lint},
-                  {"non_compute", outcome.non_compute},
-                  {"non_compute_given", outcome.non_compute_given},
-                  {"case_count", outcome.case_count},
-                  {"impl_name", op.impl_name},
-                  {"task_file", op.task_file},
-                  {"lint_enabled", op.config.lint}};
+    meta.extra = {
+        {"environment", outcome.environment}, {"lint", outcome.lint},
+        {"non_compute", outcome.non_compute}, {"non_compute_given", outcome.non_compute_given},
+        {"case_count", outcome.case_count},   {"impl_name", op.impl_name},
+        {"task_file", op.task_file},          {"lint_enabled", op.config.lint}};
     store_ok = Store(setup, meta);
   }
   if (store_ok && options.bench && op.bench.enabled && !stopping()) {
     store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, setup, report);
   }
   // The whole item's time: cases plus executor start-up, lint and loading, and the benchmark.
-  report({{"kind", "item"}, {"item_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                                                   item_started).count()}});
+  report({{"kind", "item"},
+          {"item_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                                item_started)
+                          .count()}});
   return store_ok;
 }
 

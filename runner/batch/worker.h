@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/batch/batch_options.h"
-#include "runner/scheduler/work_plan.h"
 #include "runner/executor/executor_client.h"
 #include "runner/manifest/manifest.h"
+#include "runner/scheduler/work_plan.h"
 #include "runner/store/shard_writer.h"
 
 namespace opverify {
@@ -25,15 +25,18 @@ struct WorkerSetup {
   const JobManifest* job = nullptr;
   const BatchOptions* options = nullptr;
   int rank = 0;
-  std::vector<std::pair<std::string, std::string>> executor_env;  // device binding, this rank's cache
-  std::string cache_dir;       // this rank's TRITON_CACHE_DIR (never shared between ranks)
-  std::string executor_log;    // the rank's executors' output
+  std::vector<std::pair<std::string, std::string>>
+      executor_env;                  // device binding, this rank's cache
+  std::string cache_dir;             // this rank's TRITON_CACHE_DIR (never shared between ranks)
+  std::string ab_cache_parent;       // where the A/B makes its fresh caches (in the run folder)
+  std::string executor_log;          // the rank's executors' output
   std::map<std::string, bool> done;  // case ids already stored (resume), and whether each passed
   std::set<std::string> benched;     // case ids whose benchmark is already stored (resume)
   ShardWriter* shard = nullptr;
-  ExecutorPool* pool = nullptr;  // the rank's warm executor, kept between items
+  ExecutorPool* pool = nullptr;    // the rank's warm executor, kept between items
   ExecutorFactory start_executor;  // empty: ProcessExecutor::StartClient (tests give a fake)
-  const std::atomic<int>* stop = nullptr;  // set by SIGTERM/SIGUSR1: the item's remaining cases are left
+  const std::atomic<int>* stop =
+      nullptr;  // set by SIGTERM/SIGUSR1: the item's remaining cases are left
 };
 
 // Runs one item; `report` gets a short JSON summary of each case once it is

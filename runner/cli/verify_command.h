@@ -18,6 +18,7 @@ struct VerifyArgs {
   std::string output;
   bool fresh_cache = false;
   bool keep_cache = false;
+  std::string cache_dir;  // --cache-dir: a persistent compiler cache, kept between runs
   std::string backend = "auto";
   OperatorConfig config;  // --timeout, --non-compute, --standard, ... bind to its fields
 };

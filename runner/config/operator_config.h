@@ -20,22 +20,30 @@ struct OperatorConfig {
   Standard standard = Standard::kEco;
   PrecisionMode precision_mode = PrecisionMode::kNone;
   double timeout_s = 900;  // per case
+  // Per operator: time its executors spend compiling or autotuning, kept out
+  // of timeout_s until spent (a hard cap, whatever the executor claims).
+  double warmup_timeout_s = 1800;
   bool lint = true;
-  bool runtime_checks = true;  // cuda, with lint: own Triton kernels in the profile, allowed torch operators
-  bool ghost_replay = false;   // cuda: outputs must change with the @triton.jit kernels made no-ops
-  bool probe = true;           // hidden-state probe before the first case (no manifest key, no flag)
+  bool runtime_checks =
+      true;  // cuda, with lint: own Triton kernels in the profile, allowed torch operators
+  bool ghost_replay = false;  // cuda: outputs must change with the @triton.jit kernels made no-ops
+  bool probe = true;          // hidden-state probe before the first case (no manifest key, no flag)
   bool probe_determinism = false;  // the probe runs Model twice (no manifest key)
-  int repeat = 1;  // runs per case: each judged; outputs that differ bit for bit make it Nondeterministic
+  int repeat =
+      1;  // runs per case: each judged; outputs that differ bit for bit make it Nondeterministic
   std::uint64_t seed = 0;  // seeds every RNG before inputs and models are built (no manifest key)
   int seeds = 3;  // input seeds per case (seed+1, ..., seed+seeds-1, then seed), each judged
-  std::string golden_precision = "native";  // or "fp64": the reference on float64 inputs, rounded once
-  bool edge_cases = false;  // generated edge cases after the operator's own (the executor makes them)
+  std::string golden_precision =
+      "native";  // or "fp64": the reference on float64 inputs, rounded once
+  bool edge_cases =
+      false;  // generated edge cases after the operator's own (the executor makes them)
 };
 
 // A manifest entry's fields (defaults already merged in; schemas/jobs.schema.json
 // has checked them) over `config`: each key that is present replaces its field.
 // The keys are the fields' names (docs/MANIFEST.md). `where` names the entry
 // in messages.
-Status ApplyManifestFields(const nlohmann::json& fields, const std::string& where, OperatorConfig* config);
+Status ApplyManifestFields(const nlohmann::json& fields, const std::string& where,
+                           OperatorConfig* config);
 
 }  // namespace opverify

@@ -29,7 +29,8 @@ InputType InputTypeOf(const std::vector<std::string>& dtypes) {
   for (const std::string& name : dtypes) {
     if (auto dtype = ParseDType(name)) {
       parsed.push_back(*dtype);
-    } else if (name.find("float") != std::string::npos || name.find("complex") != std::string::npos) {
+    } else if (name.find("float") != std::string::npos ||
+               name.find("complex") != std::string::npos) {
       unknown_float = true;
     } else {
       unknown_integer = true;
@@ -51,7 +52,8 @@ std::optional<std::string> DegenerateReference(const TensorView& golden) {
   bool near_zero = true, constant = true, have_first = false;
   double first = 0;
   const std::int64_t n = golden.NumElements();
-  for (std::int64_t start = 0; start < n && (near_zero || constant); start += ElementReader::kMaxRun) {
+  for (std::int64_t start = 0; start < n && (near_zero || constant);
+       start += ElementReader::kMaxRun) {
     const std::int64_t count = std::min<std::int64_t>(ElementReader::kMaxRun, n - start);
     reader.ReadDoubles(start, count, DType::kFloat64, run.data());
     for (std::int64_t i = 0; i < count; ++i) {
@@ -68,8 +70,10 @@ std::optional<std::string> DegenerateReference(const TensorView& golden) {
   }
   if (!have_first) return std::nullopt;  // all NaN/Inf: the judge's NaN and Inf checks speak
   if (near_zero) {
-    return "degenerate reference: every finite element of the reference's output is within 1e-6 of zero, so "
-           "almost any implementation matches it; give the operator inputs that make it produce real values";
+    return "degenerate reference: every finite element of the reference's output is within 1e-6 of "
+           "zero, so "
+           "almost any implementation matches it; give the operator inputs that make it produce "
+           "real values";
   }
   if (constant) {
     return "degenerate reference: the reference's output is one value (" + std::to_string(first) +
@@ -90,24 +94,27 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
   for (std::size_t i = 0; i + 1 < tensors.size(); i += 2) {
     outcome->tensors.emplace_back(tensors[i], tensors[i + 1]);
     const TensorView& actual = tensors[i + 1];
-    outcome->actual_sha256.push_back(
-        Sha256Hex(actual.data, static_cast<std::size_t>(actual.NumElements()) * DTypeSize(actual.dtype)));
+    outcome->actual_sha256.push_back(Sha256Hex(
+        actual.data, static_cast<std::size_t>(actual.NumElements()) * DTypeSize(actual.dtype)));
     Verdict verdict = Judge(tensors[i], tensors[i + 1], options);
     spdlog::info("[case {}] output {}: route {} ({} {}), {}", outcome->index + 1, i / 2,
                  RouteName(verdict.route), DTypeName(verdict.dtype), ShapeToString(verdict.shape),
                  verdict.passed ? "passed" : std::string(ErrorTypeName(verdict.error_type)));
     if (!verdict.passed && outcome->error_type.empty()) {
       outcome->error_type = std::string(ErrorTypeName(verdict.error_type));
-      outcome->error_msg = (tensors.size() > 2 ? "output " + std::to_string(i / 2) + ": " : "") + verdict.error_msg;
+      outcome->error_msg =
+          (tensors.size() > 2 ? "output " + std::to_string(i / 2) + ": " : "") + verdict.error_msg;
     }
-    for (const auto& w : verdict.warnings) outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + w);
+    for (const auto& w : verdict.warnings)
+      outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + w);
     if (std::optional<std::string> degenerate = DegenerateReference(tensors[i])) {
       spdlog::warn("[case {}] output {}: {}", outcome->index + 1, i / 2, *degenerate);
       outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + *degenerate);
     }
     outcome->outputs.push_back(std::move(verdict));
   }
-  outcome->judge_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  outcome->judge_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   outcome->passed = outcome->error_type.empty();
 }
 
@@ -115,7 +122,8 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
 // passing case's record is the base seed's run).
 std::vector<std::uint64_t> CaseSeeds(const OperatorSpec& spec) {
   std::vector<std::uint64_t> seeds;
-  for (int k = 1; k < spec.config.seeds; ++k) seeds.push_back(spec.config.seed + static_cast<std::uint64_t>(k));
+  for (int k = 1; k < spec.config.seeds; ++k)
+    seeds.push_back(spec.config.seed + static_cast<std::uint64_t>(k));
   seeds.push_back(spec.config.seed);
   return seeds;
 }
@@ -152,7 +160,8 @@ void TakeRun(CaseOutcome&& run, bool first, CaseOutcome* c) {
     }
   }
   for (std::string& w : run.warnings) {
-    if (std::find(c->warnings.begin(), c->warnings.end(), w) == c->warnings.end()) c->warnings.push_back(std::move(w));
+    if (std::find(c->warnings.begin(), c->warnings.end(), w) == c->warnings.end())
+      c->warnings.push_back(std::move(w));
   }
 }
 
@@ -222,8 +231,11 @@ std::vector<std::string> SeedComparison::Warnings() const {
       for (std::size_t e = 0; same && e < first.size(); ++e) same = close(first[e], other[e]);
     }
     if (same) {
-      out.push_back("output " + std::to_string(k) + ": degenerate reference: its output is the same (to 1e-6) for "
-                    "seeds " + seeds + " though the inputs differ, so it does not depend on them and cannot tell a "
+      out.push_back("output " + std::to_string(k) +
+                    ": degenerate reference: its output is the same (to 1e-6) for "
+                    "seeds " +
+                    seeds +
+                    " though the inputs differ, so it does not depend on them and cannot tell a "
                     "right kernel from a wrong one");
     }
   }
@@ -268,8 +280,9 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   for (const auto& edge : load.edge_cases) out.edge_cases.push_back({edge.label, edge.params});
   out.own_cases = case_count - static_cast<int>(out.edge_cases.size());
   auto edge_of = [&](int i) -> const OperatorOutcome::EdgeCase* {
-    return i >= out.own_cases && i < case_count ? &out.edge_cases[static_cast<std::size_t>(i - out.own_cases)]
-                                                : nullptr;
+    return i >= out.own_cases && i < case_count
+               ? &out.edge_cases[static_cast<std::size_t>(i - out.own_cases)]
+               : nullptr;
   };
   auto label_of = [&](int i) { return edge_of(i) != nullptr ? edge_of(i)->label : std::string(); };
   auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i, label_of(i)); };
@@ -284,8 +297,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     out.cases.push_back(std::move(c));
   };
   auto describe_cases = [&]() { return case_count > 0 ? session.DescribeCases() : json::array(); };
-  auto fail_all = [&](int from, const std::string& type, const std::string& message, int regression = 0,
-                      const json& input_descs = json::array()) {
+  auto fail_all = [&](int from, const std::string& type, const std::string& message,
+                      int regression = 0, const json& input_descs = json::array()) {
     for (int i = from; i < std::max(case_count, from == 0 ? 1 : from); ++i) {
       if (skipped(i)) continue;
       CaseOutcome c;
@@ -297,6 +310,9 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       finish(std::move(c));
     }
   };
+  // A stopped run records nothing of what it abandoned (--resume runs it).
+  auto stopped = [&](const CallResult& call) { return CallErrorType(call) == kStoppedErrorType; };
+  if (!load_ok && stopped(loaded)) return out;
   if (!load_ok) {
     session.Spoil();
     spdlog::error("{}: load failed: {}", spec.name, CallErrorMessage(loaded));
@@ -304,8 +320,10 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     return out;
   }
   if (spec.config.lint) {
-    CallResult lint = session.executor()->Call(proto::LintRequest{spec.impl_file, out.non_compute}, spec.config.timeout_s);
+    CallResult lint = session.executor()->Call(proto::LintRequest{spec.impl_file, out.non_compute},
+                                               spec.config.timeout_s);
     if (!lint.succeeded()) {
+      if (stopped(lint)) return out;
       fail_all(0, CallErrorType(lint), "lint: " + CallErrorMessage(lint));
       return out;
     }
@@ -313,9 +331,10 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     if (!out.lint.value("valid", false)) {
       session.Spoil();
       // An unreadable file or a syntax error has no type (null) but an "error".
-      const int type = out.lint.contains("regression_type") && out.lint["regression_type"].is_number_integer()
-                           ? out.lint["regression_type"].get<int>()
-                           : 0;
+      const int type =
+          out.lint.contains("regression_type") && out.lint["regression_type"].is_number_integer()
+              ? out.lint["regression_type"].get<int>()
+              : 0;
       const std::string why = out.lint.contains("error") && out.lint["error"].is_string()
                                   ? out.lint["error"].get<std::string>()
                                   : "regression type " + std::to_string(type);
@@ -324,12 +343,15 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       return out;
     }
   }
-  CallResult environment = session.executor()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
-  if (environment.succeeded()) out.environment = environment.As<proto::EnvironmentReply>().environment;
+  CallResult environment =
+      session.executor()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
+  if (environment.succeeded())
+    out.environment = environment.As<proto::EnvironmentReply>().environment;
 
   bool probed = false;
   std::string hidden_state_failure;  // once the probe fails, no case can be judged
   for (int i = 0; i < case_count; ++i) {
+    if (options.stop != nullptr && options.stop->load() != 0) break;
     if (skipped(i)) continue;
     if (!hidden_state_failure.empty()) {
       CaseOutcome c;
@@ -342,8 +364,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     if (session.executor() == nullptr || !session.executor()->alive()) {
       CallResult reopened = session.Open();
       if (!reopened.succeeded()) {
-        fail_all(i, CallErrorType(reopened), "restarting the executor: " + CallErrorMessage(reopened), 0,
-                 describe_cases());
+        fail_all(i, CallErrorType(reopened),
+                 "restarting the executor: " + CallErrorMessage(reopened), 0, describe_cases());
         return out;
       }
     }
@@ -353,7 +375,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       c.edge_label = edge->label;
       c.edge_params = edge->params;
     }
-    if (out.environment.is_object() && out.environment.contains("device") && out.environment["device"].is_object()) {
+    if (out.environment.is_object() && out.environment.contains("device") &&
+        out.environment["device"].is_object()) {
       c.device_name = out.environment["device"].value("name", "");
     }
     const auto started = std::chrono::steady_clock::now();
@@ -394,13 +417,19 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       }
       std::string which;  // names the run in messages when there are several
       if (runs > 1) {
-        which = (seeds.size() > 1 ? "seed " + std::to_string(seed) + (spec.config.repeat > 1 ? ", " : "") : "") +
-                (spec.config.repeat > 1 ? "run " + std::to_string(of_seed) + " of " + std::to_string(spec.config.repeat) : "") + ": ";
+        which = (seeds.size() > 1
+                     ? "seed " + std::to_string(seed) + (spec.config.repeat > 1 ? ", " : "")
+                     : "") +
+                (spec.config.repeat > 1 ? "run " + std::to_string(of_seed) + " of " +
+                                              std::to_string(spec.config.repeat)
+                                        : "") +
+                ": ";
       }
       if (call.succeeded() && r.not_applicable) {
         // A generated case the task cannot build or its reference cannot run.
         trial.passed = true;
-        trial.warnings.push_back("edge case " + c.edge_label + " not applicable: " + CutMiddle(*r.not_applicable, 500));
+        trial.warnings.push_back("edge case " + c.edge_label +
+                                 " not applicable: " + CutMiddle(*r.not_applicable, 500));
         trial.seed = seed;
         TakeRun(std::move(trial), run == 0, &c);
         break;
@@ -408,16 +437,19 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       if (std::optional<CallError> error = session.Failed(call)) {
         trial.error_type = error->type;
         trial.error_msg = CutMiddle(which + error->message);
-        spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, trial.error_type, Utf8Prefix(trial.error_msg, 200));
+        spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, trial.error_type,
+                     Utf8Prefix(trial.error_msg, 200));
         if (trial.error_type == "HiddenStateMismatch") {
-          hidden_state_failure = "the hidden-state probe failed before case " + std::to_string(i + 1) +
-                                 " (Model's state differs from ModelNew's, so no output can be judged): " +
-                                 Utf8Prefix(error->message, 1000);
+          hidden_state_failure =
+              "the hidden-state probe failed before case " + std::to_string(i + 1) +
+              " (Model's state differs from ModelNew's, so no output can be judged): " +
+              Utf8Prefix(error->message, 1000);
         }
       } else {
         JudgeOutputs(spec, out.non_compute, call, r, &trial);
         if (trial.fallback_reason) {
-          spdlog::info("[case {}/{}] golden fell back to the device: {}", i + 1, case_count, *trial.fallback_reason);
+          spdlog::info("[case {}/{}] golden fell back to the device: {}", i + 1, case_count,
+                       *trial.fallback_reason);
         }
         if (!trial.passed) trial.error_msg = which + trial.error_msg;
         if (of_seed == 1) {
@@ -428,10 +460,12 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
             if (trial.actual_sha256[k] == first_sha[k]) continue;
             trial.passed = false;
             trial.error_type = "Nondeterministic";
-            trial.error_msg = which + "output " + std::to_string(k) + " differs bit for bit from run 1 (sha256 " +
-                              first_sha[k].substr(0, 16) + "... then " + trial.actual_sha256[k].substr(0, 16) +
-                              "...), though each run passed the judge";
-            spdlog::warn("[case {}/{}] Nondeterministic: {}", i + 1, case_count, Utf8Prefix(trial.error_msg, 200));
+            trial.error_msg =
+                which + "output " + std::to_string(k) + " differs bit for bit from run 1 (sha256 " +
+                first_sha[k].substr(0, 16) + "... then " + trial.actual_sha256[k].substr(0, 16) +
+                "...), though each run passed the judge";
+            spdlog::warn("[case {}/{}] Nondeterministic: {}", i + 1, case_count,
+                         Utf8Prefix(trial.error_msg, 200));
             break;
           }
         }
@@ -446,7 +480,9 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       spdlog::warn("[case {}/{}] {}", i + 1, case_count, warning);
       c.warnings.push_back(warning);
     }
-    c.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    c.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
     finish(std::move(c));
   }
   return out;

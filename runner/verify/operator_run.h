@@ -7,9 +7,11 @@
 // remaining cases run in the new one.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,7 +31,7 @@ struct OperatorSpec {
   std::string task_file;  // <op>_torch.py
   std::string impl_file;  // <op>_<impl>.py
   std::string impl_name = "triton_ascend_impl";
-  OperatorConfig config;  // how it is judged
+  OperatorConfig config;               // how it is judged
   std::vector<nlohmann::json> params;  // a sweep: one get_inputs(**params) per case
   // Cases to leave out (resumed, or another rank's share); they are not
   // reported. `edge_label` is a generated edge case's label, else empty.
@@ -37,13 +39,19 @@ struct OperatorSpec {
 };
 
 struct RunOptions {
-  std::string backend = "auto";     // auto, cuda, npu, cpu
-  std::string executor_program;     // empty: beside the running program
+  std::string backend = "auto";                          // auto, cuda, npu, cpu
+  std::string executor_program;                          // empty: beside the running program
   std::vector<std::pair<std::string, std::string>> env;  // for every executor (cache dirs, devices)
-  std::string log_path;             // executors' output
-  ExecutorPool* pool = nullptr;     // reuse a warm executor across operators (batch ranks)
-  ExecutorFactory start_executor;   // empty: ProcessExecutor::StartClient (tests give a fake)
+  std::string log_path;                                  // executors' output
+  ExecutorPool* pool = nullptr;    // reuse a warm executor across operators (batch ranks)
+  ExecutorFactory start_executor;  // empty: ProcessExecutor::StartClient (tests give a fake)
+  // A run's stop signal: a call in flight is abandoned (its executor killed)
+  // and its case ends kStoppedErrorType, which callers do not record.
+  const std::atomic<int>* stop = nullptr;
 };
+
+// The error type of a case abandoned because the run was stopped.
+inline constexpr std::string_view kStoppedErrorType = "Stopped";
 
 // One judged output of a case.
 struct OutputOutcome {
@@ -51,8 +59,9 @@ struct OutputOutcome {
 };
 
 struct CaseOutcome {
-  int index = 0;  // 0-based; reports print index + 1
-  std::string edge_label;  // a generated edge case's label ("rows=1023", "nan_inf"); empty for the operator's own
+  int index = 0;           // 0-based; reports print index + 1
+  std::string edge_label;  // a generated edge case's label ("rows=1023", "nan_inf"); empty for the
+                           // operator's own
   nlohmann::json edge_params;  // its get_inputs parameters
   nlohmann::json input_desc = nlohmann::json::array();
   bool passed = false;
@@ -60,18 +69,21 @@ struct CaseOutcome {
   std::string error_msg;
   std::vector<Verdict> outputs;  // one per output, when the case ran to the end
   std::string golden_device;
-  std::string golden_precision = "native";  // "fp64" when the golden came from the widened reference
+  std::string golden_precision =
+      "native";             // "fp64" when the golden came from the widened reference
   std::string device_name;  // where ModelNew ran (the environment's device name)
   std::optional<std::string> fallback_reason;
   nlohmann::json timings = nlohmann::json::object();
   std::vector<std::string> warnings;
   nlohmann::json probe;  // the probe's findings, first case only
-  nlohmann::json runtime_evidence;  // cuda: torch operators and device kernels of the first run's forward
+  nlohmann::json
+      runtime_evidence;     // cuda: torch operators and device kernels of the first run's forward
   int regression_type = 0;  // LintError: the lint's type
-  std::uint64_t seed = 0;                  // the recorded run's input seed
-  std::vector<std::uint64_t> seeds;        // every seed the case ran with, in order
-  std::vector<std::string> actual_sha256;  // per output: the actual's bytes, for bitwise A/B comparison
-  double wall_ms = 0;   // request to judged
+  std::uint64_t seed = 0;   // the recorded run's input seed
+  std::vector<std::uint64_t> seeds;  // every seed the case ran with, in order
+  std::vector<std::string>
+      actual_sha256;   // per output: the actual's bytes, for bitwise A/B comparison
+  double wall_ms = 0;  // request to judged
   double judge_ms = 0;
   // Per output: golden and actual. Valid only during the on_case callback.
   std::vector<std::pair<TensorView, TensorView>> tensors;
@@ -84,13 +96,14 @@ struct OperatorOutcome {
   std::vector<CaseOutcome> cases;
   nlohmann::json lint;         // the lint's JSON, when run
   nlohmann::json environment;  // the executor's fingerprint
-  bool non_compute = false;        // in effect: the spec's, else the task file's NON_COMPUTE
-  bool non_compute_given = false;  // the spec's alone (the --non-compute flag), as the seed's cmdline records it
+  bool non_compute = false;    // in effect: the spec's, else the task file's NON_COMPUTE
+  bool non_compute_given =
+      false;  // the spec's alone (the --non-compute flag), as the seed's cmdline records it
   int case_count = 0;  // of the operator, skipped cases included
   int own_cases = 0;   // the operator's own; the generated edge cases follow them
   struct EdgeCase {
-    std::string label;       // "rows=1023", "nan_inf"
-    nlohmann::json params;   // its get_inputs parameters
+    std::string label;      // "rows=1023", "nan_inf"
+    nlohmann::json params;  // its get_inputs parameters
   };
   std::vector<EdgeCase> edge_cases;  // case own_cases + k is edge_cases[k]
   int passed_cases() const;
@@ -98,7 +111,8 @@ struct OperatorOutcome {
 
 // The seed scripts' layout: <dir>/<op>_torch.py and <dir>/<op>_<impl>.py.
 // A Status naming the missing file when either is not there.
-Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string& op_name, const std::string& impl_name);
+Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string& op_name,
+                                       const std::string& impl_name);
 
 // Calls on_case (if set) after each case, in order, while its tensors are valid.
 OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,

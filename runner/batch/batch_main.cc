@@ -29,8 +29,9 @@ namespace opverify {
 namespace {
 
 // SIGTERM or SIGUSR1 (Slurm's warning before the time limit): stop handing
-// out work, end the items in flight after their current case, write the
-// reports of what was done. --resume runs the rest.
+// out work, abandon the cases in flight (the executor call polls this flag
+// and kills its executor), write the reports of what was stored. --resume
+// runs the rest.
 std::atomic<int> g_stop_signal{0};
 
 void OnStopSignal(int signal) { g_stop_signal.store(signal); }

@@ -204,6 +204,14 @@ def test_a_hang_outside_any_warmup_still_times_out_at_the_case_limit(opverify_bi
     assert took < 60, took
 
 
+def test_verify_cache_dir_is_the_executors_cache(opverify_bin, tmp_path):
+    cache = tmp_path / "cache"
+    proc, result, _ = verify(opverify_bin, tmp_path, "relu_ok", "--cache-dir", str(cache))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert result["environment"]["cache"]["dir"] == str(cache / "triton")
+    assert result["environment"]["cache"]["inductor_dir"] == str(cache / "inductor")
+
+
 def test_cache_dir_gives_each_rank_its_own_persistent_folder(batch_bin, tmp_path):
     cache = tmp_path / "nightly-cache"
     manifest = write_manifest(tmp_path / "two.json", ["relu_ok", "transpose_ok", "quant_ok", "4_abs"])

@@ -108,6 +108,16 @@ Status HtmlReporter::ReportRun(const RunModel& run) {
   if (const std::string built = RunVersionLine(run.run_info); !built.empty())
     html << " Run by " << MarkupEscape(built) << ".";
   html << "</p>\n";
+  if (const std::vector<std::string> stopped = StoppedEarlyLines(run); !stopped.empty()) {
+    html << "<h2 id=\"stopped\">Stopped early</h2>\n<p class=\"bad\">"
+         << MarkupEscape(stopped.front()) << "</p>\n";
+    if (stopped.size() > 1) {
+      html << "<ul>\n";
+      for (std::size_t i = 1; i < stopped.size(); ++i)
+        html << "<li>" << MarkupEscape(stopped[i]) << "</li>\n";
+      html << "</ul>\n";
+    }
+  }
 
   // The grid: operators x dtypes.
   std::set<std::string> dtypes;

@@ -40,6 +40,12 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
     }
     md << "\n";
   }
+  if (const std::vector<std::string> stopped = StoppedEarlyLines(run); !stopped.empty()) {
+    md << "## Stopped early\n\n" << MarkdownCell(stopped.front(), 1000) << "\n\n";
+    for (std::size_t i = 1; i < stopped.size(); ++i)
+      md << "- " << MarkdownCell(stopped[i], 300) << "\n";
+    if (stopped.size() > 1) md << "\n";
+  }
   md << "## Operators\n\n| operator | cases | passed | failed | errors | speedup "
         "|\n|---|---|---|---|---|---|\n";
   for (const OperatorModel& op : run.operators) {

@@ -376,8 +376,31 @@ std::string RunVersionLine(const json& run_info) {
   if (version == built->end() || !version->is_string()) return "";
   std::string line = "opverify " + version->get<std::string>();
   const auto commit = built->find("commit");
-  if (commit != built->end() && commit->is_string()) line += " (" + commit->get<std::string>() + ")";
+  if (commit != built->end() && commit->is_string())
+    line += " (" + commit->get<std::string>() + ")";
   return line;
+}
+
+std::vector<std::string> StoppedEarlyLines(const RunModel& run) {
+  std::vector<std::string> lines;
+  const auto signal = run.run_info.find("stopped_by_signal");
+  if (signal == run.run_info.end() || !signal->is_string()) return lines;
+  lines.push_back(
+      "Stopped by " + signal->get<std::string>() + ": " +
+      std::to_string(run.run_info.value("unassigned_items", 0)) +
+      " work items were never started and the cases in flight were abandoned (not run, not "
+      "failures); this report covers the " +
+      std::to_string(run.totals.cases) +
+      " cases stored. The same command with --resume runs the rest.");
+  for (const OperatorModel& op : run.operators) {
+    const int stored = op.passed + op.failed;
+    const int count = op.facts.is_object() ? op.facts.value("case_count", 0) : 0;
+    if (count > stored) {
+      lines.push_back(op.name + ": " + std::to_string(stored) + " of " + std::to_string(count) +
+                      " cases stored, " + std::to_string(count - stored) + " not run");
+    }
+  }
+  return lines;
 }
 
 }  // namespace opverify

@@ -37,7 +37,7 @@ struct DtypeCell {
 // passed (all `case_count` of them were stored) and shapes were benchmarked.
 struct OperatorPerformance {
   OperatorBenchResult result;  // one shape per case index (the latest stored), in case order
-  BenchConfig settings;  // the last work item's
+  BenchConfig settings;        // the last work item's
   // perf_result.json's top level: the geometric mean speedup over the valid
   // shapes and the mean latencies; unset where it writes null.
   std::optional<double> speedup;
@@ -172,6 +172,10 @@ std::string RunVersionLine(const nlohmann::json& run_info);
 // version of it and a hash of the original, so that a name from a tampered
 // store is never a path ("../x" -> "x-<12 hex digits>").
 std::string OperatorFolder(const std::string& name);
+// For a run a signal stopped: what the reports cover and what they do not
+// (the work items never started, each operator whose cases were not all
+// stored), one plain-text line each; empty for a run that was not stopped.
+std::vector<std::string> StoppedEarlyLines(const RunModel& run);
 
 // The one aggregation pass. `records`: ReadRunRecords' (cases, and the
 // operator facts and benchmark records that ride with them); `problems`:

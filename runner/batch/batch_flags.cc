@@ -14,10 +14,13 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
   BatchOptions& options = flags.options;
   flags.store = "failures";
   double timeout = 0;
+  double warmup = -1;
   CLI::App app{"opverify-batch: verify and benchmark every operator of a job manifest"};
-  DescribeProgram(app, "  0  every case passed\n  1  a case failed, or the run was stopped early\n"
-                       "  2  bad usage or input\n  3  --require-anchors: an operator without task_sha256\n"
-                       "  4  a task file differs from its task_sha256");
+  DescribeProgram(
+      app,
+      "  0  every case passed\n  1  a case failed, or the run was stopped early\n"
+      "  2  bad usage or input\n  3  --require-anchors: an operator without task_sha256\n"
+      "  4  a task file differs from its task_sha256");
   app.add_option("jobs", options.jobs_path, "Job manifest (jobs/*.json)")->required();
   app.add_option("--run-dir", options.run_dir, "Run folder (default: runs/<job>-<UTC time>)");
   app.add_flag("--resume", options.resume, "Run only the cases not already stored in --run-dir");
@@ -32,6 +35,14 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
       ->check(CLI::IsMember({"all", "failures", "none"}));
   app.add_option("--timeout", timeout, "Per-case timeout in seconds for every operator")
       ->check(Seconds());
+  app.add_option("--warmup-timeout", warmup,
+                 "Seconds each operator may spend compiling and autotuning beyond --timeout "
+                 "(a hard cap per operator; default: the manifest's warmup_timeout_s, else 1800)")
+      ->check(FiniteRange(0, 604800));
+  app.add_option(
+      "--cache-dir", options.cache_dir,
+      "Persistent Triton/inductor caches, one subfolder per rank (DIR/rank-NNNN), reused by "
+      "later runs (default: a cold cache in the run folder); the A/B keeps a fresh one");
   app.add_flag(
       "--no-bench", [&](std::int64_t) { options.bench = false; }, "Skip the benchmark phase");
   app.add_flag(
@@ -79,6 +90,7 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
   if (timeout > 0) options.timeout_s = timeout;
   if (max_cases > 0) options.manifest_limits.operator_cases = max_cases;
   if (max_job_cases > 0) options.manifest_limits.job_cases = max_job_cases;
+  if (warmup >= 0) options.warmup_timeout_s = warmup;
   return flags;
 }
 

@@ -34,8 +34,9 @@ namespace opverify {
 namespace {
 
 // SIGTERM or SIGUSR1 (Slurm's warning before the time limit): stop handing
-// out work, end the items in flight after their current case, write the
-// reports of what was done. --resume runs the rest.
+// out work, abandon the cases in flight (the executor call polls this flag
+// and kills its executor), write the reports of what was stored. --resume
+// runs the rest.
 std::atomic<int> g_stop_signal{0};
 
 void OnStopSignal(int signal) { g_stop_signal.store(signal); }
@@ -159,13 +160,16 @@ void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
 }
 
 // This rank's worker: its cache folders and log, no device chosen yet.
+// `run_cache` is the rank's folder in the run (the A/B's fresh caches go
+// there), `cache` the one its executors compile into.
 WorkerSetup MakeWorkerSetup(const JobManifest& job, const BatchOptions& options, int rank,
-                            const std::string& cache) {
+                            const std::string& run_cache, const std::string& cache) {
   WorkerSetup setup;
   setup.job = &job;
   setup.options = &options;
   setup.rank = rank;
   setup.cache_dir = (fs::path(cache) / "triton").string();
+  setup.ab_cache_parent = (fs::path(run_cache) / "ab").string();
   setup.executor_log =
       (fs::path(options.run_dir) / "logs" / Printf("rank-%04d.executor.log", rank)).string();
   setup.executor_env = {{"TRITON_CACHE_DIR", setup.cache_dir},
@@ -234,7 +238,8 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr, "opverify-batch: %s\n", prepared.status().ToString().c_str());
     return 2;
   }
-  const std::string& cache = prepared.value();
+  const std::string& run_cache = prepared.value();
+  const std::string cache = RankCacheFolder(options, rank, run_cache);
   if (rank == 0) RecordPlan(*job, options);
   if (rank == 0) {
     if (Status written = WriteSelectionFile(options.run_dir, *job, options.selection, left_out);
@@ -242,9 +247,9 @@ int Run(int argc, char** argv) {
       spdlog::error("{}", written.ToString());
     }
   }
-  spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}", options.jobs_path, rank,
-               size, launch.launcher, options.run_dir);
-  WorkerSetup setup = MakeWorkerSetup(*job, options, rank, cache);
+  spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}, compiler cache {}",
+               options.jobs_path, rank, size, launch.launcher, options.run_dir, cache);
+  WorkerSetup setup = MakeWorkerSetup(*job, options, rank, run_cache, cache);
   BindDevice(launch, options.backend, rank, &setup);
   if (options.resume && !LoadResumeState(options.run_dir, &setup)) return 2;
   Result<std::unique_ptr<ShardWriter>> shard =

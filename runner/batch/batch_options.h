@@ -24,6 +24,12 @@ struct BatchOptions {
   bool dry_run = false;
   StorePolicy store = StorePolicy::kFailures;
   std::optional<double> timeout_s;  // overrides every operator's OperatorConfig::timeout_s
+  std::optional<double>
+      warmup_timeout_s;  // overrides every operator's OperatorConfig::warmup_timeout_s
+  // --cache-dir: persistent compiler caches, DIR/rank-NNNN per rank (in
+  // DIR/shard-I-of-N/ with --shard), reused across runs; empty: a cold cache
+  // in the run folder. The A/B's fresh-cache runs stay in the run folder.
+  std::string cache_dir;
   bool bench = true;
   double freq_check_interval_s = 1.0;  // device clock samples during the benchmark (0: none)
   bool verbose = false;

@@ -45,6 +45,12 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                            {"memory_limit_bytes", options.sandbox.memory_bytes.value_or(0)},
                            {"log_cap_bytes", options.sandbox.log_cap_bytes}};
   }
+  // Where the executors compiled: a persistent --cache-dir (reused, so its
+  // compile time is not a cold start's) or each rank's cold one in the run.
+  run_info["compiler_cache"] = {
+      {"persistent", !options.cache_dir.empty()},
+      {"dir", options.cache_dir.empty() ? (fs::path(options.run_dir) / "cache").string()
+                                        : fs::absolute(options.cache_dir).string()}};
   if (const int signal = stop.load(); signal != 0) {
     run_info["stopped_by_signal"] = SignalName(signal);
     run_info["unassigned_items"] = outcome.unassigned;

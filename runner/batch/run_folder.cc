@@ -1,10 +1,16 @@
 #include "runner/batch/run_folder.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -133,6 +139,34 @@ Result<std::string> PrepareRankFolder(const std::string& run_dir, int rank, bool
     return Status::IoError("run folder " + run_dir + ": cannot open its log: " + e.what());
   }
   return cache.string();
+}
+
+std::string RankCacheFolder(const BatchOptions& options, int rank, const std::string& run_cache) {
+  if (options.cache_dir.empty()) return run_cache;
+  fs::path folder = fs::absolute(options.cache_dir);
+  if (options.shard) folder /= Printf("shard-%d-of-%d", options.shard->index, options.shard->count);
+  folder /= Printf("rank-%04d", rank);
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) {
+    spdlog::warn(
+        "rank {}: --cache-dir: cannot create {} ({}); using a cold cache in the run folder", rank,
+        folder.string(), ec.message());
+    return run_cache;
+  }
+  // Held until the rank exits (never closed): concurrent writers to one
+  // Triton cache see files vanish under them (NOTES.md).
+  const std::string lock = folder.string() + ".lock";
+  const int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    spdlog::warn(
+        "rank {}: --cache-dir: {} is in use by another run ({}); using a cold cache in the run "
+        "folder",
+        rank, folder.string(), fd < 0 ? std::strerror(errno) : "locked");
+    if (fd >= 0) close(fd);
+    return run_cache;
+  }
+  return folder.string();
 }
 
 }  // namespace opverify

@@ -32,4 +32,11 @@ bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* opt
 // under /proc; no space; no permission).
 Result<std::string> PrepareRankFolder(const std::string& run_dir, int rank, bool verbose);
 
+// The compiler cache this rank's executors use: with --cache-dir the rank's
+// persistent folder (DIR/rank-N, or DIR/shard-I-of-N/rank-N with --shard),
+// locked for the run's lifetime so that two runs never write one folder at
+// once (a folder another run holds falls back to `run_cache`, with a
+// warning); else `run_cache`, the run folder's cold cache/rank-N/.
+std::string RankCacheFolder(const BatchOptions& options, int rank, const std::string& run_cache);
+
 }  // namespace opverify

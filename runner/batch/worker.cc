@@ -16,12 +16,15 @@ namespace {
 
 using nlohmann::json;
 
-// Slurm stops a job (scancel, a requeue, the time limit) by signalling every
-// process of it, this rank's executors too: a case or benchmark shape whose
-// executor died while the rank is stopping says nothing about the operator.
-// It is not stored, so that --resume runs it again. The rank may handle its
-// own signal a moment after it saw its executor die, hence the short wait.
+// A case or benchmark shape the stop cut short says nothing about the
+// operator: it is not stored, so that --resume runs it again. Either the
+// rank abandoned it (kStoppedErrorType: the call in flight is interrupted and
+// its executor killed), or Slurm, which stops a job (scancel, a requeue, the
+// time limit) by signalling every process of it, killed the executor first.
+// The rank may handle its own signal a moment after it saw its executor die,
+// hence the short wait.
 bool DiedOfTheStop(const std::string& error_type, const std::atomic<int>* stop) {
+  if (error_type == kStoppedErrorType) return true;
   if (error_type != "Crash" || stop == nullptr) return false;
   for (int waited_ms = 0; stop->load() == 0 && waited_ms < 250; waited_ms += 10) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -112,12 +115,14 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   const BenchConfig& settings = op.bench;
   const OperatorBenchResult result =
       BenchOperator(bench_spec, run, settings, DeviceClockOpener(setup.options->freq_check_interval_s));
+  std::size_t stored = 0;
   for (const ShapeResult& shape : result.shapes) {
     if (!shape.passed && DiedOfTheStop(shape.error_type, setup.stop)) {
-      spdlog::warn("rank {}: {} [shape {}] not stored: its executor died of the stop", setup.rank,
-                   op.name, shape.case_idx);
+      spdlog::warn("rank {}: {} [shape {}] not stored: the stop cut it short", setup.rank, op.name,
+                   shape.case_idx);
       continue;
     }
+    ++stored;
     CaseRecord record;
     record.case_id = case_id(shape.case_idx - 1) + "@bench";
     record.op_name = op.name;
@@ -130,6 +135,7 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
     record.extra = {{"case_id", case_id(shape.case_idx - 1)}, {"shape", ShapeResultToJson(shape)}};
     if (!Store(setup, record)) return false;
   }
+  if (stored == 0) return true;  // stopped before any shape was measured: --resume benchmarks them
   CaseRecord meta = FactRecord(RecordKind::kBenchItem, "bench-item", op, item, setup.rank);
   meta.extra = {{"settings", settings.ToJson()}, {"clock", result.clock},
                 {"environment", result.environment}, {"wall_s", result.wall_s}, {"shapes", result.shapes.size()}};
@@ -150,6 +156,7 @@ OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
   spec.override_spec = op.override_spec;
   spec.config = op.config;
   if (options.timeout_s) spec.config.timeout_s = *options.timeout_s;
+  if (options.warmup_timeout_s) spec.config.warmup_timeout_s = *options.warmup_timeout_s;
   spec.params = op.cases;
   return spec;
 }
@@ -195,14 +202,16 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
   run.sandbox = options.sandbox;
   run.pool = setup.pool;
   run.start_executor = setup.start_executor;
+  run.stop = setup.stop;
 
   const auto item_started = std::chrono::steady_clock::now();
   bool store_ok = true;
+  int stored_cases = 0;
   OperatorOutcome outcome = RunOperator(spec, run, [&](const CaseOutcome& c) {
     if (!store_ok) return;
     if (!c.passed && DiedOfTheStop(c.error_type, setup.stop)) {
-      spdlog::warn("rank {}: {} not stored: its executor died of the stop (--resume runs it)",
-                   setup.rank, case_id(c.index, c.edge_label));
+      spdlog::warn("rank {}: {} not stored: the stop cut it short (--resume runs it)", setup.rank,
+                   case_id(c.index, c.edge_label));
       return;
     }
     CaseRecord record;
@@ -242,7 +251,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       ab.options = run;
       ab.options.pool = nullptr;  // each A/B run needs a new process of its own
       ab.original_cache_dir = setup.cache_dir;
-      ab.fresh_cache_parent = setup.cache_dir + "/../ab";
+      ab.fresh_cache_parent = setup.ab_cache_parent;
       if (c.environment != nullptr) ab.original_environment = *c.environment;
       OperatorSpec alone = spec;
       alone.skip_case = nullptr;
@@ -250,6 +259,11 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       record.ab = RunAb(ab, c);
       ab_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started).count();
       record.timings["ab_ms"] = ab_ms;
+      if (stopping()) {  // the A/B was cut short: --resume runs the case and its A/B again
+        spdlog::warn("rank {}: {} not stored: the stop cut its A/B re-run short (--resume runs it)",
+                     setup.rank, record.case_id);
+        return;
+      }
     }
     if (KeepsTensors(options.store, c.passed)) record.tensors = c.tensors;
     const auto started = std::chrono::steady_clock::now();
@@ -259,13 +273,15 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       store_ok = false;
       return;
     }
+    ++stored_cases;
     report({{"case_id", record.case_id}, {"op", op.name}, {"index", c.index}, {"passed", c.passed},
             {"error_type", c.error_type}, {"wall_ms", c.wall_ms}, {"store_ms", store_ms}, {"ab_ms", ab_ms},
             {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr)) : json(nullptr)}});
   });
   // Operator-level facts (environment, lint, non_compute) go in a small side
   // record so reports can rebuild verify_result.json from the store alone:
-  // after any case ran, and on a resume that finds it lost.
+  // after any case ran, and on a resume that finds it lost. A stopped item
+  // that stored no case leaves it to --resume.
   const auto stored_before = [&] {  // by the run this one resumes
     for (int i = 0; i < outcome.case_count; ++i) {
       const std::string label =
@@ -277,8 +293,9 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     }
     return false;
   };
-  if (store_ok && (!outcome.cases.empty() || !left_out.empty() ||
-                   (setup.facts.count(FactId("operator", op, item)) == 0 && stored_before()))) {
+  if (store_ok && (stored_cases > 0 || !stopping()) &&
+      (!outcome.cases.empty() || !left_out.empty() ||
+       (setup.facts.count(FactId("operator", op, item)) == 0 && stored_before()))) {
     CaseRecord meta = FactRecord(RecordKind::kOperator, "operator", op, item, setup.rank);
     meta.device = outcome.environment.is_object() && outcome.environment.contains("device") &&
                           outcome.environment["device"].is_object()

@@ -39,6 +39,15 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   cmd->add_flag("--fresh-cache", args->fresh_cache,
                 "Compile into a private temporary TRITON_CACHE_DIR (and TORCHINDUCTOR_CACHE_DIR)");
   cmd->add_flag("--keep-cache", args->keep_cache, "With --fresh-cache: keep that folder and print its path");
+  cmd->add_option(
+         "--cache-dir", args->cache_dir,
+         "A persistent compiler cache (TRITON_CACHE_DIR DIR/triton, TORCHINDUCTOR_CACHE_DIR "
+         "DIR/inductor), reused by later runs")
+      ->excludes("--fresh-cache");
+  cmd->add_option(
+         "--warmup-timeout", config->warmup_timeout_s,
+         "Seconds the operator may spend compiling and autotuning beyond --timeout (a hard cap)")
+      ->check(FiniteRange(0, 604800));
   cmd->add_option("--backend", args->backend, "Where ModelNew runs")->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
   AddNamedOption(cmd, "--standard", &config->standard, ParseStandard, StandardName,
                  {"eco", "npu_benchmark", "mere_mare", "strict"}, "Precision standard");
@@ -109,6 +118,18 @@ int RunVerify(const VerifyArgs& args) {
     cache_dir = pattern;
     options.env = {{"TRITON_CACHE_DIR", cache_dir + "/triton"}, {"TORCHINDUCTOR_CACHE_DIR", cache_dir + "/inductor"}};
     context.cache_dir = cache_dir + "/triton";
+  } else if (!args.cache_dir.empty()) {
+    const fs::path persistent = fs::absolute(args.cache_dir);
+    std::error_code ec;
+    fs::create_directories(persistent, ec);
+    if (ec) {
+      std::fprintf(stderr, "opverify verify: --cache-dir %s: %s\n", persistent.c_str(),
+                   ec.message().c_str());
+      return 2;
+    }
+    options.env = {{"TRITON_CACHE_DIR", (persistent / "triton").string()},
+                   {"TORCHINDUCTOR_CACHE_DIR", (persistent / "inductor").string()}};
+    context.cache_dir = (persistent / "triton").string();
   }
   // The seed's default is verify_dir/verify_result.json for every impl name;
   // the file `opverify bench` looks for with this impl name is written too.

@@ -19,6 +19,7 @@ struct VerifyArgs {
   std::string output;
   bool fresh_cache = false;
   bool keep_cache = false;
+  std::string cache_dir;  // --cache-dir: a persistent compiler cache, kept between runs
   std::string backend = "auto";
   int case_number = 0;  // --case N: only case N, numbered from 1 as verify_result.json does; 0: all
   SandboxSettings sandbox;  // --sandbox, --memory-limit, --executor-log-cap

@@ -15,6 +15,7 @@ Status ApplyManifestFields(const nlohmann::json& fields, const std::string& wher
     config->precision_mode = *mode;
   }
   config->timeout_s = fields.value("timeout_s", config->timeout_s);
+  config->warmup_timeout_s = fields.value("warmup_timeout_s", config->warmup_timeout_s);
   config->lint = fields.value("lint", config->lint);
   config->repeat = fields.value("repeat", config->repeat);
   config->seeds = fields.value("seeds", config->seeds);

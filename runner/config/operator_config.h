@@ -21,6 +21,9 @@ struct OperatorConfig {
   Standard standard = Standard::kEco;
   PrecisionMode precision_mode = PrecisionMode::kNone;
   double timeout_s = 900;  // per case
+  // Per operator: time its executors spend compiling or autotuning, kept out
+  // of timeout_s until spent (a hard cap, whatever the executor claims).
+  double warmup_timeout_s = 1800;
   bool lint = true;
   bool runtime_checks = true;  // own Triton kernels in the profile, allowed torch operators (lint or not)
   bool ghost_replay = false;   // cuda: outputs must change with the @triton.jit kernels made no-ops

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "runner/common/strings.h"
 #include "runner/executor/protocol.h"
 #include "runner/process/channel.h"
 
@@ -22,7 +24,8 @@ namespace proto = opverify::executor_protocol;
 namespace opverify {
 
 std::string DefaultExecutorProgram() {
-  if (const char* env = std::getenv("OPVERIFY_EXECUTOR"); env != nullptr && *env != '\0') return env;
+  if (const char* env = std::getenv("OPVERIFY_EXECUTOR"); env != nullptr && *env != '\0')
+    return env;
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   return (self.parent_path() / "opverify-executor").string();
@@ -159,13 +162,15 @@ Result<std::unique_ptr<ProcessExecutor>> ProcessExecutor::Start(const ExecutorOp
   return executor;
 }
 
-Result<std::unique_ptr<ExecutorClient>> ProcessExecutor::StartClient(const ExecutorOptions& options) {
+Result<std::unique_ptr<ExecutorClient>> ProcessExecutor::StartClient(
+    const ExecutorOptions& options) {
   Result<std::unique_ptr<ProcessExecutor>> started = Start(options);
   if (!started.ok()) return started.status();
   return std::unique_ptr<ExecutorClient>(std::move(started).value());
 }
 
-ProcessExecutor::ProcessExecutor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd, int tensor_fd)
+ProcessExecutor::ProcessExecutor(ExecutorOptions options, Subprocess process, int request_fd,
+                                 int reply_fd, int tensor_fd)
     : options_(std::move(options)),
       process_(std::move(process)),
       request_fd_(request_fd),
@@ -209,25 +214,88 @@ Result<std::vector<TensorView>> ProcessExecutor::MapTensors(const nlohmann::json
   std::vector<TensorView> views;
   std::size_t needed = 0;
   for (const auto& t : tensors) {
-    needed = std::max(needed, static_cast<std::size_t>(t.offset) + static_cast<std::size_t>(t.nbytes));
+    needed =
+        std::max(needed, static_cast<std::size_t>(t.offset) + static_cast<std::size_t>(t.nbytes));
   }
   static const std::byte kNothing{};
   const std::byte* base = &kNothing;  // only empty tensors: nothing to map
   if (needed > 0) {
     void* mapping = mmap(nullptr, needed, PROT_READ, MAP_SHARED, tensor_fd_, 0);
-    if (mapping == MAP_FAILED) return Status::IoError(std::string("mapping the executor's tensors: ") + std::strerror(errno));
+    if (mapping == MAP_FAILED)
+      return Status::IoError(std::string("mapping the executor's tensors: ") +
+                             std::strerror(errno));
     mapping_ = mapping;
     mapped_bytes_ = needed;
     base = static_cast<const std::byte*>(mapping_);
   }
   for (const auto& t : tensors) {
     const std::optional<DType> dtype = ParseDType(t.dtype);
-    if (!dtype) return Status::Unsupported("the executor returned a tensor of dtype '" + t.dtype + "', which the judge does not know");
+    if (!dtype)
+      return Status::Unsupported("the executor returned a tensor of dtype '" + t.dtype +
+                                 "', which the judge does not know");
     const std::size_t offset = needed > 0 ? static_cast<std::size_t>(t.offset) : 0;
     views.push_back(TensorView::Contiguous(*dtype, t.shape, base + offset));
   }
   return views;
 }
+
+namespace {
+
+// Where a call's time goes while it waits for the reply: to the call's own
+// timeout, or, while the executor says it is warming up, to the operator's
+// warm-up allowance first (never beyond it).
+class CallClock {
+ public:
+  using Clock = std::chrono::steady_clock;
+  CallClock(double timeout_s, WarmupAllowance* warmup) : timeout_s_(timeout_s), warmup_(warmup) {}
+
+  void Charge() {
+    const Clock::time_point now = Clock::now();
+    double spent = std::chrono::duration<double>(now - since_).count();
+    since_ = now;
+    if (warming_ && warmup_ != nullptr && warmup_->left_s > 0) {
+      const double taken = std::min(spent, warmup_->left_s);
+      warmup_->left_s -= taken;
+      warmup_->spent_s += taken;
+      spent -= taken;
+    }
+    call_s_ += spent;
+  }
+  void SetWarming(bool warming) {
+    Charge();
+    warming_ = warming;
+  }
+  // How long the call may still wait at most.
+  double LeftS() const {
+    const double own = std::max(0.0, timeout_s_ - call_s_);
+    return warming_ && warmup_ != nullptr ? own + warmup_->left_s : own;
+  }
+  bool Expired() const { return call_s_ >= timeout_s_; }
+  std::string WhyExpired() const {
+    std::string why = "no reply within " + std::to_string(timeout_s_) + " s";
+    if (warmup_ != nullptr && warmup_->spent_s > 0) {
+      why += Printf(" (besides %.1f s of warm-up: compilation, autotuning%s)", warmup_->spent_s,
+                    warmup_->left_s <= 0 ? ", the operator's whole warm-up allowance" : "");
+    }
+    return why;
+  }
+
+ private:
+  double timeout_s_;
+  WarmupAllowance* warmup_;
+  Clock::time_point since_ = Clock::now();
+  double call_s_ = 0;
+  bool warming_ = false;
+};
+
+// The warm-up state an event announces, or nullopt for a message that is no event.
+std::optional<bool> WarmupEvent(const nlohmann::json& message) {
+  if (!message.is_object() || !message.contains(proto::kEventKey)) return std::nullopt;
+  if (message.value(std::string(proto::kEventKey), "") != proto::kWarmupEvent) return std::nullopt;
+  return message.value("state", "") == "start";
+}
+
+}  // namespace
 
 CallResult ProcessExecutor::Call(const nlohmann::json& request, double timeout_s) {
   CallResult result;
@@ -242,23 +310,60 @@ CallResult ProcessExecutor::Call(const nlohmann::json& request, double timeout_s
     alive_ = false;
     return result;
   };
+  auto stopped = [&](CallFailure failure, const std::string& what, double grace_s) {
+    result.failure = failure;
+    result.exit = Ended(process_.Terminate(grace_s));
+    result.detail = what;
+    result.log_tail = LogTail();
+    alive_ = false;
+    return result;
+  };
+  auto stopping = [&] { return options_.stop != nullptr && options_.stop->load() != 0; };
   if (!alive_) return died("the executor had already stopped");
-  if (Status sent = SendMessage(request_fd_, request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); !sent.ok()) return died("sending the request: " + sent.ToString());
-  Received reply = ReceiveMessage(reply_fd_, timeout_s);
+  if (Status sent = SendMessage(
+          request_fd_, request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      !sent.ok())
+    return died("sending the request: " + sent.ToString());
+  // Waits in slices, so that a stop signal ends the wait within one slice
+  // and warm-up events move the deadline.
+  constexpr double kSliceS = 0.1;
+  CallClock clock(timeout_s, warmup_);
+  Received reply;
+  for (;;) {
+    if (stopping()) {
+      return stopped(CallFailure::kStopped,
+                     "the run was stopped by " + SignalName(options_.stop->load()) +
+                         " while this call was in flight; executor stopped",
+                     0.5);
+    }
+    const bool readable = WaitReadable(reply_fd_, std::min(kSliceS, clock.LeftS()));
+    clock.Charge();
+    if (!readable) {
+      if (clock.LeftS() <= 0 || clock.Expired()) {
+        return stopped(CallFailure::kTimeout, clock.WhyExpired() + "; executor stopped", 2.0);
+      }
+      continue;
+    }
+    // The rest of a message that has begun comes at once; a slow one is a timeout like any.
+    reply = ReceiveMessage(reply_fd_, std::max(clock.LeftS(), kSliceS));
+    if (!reply.ok) break;
+    const nlohmann::json event = nlohmann::json::parse(reply.message, nullptr, false);
+    const std::optional<bool> warming = WarmupEvent(event);
+    if (!warming) break;
+    clock.SetWarming(*warming);
+  }
   if (!reply.ok) {
     if (reply.error == ReceiveError::kTimeout) {
-      result.failure = CallFailure::kTimeout;
-      result.exit = Ended(process_.Terminate(2.0));
-      result.detail = "no reply within " + std::to_string(timeout_s) + " s; executor stopped";
-      result.log_tail = LogTail();
-      alive_ = false;
-      return result;
+      return stopped(CallFailure::kTimeout,
+                     clock.WhyExpired() + " (a reply cut short); executor stopped", 2.0);
     }
-    return died(reply.error == ReceiveError::kClosed ? "the executor died" : "reading the reply: " + reply.detail);
+    return died(reply.error == ReceiveError::kClosed ? "the executor died"
+                                                     : "reading the reply: " + reply.detail);
   }
   try {
     result.reply = nlohmann::json::parse(reply.message);
-    Result<std::vector<TensorView>> tensors = MapTensors(result.reply.value("tensors", nlohmann::json::array()));
+    Result<std::vector<TensorView>> tensors =
+        MapTensors(result.reply.value("tensors", nlohmann::json::array()));
     if (!tensors.ok()) {
       result.failure = CallFailure::kProtocol;
       result.detail = tensors.status().ToString();
@@ -269,7 +374,8 @@ CallResult ProcessExecutor::Call(const nlohmann::json& request, double timeout_s
     result.failure = CallFailure::kProtocol;
     result.detail = std::string("malformed reply from the executor: ") + e.what();
   }
-  if (result.failure == CallFailure::kNone && !result.reply.value("ok", false)) result.log_tail = LogTail();
+  if (result.failure == CallFailure::kNone && !result.reply.value("ok", false))
+    result.log_tail = LogTail();
   return result;
 }
 

@@ -5,6 +5,7 @@
 // to start a new one. Operator code only ever runs in the executor.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -24,17 +25,30 @@
 namespace opverify {
 
 struct ExecutorOptions {
-  std::string program;  // empty: DefaultExecutorProgram()
+  std::string program;                                   // empty: DefaultExecutorProgram()
   std::vector<std::pair<std::string, std::string>> env;  // e.g. TRITON_CACHE_DIR
   std::string log_path;        // the executor's stdout and stderr (appended by each start, capped)
   SandboxSettings sandbox;     // how it is confined (docs/SECURITY.md)
   std::string scratch_parent;  // its scratch folder is made here; empty: the temp folder
+  // A run's stop signal (SIGTERM, SIGUSR1): once set, a call in flight stops
+  // waiting, the executor is killed and the call ends kStopped. Null: none.
+  const std::atomic<int>* stop = nullptr;
+};
+
+// An operator's allowance for the time its executors say they spend warming
+// up (compiling, autotuning: warm-up events on the reply pipe, see
+// protocol.h), which is kept out of each call's timeout until the allowance
+// is spent. The executor is not trusted: whatever it claims, one operator
+// gets at most this many seconds beyond its calls' timeouts.
+struct WarmupAllowance {
+  double left_s = 0;
+  double spent_s = 0;
 };
 
 // OPVERIFY_EXECUTOR, else opverify-executor beside the running program.
 std::string DefaultExecutorProgram();
 
-enum class CallFailure { kNone, kTimeout, kDied, kProtocol };
+enum class CallFailure { kNone, kTimeout, kDied, kProtocol, kStopped };
 
 struct CallResult {
   CallFailure failure = CallFailure::kNone;
@@ -75,10 +89,14 @@ class ExecutorClient {
   virtual const std::string& log_path() const = 0;
   // The sandbox it runs in (bwrap, unshare, none); empty where that does not apply (a fake).
   virtual std::string sandbox_mode() const { return ""; }
+  // Charges the warm-up the executor reports to `allowance` (null: none, the
+  // warm-up counts as part of the call) until set again.
+  virtual void LendWarmup(WarmupAllowance* allowance) { (void)allowance; }
 };
 
 // Starts an executor: ProcessExecutor::Start, or a fake in tests.
-using ExecutorFactory = std::function<Result<std::unique_ptr<ExecutorClient>>(const ExecutorOptions& options)>;
+using ExecutorFactory =
+    std::function<Result<std::unique_ptr<ExecutorClient>>(const ExecutorOptions& options)>;
 
 // The executor process (executor_main.cc) behind pipes and a memory file.
 class ProcessExecutor final : public ExecutorClient {
@@ -97,9 +115,11 @@ class ProcessExecutor final : public ExecutorClient {
   bool alive() const override { return alive_; }
   const std::string& log_path() const override { return options_.log_path; }
   std::string sandbox_mode() const override { return SandboxModeName(sandbox_); }
+  void LendWarmup(WarmupAllowance* allowance) override { warmup_ = allowance; }
 
  private:
-  ProcessExecutor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd, int tensor_fd);
+  ProcessExecutor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd,
+                  int tensor_fd);
   Result<std::vector<TensorView>> MapTensors(const nlohmann::json& described);
   std::string LogTail();
   // How the executor ended, from the status of the sandbox's launcher.
@@ -119,6 +139,7 @@ class ProcessExecutor final : public ExecutorClient {
   SandboxMode sandbox_ = SandboxMode::kNone;
   std::string scratch_;             // removed once the executor has stopped
   std::unique_ptr<CappedLog> log_;  // its stdout and stderr, when log_path is set
+  WarmupAllowance* warmup_ = nullptr;
 };
 
 // One warm executor kept between operators (a rank's worker), so torch is

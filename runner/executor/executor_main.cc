@@ -24,20 +24,25 @@ opverify::Status ShipTensors(const py::list& tensors, nlohmann::json* reply, off
   nlohmann::json described = nlohmann::json::array();
   off_t offset = 0;
   for (py::handle tensor : tensors) {
-    const auto nbytes = tensor.attr("numel")().cast<std::int64_t>() * tensor.attr("element_size")().cast<std::int64_t>();
+    const auto nbytes = tensor.attr("numel")().cast<std::int64_t>() *
+                        tensor.attr("element_size")().cast<std::int64_t>();
     std::vector<std::int64_t> shape;
     for (py::handle extent : tensor.attr("shape")) shape.push_back(extent.cast<std::int64_t>());
-    const auto* data = reinterpret_cast<const char*>(tensor.attr("data_ptr")().cast<std::uintptr_t>());
+    const auto* data =
+        reinterpret_cast<const char*>(tensor.attr("data_ptr")().cast<std::uintptr_t>());
     if (offset + nbytes > *capacity) {
       if (ftruncate(proto::kTensorFd, offset + nbytes) != 0) {
-        return opverify::Status::IoError(std::string("growing the tensor file: ") + std::strerror(errno));
+        return opverify::Status::IoError(std::string("growing the tensor file: ") +
+                                         std::strerror(errno));
       }
       *capacity = offset + nbytes;
     }
     for (std::int64_t done = 0; done < nbytes;) {
-      const ssize_t n = pwrite(proto::kTensorFd, data + done, static_cast<std::size_t>(nbytes - done), offset + done);
+      const ssize_t n = pwrite(proto::kTensorFd, data + done,
+                               static_cast<std::size_t>(nbytes - done), offset + done);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return opverify::Status::IoError(std::string("writing a tensor: ") + std::strerror(errno));
+      if (n <= 0)
+        return opverify::Status::IoError(std::string("writing a tensor: ") + std::strerror(errno));
       done += n;
     }
     std::string dtype = py::str(tensor.attr("dtype"));
@@ -50,6 +55,15 @@ opverify::Status ShipTensors(const py::list& tensors, nlohmann::json* reply, off
 }
 
 }  // namespace
+
+// opverify_channel.send(text): an event message to the parent ahead of the
+// reply (protocol.h, "events"); compile_clock.py announces warm-ups with it.
+PYBIND11_EMBEDDED_MODULE(opverify_channel, module) {
+  module.def("send", [](const std::string& text) {
+    py::gil_scoped_release unlocked;
+    return opverify::SendMessage(proto::kReplyFd, text).ok();
+  });
+}
 
 int main(int argc, char** argv) {
   (void)argc;
@@ -79,10 +93,13 @@ int main(int argc, char** argv) {
         reply = nlohmann::json::parse(result[0].cast<std::string>());
         opverify::Status shipped = ShipTensors(result[1].cast<py::list>(), &reply, &capacity);
         if (!shipped.ok()) {
-          reply = {{"ok", false}, {"error_type", "RuntimeError"}, {"error_msg", shipped.ToString()}};
+          reply = {
+              {"ok", false}, {"error_type", "RuntimeError"}, {"error_msg", shipped.ToString()}};
         }
       } catch (const std::exception& e) {
-        reply = {{"ok", false}, {"error_type", "RuntimeError"}, {"error_msg", std::string("executor: ") + e.what()}};
+        reply = {{"ok", false},
+                 {"error_type", "RuntimeError"},
+                 {"error_msg", std::string("executor: ") + e.what()}};
       }
       if (!opverify::SendMessage(proto::kReplyFd, reply.dump()).ok()) break;
     }

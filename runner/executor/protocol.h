@@ -25,9 +25,19 @@
 namespace opverify::executor_protocol {
 
 // File descriptors the executor finds open at start.
-constexpr int kRequestFd = 3;   // parent -> executor
-constexpr int kReplyFd = 4;     // executor -> parent
-constexpr int kTensorFd = 5;    // the shared memory file
+constexpr int kRequestFd = 3;  // parent -> executor
+constexpr int kReplyFd = 4;    // executor -> parent
+constexpr int kTensorFd = 5;   // the shared memory file
+
+// ---- events: messages before a reply ----------------------------------
+// While it handles a request, the executor may send {"event": "warmup",
+// "state": "start"} and {"event": "warmup", "state": "end"} on the reply
+// pipe: it began or ended compiling or autotuning (compile_clock.py). The
+// parent keeps that time out of the call's timeout, within the operator's
+// warm-up allowance (WarmupAllowance in executor_client.h). Any message
+// with an "event" key is an event; the first one without is the reply.
+inline constexpr std::string_view kEventKey = "event";
+inline constexpr std::string_view kWarmupEvent = "warmup";
 
 // ---- requests: {"op": kOp, fields...} ----------------------------------
 
@@ -124,9 +134,10 @@ struct PingRequest {
 
 // Every request's op, in the order of the protocol comment in executor.py.
 inline constexpr std::array<std::string_view, 10> kRequestNames = {
-    LoadRequest::kOp,         DescribeCasesRequest::kOp, RunCaseRequest::kOp,     EnvironmentRequest::kOp,
-    LintRequest::kOp,         BenchPrepareRequest::kOp,  BenchMeasureRequest::kOp, BenchReleaseRequest::kOp,
-    BenchTransferRequest::kOp, PingRequest::kOp};
+    LoadRequest::kOp,         DescribeCasesRequest::kOp, RunCaseRequest::kOp,
+    EnvironmentRequest::kOp,  LintRequest::kOp,          BenchPrepareRequest::kOp,
+    BenchMeasureRequest::kOp, BenchReleaseRequest::kOp,  BenchTransferRequest::kOp,
+    PingRequest::kOp};
 
 // The "op" of a request message; empty when it has none.
 std::string RequestOp(const nlohmann::json& request);
@@ -176,7 +187,7 @@ struct TensorDescription {
 };
 
 struct EdgeCaseDescription {
-  std::string label;  // "rows=1023", "nan_inf"
+  std::string label;                                 // "rows=1023", "nan_inf"
   nlohmann::json params = nlohmann::json::object();  // its get_inputs parameters
 };
 
@@ -202,9 +213,9 @@ struct RunCaseReply {
   std::string golden_device;
   std::string golden_precision = "native";
   std::optional<std::string> fallback_reason;  // the golden fell back from the CPU to the device
-  nlohmann::json probe;             // null unless the probe ran
-  nlohmann::json runtime_evidence;  // null unless collected
-  nlohmann::json timings;           // null when not told
+  nlohmann::json probe;                        // null unless the probe ran
+  nlohmann::json runtime_evidence;             // null unless collected
+  nlohmann::json timings;                      // null when not told
   std::optional<int> regression_type;
 };
 

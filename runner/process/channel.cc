@@ -184,6 +184,17 @@ Status SendMessage(int fd, std::string_view message, double timeout_s) {
   return Status::Ok();
 }
 
+bool WaitReadable(int fd, double timeout_s) {
+  const Deadline deadline(timeout_s);
+  for (;;) {
+    pollfd ready{fd, POLLIN, 0};
+    const int polled = poll(&ready, 1, deadline.PollMs());
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled != 0) return true;  // readable, closed, or an error the read will report
+    if (deadline.Passed()) return false;
+  }
+}
+
 Received ReceiveMessage(int fd, double timeout_s) {
   const Deadline deadline(timeout_s);
   char header[kHeaderBytes];

@@ -39,5 +39,9 @@ Status SendMessage(int fd, std::string_view message, double timeout_s = -1);
 // the writer closed the pipe (detail says if mid-message). After a timeout
 // mid-message, kClosed mid-message or kIoError the stream is out of step.
 Received ReceiveMessage(int fd, double timeout_s);
+// Waits at most timeout_s for `fd` to have something to read (a message's
+// first bytes, or the writer's close): true then, false when the time passed.
+// Lets a caller wait in slices and look at other things between them.
+bool WaitReadable(int fd, double timeout_s);
 
 }  // namespace opverify

@@ -70,7 +70,9 @@ json RunAb(const AbRequest& request, const CaseOutcome& original) {
   }
   RunOptions fresh_options = request.options;
   for (auto it = fresh_options.env.begin(); it != fresh_options.env.end();) {
-    it = it->first == "TRITON_CACHE_DIR" || it->first == "TORCHINDUCTOR_CACHE_DIR" ? fresh_options.env.erase(it) : it + 1;
+    it = it->first == "TRITON_CACHE_DIR" || it->first == "TORCHINDUCTOR_CACHE_DIR"
+             ? fresh_options.env.erase(it)
+             : it + 1;
   }
   fresh_options.env.emplace_back("TRITON_CACHE_DIR", *fresh + "/triton");
   fresh_options.env.emplace_back("TORCHINDUCTOR_CACHE_DIR", *fresh + "/inductor");
@@ -99,13 +101,25 @@ json RunAb(const AbRequest& request, const CaseOutcome& original) {
     if (record["reference_trust"].value("suspect", false)) classification = "reference_suspect";
   }
   record["classification"] = classification;
+  // The fresh attempt really compiled afresh: its cache was the new folder,
+  // not the original one (a persistent --cache-dir), and no remote cache
+  // stood behind it (the executor's own account, environment.py).
+  const json& fresh_cache = on_fresh.environment.is_object()
+                                ? on_fresh.environment.value("cache", json::object())
+                                : json::object();
+  record["fresh_effective"] = fresh_cache.is_object() &&
+                              fresh_cache.value("fresh_effective", false) &&
+                              fresh_cache.value("dir", std::string()) == *fresh + "/triton" &&
+                              *fresh + "/triton" != request.original_cache_dir;
   record["bitwise_equal"] = {{"fresh", fresh_equal}, {"same_cache", same_equal}};
-  record["attempts"] = json::array({Describe("original", original, request.original_cache_dir),
-                                    Describe("fresh_cache", on_fresh.outcome, *fresh + "/triton"),
-                                    Describe("same_cache", on_same.outcome, request.original_cache_dir)});
+  record["attempts"] =
+      json::array({Describe("original", original, request.original_cache_dir),
+                   Describe("fresh_cache", on_fresh.outcome, *fresh + "/triton"),
+                   Describe("same_cache", on_same.outcome, request.original_cache_dir)});
   if (classification == "compiler_suspect") {
     record["kept_cache_dir"] = *fresh;
-    record["environments"] = {{"original", request.original_environment}, {"fresh", on_fresh.environment}};
+    record["environments"] = {{"original", request.original_environment},
+                              {"fresh", on_fresh.environment}};
   } else {
     std::error_code ec;
     fs::remove_all(*fresh, ec);

@@ -18,6 +18,8 @@ std::string CallErrorType(const CallResult& call) {
       return "Crash";
     case CallFailure::kProtocol:
       return "RuntimeError";
+    case CallFailure::kStopped:
+      return std::string(kStoppedErrorType);
     case CallFailure::kNone:
       break;
   }
@@ -32,8 +34,10 @@ std::string CallErrorMessage(const CallResult& call) {
 }
 
 OperatorSession::~OperatorSession() {
+  if (executor_) executor_->LendWarmup(nullptr);
   // A warm, healthy executor serves the rank's next operator.
-  if (options_.pool != nullptr && executor_ && executor_->alive() && reusable_) options_.pool->Return(std::move(executor_));
+  if (options_.pool != nullptr && executor_ && executor_->alive() && reusable_)
+    options_.pool->Return(std::move(executor_));
 }
 
 CallResult OperatorSession::Open() {
@@ -41,13 +45,15 @@ CallResult OperatorSession::Open() {
   if (options_.pool != nullptr) {
     executor_ = options_.pool->Take();
     if (executor_) {
+      executor_->LendWarmup(&warmup_);
       CallResult loaded = Load();
       // An earlier operator changed torch itself in that process: start afresh.
       if (loaded.failure != CallFailure::kNone) return loaded;
       const auto status = loaded.As<proto::ReplyStatus>();
       if (status.ok || status.error_type != proto::kExecutorTainted) return loaded;
-      spdlog::warn("{}: the warm executor was tainted by an earlier operator ({}); starting a new one", spec_.name,
-                   Utf8Prefix(status.error_msg, 300));
+      spdlog::warn(
+          "{}: the warm executor was tainted by an earlier operator ({}); starting a new one",
+          spec_.name, Utf8Prefix(status.error_msg, 300));
       executor_->Stop();
     }
   }
@@ -57,8 +63,10 @@ CallResult OperatorSession::Open() {
   executor_options.log_path = options_.log_path;
   executor_options.sandbox = options_.sandbox;
   executor_options.scratch_parent = options_.scratch_parent;
+  executor_options.stop = options_.stop;
   Result<std::unique_ptr<ExecutorClient>> started =
-      options_.start_executor ? options_.start_executor(executor_options) : ProcessExecutor::StartClient(executor_options);
+      options_.start_executor ? options_.start_executor(executor_options)
+                              : ProcessExecutor::StartClient(executor_options);
   if (!started.ok()) {
     CallResult failed;
     failed.failure = CallFailure::kProtocol;
@@ -66,13 +74,15 @@ CallResult OperatorSession::Open() {
     return failed;
   }
   executor_ = std::move(started).value();
+  executor_->LendWarmup(&warmup_);
   return Load();
 }
 
 std::optional<CallError> OperatorSession::Failed(const CallResult& call) {
   if (call.succeeded()) return std::nullopt;
   Spoil();
-  if ((call.failure != CallFailure::kNone || call.reply.value("device_poisoned", false)) && executor_) {
+  if ((call.failure != CallFailure::kNone || call.reply.value("device_poisoned", false)) &&
+      executor_) {
     executor_->Stop();
   }
   return CallError{CallErrorType(call), CallErrorMessage(call)};
@@ -87,7 +97,8 @@ json OperatorSession::DescribeCases() {
 
 json OperatorSession::InputDescAt(const json& input_descs, int index) {
   const auto at = static_cast<std::size_t>(index);
-  return index >= 0 && at < input_descs.size() && input_descs[at].is_array() ? input_descs[at] : json::array();
+  return index >= 0 && at < input_descs.size() && input_descs[at].is_array() ? input_descs[at]
+                                                                             : json::array();
 }
 
 CallResult OperatorSession::Load() {

@@ -27,7 +27,8 @@ struct CallError {
 
 class OperatorSession {
  public:
-  OperatorSession(const OperatorSpec& spec, const RunOptions& options) : spec_(spec), options_(options) {}
+  OperatorSession(const OperatorSpec& spec, const RunOptions& options)
+      : spec_(spec), options_(options), warmup_{spec.config.warmup_timeout_s, 0} {}
   ~OperatorSession();
   OperatorSession(const OperatorSession&) = delete;
   OperatorSession& operator=(const OperatorSession&) = delete;
@@ -56,6 +57,8 @@ class OperatorSession {
   const RunOptions& options_;
   std::unique_ptr<ExecutorClient> executor_;
   bool reusable_ = true;
+  // Shared by every executor of this operator: a restart does not renew it.
+  WarmupAllowance warmup_;
 };
 
 }  // namespace opverify

@@ -233,6 +233,9 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       finish(std::move(c));
     }
   };
+  // A stopped run records nothing of what it abandoned (--resume runs it).
+  auto stopped = [&](const CallResult& call) { return CallErrorType(call) == kStoppedErrorType; };
+  if (!load_ok && stopped(loaded)) return out;
   if (!load_ok) {
     session.Spoil();
     spdlog::error("{}: load failed: {}", spec.name, CallErrorMessage(loaded));
@@ -242,6 +245,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   if (spec.config.lint) {
     CallResult lint = session.executor()->Call(LintRequestFor(spec, out.non_compute), spec.config.timeout_s);
     if (!lint.succeeded()) {
+      if (stopped(lint)) return out;
       fail_all(0, CallErrorType(lint), "lint: " + CallErrorMessage(lint));
       return out;
     }
@@ -271,6 +275,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   bool probed = false;
   std::string hidden_state_failure;  // once the probe fails, no case can be judged
   for (int i = 0; i < case_count; ++i) {
+    if (options.stop != nullptr && options.stop->load() != 0) break;
     if (skipped(i)) continue;
     if (!hidden_state_failure.empty()) {
       CaseOutcome c;

@@ -7,9 +7,11 @@
 // remaining cases run in the new one.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -58,7 +60,13 @@ struct RunOptions {
   std::string scratch_parent;       // executors' scratch folders go here; empty: the temp folder
   ExecutorPool* pool = nullptr;     // reuse a warm executor across operators (batch ranks)
   ExecutorFactory start_executor;   // empty: ProcessExecutor::StartClient (tests give a fake)
+  // A run's stop signal: a call in flight is abandoned (its executor killed)
+  // and its case ends kStoppedErrorType, which callers do not record.
+  const std::atomic<int>* stop = nullptr;
 };
+
+// The error type of a case abandoned because the run was stopped.
+inline constexpr std::string_view kStoppedErrorType = "Stopped";
 
 // One judged output of a case.
 struct OutputOutcome {

@@ -25,11 +25,12 @@ def batch_bin():
     return path
 
 
-def run_batch(batch_bin, manifest, run_dir, *flags, ranks=None, timeout=600):
+def run_batch(batch_bin, manifest, run_dir, *flags, ranks=None, timeout=600, env=None):
     command = [batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), *flags]
     if ranks:
         command = ["mpirun", "-np", str(ranks), "--oversubscribe", *command]
-    env = dict(os.environ, **MPI_ENV)
+        command[4:4] = [arg for name in (env or {}) for arg in ("-x", name)]  # mpirun passes them on
+    env = dict(os.environ, **MPI_ENV, **(env or {}))
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
 

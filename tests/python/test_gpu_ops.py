@@ -85,6 +85,41 @@ def test_batch_splits_out_triton_compilation(opverify_bin, tmp_path):
     assert abs(split["compile_s"] - cases["compile_ms"].sum() / 1e3) < 1e-6
 
 
+def test_a_persistent_cache_dir_compiles_nothing_the_second_night(opverify_bin, tmp_path):
+    """Two nights of the same job with --cache-dir: the second loads every
+    kernel from the rank's persistent cache (compile seconds near 0), while
+    the A/B of its accuracy failure still compiles afresh (fresh_effective)."""
+    import h5py
+    batch = os.path.join(os.path.dirname(opverify_bin), "opverify-batch")
+    manifest = tmp_path / "nightly.json"
+    manifest.write_text(json.dumps({"name": "nightly", "defaults": {"impl_name": "triton_impl", "timeout_s": 300},
+                                    "operators": [
+                                        {"name": "softmax", "dir": os.path.join(JOBS, "ops"),
+                                         "sweep": {"rows": [128], "cols": [1000, 1023], "dtype": ["float16"]}},
+                                        {"name": "gelu_mask_bug", "dir": os.path.join(JOBS, "defects")}]}))
+    cache = tmp_path / "cache"
+    splits, ab = [], None
+    for night in ("one", "two"):
+        run_dir = tmp_path / night
+        proc = subprocess.run([batch, str(manifest), "--backend", "cuda", "--run-dir", str(run_dir), "--no-bench",
+                               "--cache-dir", str(cache)], capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 1, proc.stderr[-3000:]  # gelu_mask_bug fails by design
+        summary = json.loads((run_dir / "summary.json").read_text())
+        assert summary["compiler_cache"] == {"persistent": True, "dir": str(cache)}
+        splits.append(summary["time_split"]["compile_s"])
+        with h5py.File(run_dir / "shards" / "rank-0000.h5", "r") as f:
+            ab = [json.loads(f["cases"][n].attrs["ab"]) for n in f["cases"]
+                  if f["cases"][n].attrs["case_index"] >= 0 and f["cases"][n].attrs["op_name"] == "gelu_mask_bug"
+                  and f["cases"][n].attrs["ab"] not in ("", "null")]
+    first, second = splits
+    print(f"compile_s: first night {first:.3f}, second night {second:.3f}")
+    assert first > 0.5 and second < max(0.25, 0.05 * first), splits
+    assert ab and all(a["fresh_effective"] is True for a in ab), ab
+    assert all(a["classification"] == "real_defect" for a in ab), ab
+    fresh = [t["cache_dir"] for a in ab for t in a["attempts"] if t["label"] == "fresh_cache"]
+    assert fresh and not any(d.startswith(str(cache)) for d in fresh), fresh
+
+
 def test_bench_times_on_the_device(opverify_bin, tmp_path):
     """opverify bench on a real Triton operator: device events, the
     allocator's peak, the profiler's kernels and the NVML clock."""

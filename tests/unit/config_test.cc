@@ -20,13 +20,15 @@ namespace {
 using nlohmann::json;
 
 auto Tie(const OperatorConfig& c) {
-  return std::tie(c.non_compute, c.standard, c.precision_mode, c.timeout_s, c.lint, c.runtime_checks, c.ghost_replay,
-                  c.probe, c.probe_determinism, c.repeat, c.seed, c.seeds, c.golden_precision, c.edge_cases);
+  return std::tie(c.non_compute, c.standard, c.precision_mode, c.timeout_s, c.warmup_timeout_s,
+                  c.lint, c.runtime_checks, c.ghost_replay, c.probe, c.probe_determinism, c.repeat,
+                  c.seed, c.seeds, c.golden_precision, c.edge_cases);
 }
 
 auto Tie(const BenchConfig& c) {
-  return std::tie(c.enabled, c.warmup, c.repeats, c.adaptive, c.max_repeats, c.rse_target, c.max_seconds, c.flush_l2,
-                  c.profile_iterations, c.skip_framework, c.framework_latency_ms, c.review_speedup);
+  return std::tie(c.enabled, c.warmup, c.repeats, c.adaptive, c.max_repeats, c.rse_target,
+                  c.max_seconds, c.flush_l2, c.profile_iterations, c.skip_framework,
+                  c.framework_latency_ms, c.review_speedup);
 }
 
 OperatorConfig FromVerifyFlags(const std::string& flags) {
@@ -66,6 +68,7 @@ TEST(OperatorConfig, TheManifestAndVerifyFlagsGiveTheSameConfig) {
       {{{"precision_mode", "tf32"}}, "--precision-mode tf32"},
       {{{"precision_mode", nullptr}}, ""},
       {{{"timeout_s", 12.5}}, "--timeout 12.5"},
+      {{{"warmup_timeout_s", 120}}, "--warmup-timeout 120"},
       {{{"lint", false}}, "--no-lint"},
       {{{"runtime_checks", false}}, "--no-runtime-checks"},
       {{{"ghost_replay", true}}, "--ghost-replay"},
@@ -77,7 +80,8 @@ TEST(OperatorConfig, TheManifestAndVerifyFlagsGiveTheSameConfig) {
        "--standard mere_mare --seeds 2 --no-lint --timeout 30"},
   };
   for (const OperatorRow& row : rows) {
-    EXPECT_EQ(Tie(FromManifest(row.manifest)), Tie(FromVerifyFlags(row.flags))) << row.manifest << " vs " << row.flags;
+    EXPECT_EQ(Tie(FromManifest(row.manifest)), Tie(FromVerifyFlags(row.flags)))
+        << row.manifest << " vs " << row.flags;
   }
 }
 
@@ -107,14 +111,19 @@ TEST(BenchConfig, TheManifestAndBenchFlagsGiveTheSameConfig) {
       {{{"adaptive", true}, {"max_repeats", 400}}, "--adaptive --max-repeats 400"},
       {{{"target_rse", 0.05}}, "--rse-target 0.05"},
       {{{"max_repeats", 70}}, "--max-repeats 70"},
-      {{{"warmup", 0}, {"repeats", 3}, {"adaptive", true}, {"target_rse", 0.2}, {"max_repeats", 30}},
+      {{{"warmup", 0},
+        {"repeats", 3},
+        {"adaptive", true},
+        {"target_rse", 0.2},
+        {"max_repeats", 30}},
        "--warmup 0 --repeats 3 --adaptive --rse-target 0.2 --max-repeats 30"},
   };
   for (const BenchRow& row : rows) {
     BenchConfig from_manifest;  // the command line's defaults: only the given keys differ
     const Status applied = ApplyManifestBench(row.manifest, "test", &from_manifest);
     ASSERT_TRUE(applied.ok()) << applied.ToString();
-    EXPECT_EQ(Tie(from_manifest), Tie(FromBenchFlags(row.flags).bench)) << row.manifest << " vs " << row.flags;
+    EXPECT_EQ(Tie(from_manifest), Tie(FromBenchFlags(row.flags).bench))
+        << row.manifest << " vs " << row.flags;
   }
 }
 
@@ -124,7 +133,9 @@ TEST(BenchConfig, CommandLineOnlySettingsFillTheSameStruct) {
   expected.profile_iterations = 0;
   expected.skip_framework = true;
   expected.framework_latency_ms = 1.5;
-  EXPECT_EQ(Tie(FromBenchFlags("--no-flush --profile-iterations 0 --skip_framework --framework_latency_ms 1.5").bench),
+  EXPECT_EQ(Tie(FromBenchFlags(
+                    "--no-flush --profile-iterations 0 --skip_framework --framework_latency_ms 1.5")
+                    .bench),
             Tie(expected));
 }
 
@@ -144,16 +155,20 @@ TEST(BenchConfig, AManifestCapsAdaptiveAt1000WhereTheCommandLineTakes20TimesRepe
 
 TEST(BenchConfig, AnAdaptiveCapBelowRepeatsIsRefusedNamingTheEntry) {
   BenchConfig config = BenchConfig::ForManifest();
-  const Status refused = ApplyManifestBench({{"adaptive", true}, {"repeats", 20}, {"max_repeats", 10}}, "m.json:/operators/0",
-                                            &config);
+  const Status refused = ApplyManifestBench(
+      {{"adaptive", true}, {"repeats", 20}, {"max_repeats", 10}}, "m.json:/operators/0", &config);
   EXPECT_FALSE(refused.ok());
-  EXPECT_NE(refused.ToString().find("m.json:/operators/0: bench.max_repeats (10) is below bench.repeats (20)"),
+  EXPECT_NE(refused.ToString().find(
+                "m.json:/operators/0: bench.max_repeats (10) is below bench.repeats (20)"),
             std::string::npos)
       << refused.ToString();
 }
 
 TEST(BenchConfig, TheStoredRecordRoundTrips) {
-  BenchConfig config = FromBenchFlags("--warmup 1 --repeats 4 --adaptive --max-repeats 9 --rse-target 0.3 --no-flush").bench;
+  BenchConfig config =
+      FromBenchFlags(
+          "--warmup 1 --repeats 4 --adaptive --max-repeats 9 --rse-target 0.3 --no-flush")
+          .bench;
   config.framework_latency_ms = 2.0;
   EXPECT_EQ(Tie(BenchConfig::FromJson(config.ToJson())), Tie(config));
 }

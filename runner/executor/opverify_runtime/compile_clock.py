@@ -9,9 +9,25 @@ between the two. Hooks that were already set stay in the chain. Where
 the installed Triton has neither hook, only the compile listener
 (`knobs.compilation.listener`, the compiler's own stage times) is used;
 where it has none of these, compile time is unknown (None).
+
+The clock also tells the parent when a warm-up begins and ends (the first
+compilation starts, the last one in flight ends; an autotuner's
+benchmarking of its configurations counts too), as events on the reply
+pipe (protocol.h): the parent keeps that time out of the case's timeout,
+within the operator's warm-up allowance. The listener fires only after a
+compilation, so where it is all there is, only autotuning is announced.
 """
+import json
 import sys
 import time
+
+try:  # the executor's own channel to its parent; absent outside opverify-executor
+    import opverify_channel
+except ImportError:
+    opverify_channel = None
+
+_START = json.dumps({"event": "warmup", "state": "start"})
+_END = json.dumps({"event": "warmup", "state": "end"})
 
 
 class CompileClock:
@@ -20,12 +36,26 @@ class CompileClock:
         self._started = []         # start times of compilations in flight
         self._ms = 0.0
         self._count = 0
+        self._warming = 0          # compilations and autotunings in flight
+
+    def _warmup_begins(self):
+        self._warming += 1
+        if self._warming == 1 and opverify_channel is not None:
+            opverify_channel.send(_START)
+
+    def _warmup_ends(self):
+        if self._warming == 0:
+            return
+        self._warming -= 1
+        if self._warming == 0 and opverify_channel is not None:
+            opverify_channel.send(_END)
 
     def install(self):
         """Hooks into Triton once it has been imported (by an implementation).
         Returns whether compile time is measured."""
         if self.installed is not None:
             return True
+        self._wrap_autotuner()
         triton = sys.modules.get("triton")
         knobs = getattr(triton, "knobs", None) if triton is not None else None
         runtime = getattr(knobs, "runtime", None)
@@ -51,6 +81,25 @@ class CompileClock:
             return True
         return False
 
+    def _wrap_autotuner(self):
+        """Announces each autotuner benchmark of a configuration as warm-up."""
+        autotuner = sys.modules.get("triton.runtime.autotuner")
+        tuner = getattr(autotuner, "Autotuner", None) if autotuner is not None else None
+        bench = getattr(tuner, "_bench", None) if tuner is not None else None
+        if bench is None or getattr(bench, "_opverify_warmup", False):
+            return
+        clock = self
+
+        def _bench(*args, **kwargs):
+            clock._warmup_begins()
+            try:
+                return bench(*args, **kwargs)
+            finally:
+                clock._warmup_ends()
+
+        _bench._opverify_warmup = True
+        tuner._bench = _bench
+
     def _chain(self, runtime):
         previous_pre = runtime.jit_cache_hook
         previous_post = runtime.jit_post_compile_hook
@@ -60,12 +109,14 @@ class CompileClock:
             # A hook that returns True tells Triton not to compile: nothing to time.
             if not result:
                 self._started.append(time.perf_counter())
+                self._warmup_begins()
             return result
 
         def post(*args, **kwargs):
             if self._started:
                 self._ms += (time.perf_counter() - self._started.pop()) * 1e3
                 self._count += 1
+                self._warmup_ends()
             if previous_post is not None:
                 return previous_post(*args, **kwargs)
             return None
@@ -82,4 +133,6 @@ class CompileClock:
         self._ms, self._count = 0.0, 0
         # A compilation that raised never reached the post hook.
         self._started.clear()
+        while self._warming:
+            self._warmup_ends()
         return ms, count

@@ -119,9 +119,10 @@ WRONG_VALUES = [("a string", "x"), ("a list", [1]), ("an object", {"a": 1}), ("n
                 ("-1", -1), ("0", 0), ("1e308", 1e308), ("-1e308", -1e308), ("2^63", 2 ** 63), ("2^64", 2 ** 64),
                 ("1.5", 1.5), ("a long string", "x" * 5000)]
 RAW_NUMBERS = ["1e400", "-1e400", "123456789012345678901234567890", "NaN", "Infinity", "-0", "1e-400"]
-ENTRY_FIELDS = ["name", "dir", "impl_name", "non_compute", "standard", "precision_mode", "timeout_s", "lint",
-                "repeat", "seeds", "golden_precision", "edge_cases", "runtime_checks", "ghost_replay", "tags",
-                "task_sha256", "sweep", "max_cases", "bench"]
+ENTRY_FIELDS = ["name", "dir", "impl_name", "non_compute", "standard", "precision_mode", "timeout_s",
+                "warmup_timeout_s", "lint", "repeat", "seeds", "golden_precision", "edge_cases", "runtime_checks",
+                "ghost_replay", "tags", "task_sha256", "sweep", "max_cases", "bench"]
+ZERO_OK = {"warmup_timeout_s"}  # 0 is a value of these (no warm-up allowance), and so is -0 or 1e-400
 BENCH_FIELDS = ["warmup", "repeats", "enabled", "adaptive", "target_rse", "max_repeats"]
 
 
@@ -141,7 +142,8 @@ def manifest_cases(s, batch):
         for raw in RAW_NUMBERS:
             m = base_manifest()
             m["operators"][0][field] = "@RAW@"  # a number JSON allows and Python's json cannot write
-            add(f"operators[0].{field} = {raw} (raw)", json.dumps(m).replace('"@RAW@"', raw))
+            add(f"operators[0].{field} = {raw} (raw)", json.dumps(m).replace('"@RAW@"', raw),
+                must_refuse=None if field in ZERO_OK and raw in ("-0", "1e-400") else True)
     for field in BENCH_FIELDS:
         for what, value in WRONG_VALUES + [("1e400", None)]:
             m = base_manifest()
@@ -209,7 +211,8 @@ def flag_cases(s, opverify, batch, reduce):
     cases = []
     manifest = s.write("job.json", json.dumps(base_manifest()))
     run = os.path.join(os.path.dirname(manifest), "run")
-    batch_flags = ["--timeout", "--freq-check-interval", "--max-cases-per-item", "--max-cases", "--max-job-cases"]
+    batch_flags = ["--timeout", "--warmup-timeout", "--freq-check-interval", "--max-cases-per-item", "--max-cases",
+                   "--max-job-cases"]
     for flag in batch_flags:
         for value in NUMBERS_BAD + NUMBERS_ODD:
             cases.append(Case("flags", f"opverify-batch {flag} {value!r}", [batch, manifest, "--dry-run", "--run-dir", run,
@@ -223,7 +226,7 @@ def flag_cases(s, opverify, batch, reduce):
         cases.append(Case("flags", f"opverify-batch {flag} {value}", [batch, manifest, "--dry-run", flag, value],
                           must_refuse=True, names=(flag, value)))
     verify = [opverify, "verify", "--op_name", "no_such_op", "--verify_dir", CPU_OPS, "--triton_impl_name", "cpu_impl"]
-    for flag in ["--timeout", "--repeat", "--seeds", "--seed"]:
+    for flag in ["--timeout", "--warmup-timeout", "--repeat", "--seeds", "--seed"]:
         for value in NUMBERS_BAD + NUMBERS_ODD:
             cases.append(Case("flags", f"opverify verify {flag} {value!r}", verify + [flag, value],
                               must_refuse=value in NUMBERS_BAD, names=(flag,) if value in NUMBERS_BAD else ()))

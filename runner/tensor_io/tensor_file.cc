@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "runner/tensor_io/h5_tensor.h"
+#include "runner/tensor_io/isolated_read.h"
 #include "runner/tensor_io/npy.h"
 
 namespace opverify {
@@ -30,10 +31,15 @@ bool IsReinterpretable(DType stored, DType logical) {
 
 }  // namespace
 
-Result<LoadedTensor> ReadTensorFile(const std::string& spec, std::optional<DType> logical_dtype) {
+Result<LoadedTensor> ReadTensorFile(const std::string& spec, std::optional<DType> logical_dtype,
+                                    std::chrono::milliseconds reader_idle_limit) {
   const std::size_t split = spec.rfind(":/");
   if (split != std::string::npos) {
-    return ReadH5Dataset(spec.substr(0, split), spec.substr(split + 1), logical_dtype);
+    // libhdf5 can crash on a corrupt file (isolated_read.h): read it in a child.
+    const std::string file = spec.substr(0, split);
+    const std::string dataset = spec.substr(split + 1);
+    return ReadInChild(
+        spec, [&] { return ReadH5Dataset(file, dataset, logical_dtype); }, reader_idle_limit);
   }
   if (EndsWith(spec, ".h5") || EndsWith(spec, ".hdf5")) {
     return Status::InvalidInput(spec + ": name the dataset as FILE.h5:/path/to/dataset");

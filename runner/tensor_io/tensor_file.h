@@ -7,6 +7,7 @@
 // attribute `dtype` on the dataset.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -25,10 +26,16 @@ struct LoadedTensor {
   std::string source;  // the spec it was read from, for messages
 };
 
+// How long an HDF5 tensor's reader (a forked child, isolated_read.h) may send
+// nothing before it is killed as hung on a corrupt file.
+inline constexpr std::chrono::milliseconds kTensorReaderIdleLimit{60'000};
+
 // Errors name the file (and dataset) and what is wrong: missing file,
-// truncated data, bad header, size mismatch, unknown dtype, missing dataset.
-Result<LoadedTensor> ReadTensorFile(const std::string& spec,
-                                    std::optional<DType> logical_dtype = std::nullopt);
+// truncated data, bad header, size mismatch, unknown dtype, missing dataset,
+// a file that crashes or hangs libhdf5.
+Result<LoadedTensor> ReadTensorFile(
+    const std::string& spec, std::optional<DType> logical_dtype = std::nullopt,
+    std::chrono::milliseconds reader_idle_limit = kTensorReaderIdleLimit);
 
 // Applies a logical dtype to a tensor read from storage: uint16/V2 storage
 // becomes bfloat16 (or float16), uint8/V1 storage float8_*; a view already of

@@ -3,8 +3,10 @@
 // user gets for bad files.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
@@ -19,6 +21,7 @@
 
 #include "runner/h5/h5.h"
 #include "runner/tensor_io/h5_tensor.h"
+#include "runner/tensor_io/isolated_read.h"
 #include "runner/tensor_io/npy.h"
 #include "runner/tensor_io/tensor_file.h"
 #include "tests/support/scratch_dir_test.h"
@@ -482,6 +485,90 @@ TEST_F(TensorIoTest, SpecPicksTheFormat) {
     EXPECT_THAT(bare.status().message(),
                 HasSubstr(name + ": name the dataset as FILE.h5:/path/to/dataset"));
   }
+}
+
+// --- ReadInChild ----------------------------------------------------------------
+
+constexpr std::chrono::milliseconds kLimit{30'000};
+
+TEST(ReadInChildTest, TheChildsTensorComesBackContiguousWithItsDType) {
+  // A transposed 2x3 bfloat16 view: the answer is its C-ordered copy.
+  const std::uint16_t values[] = {1, 2, 3, 4, 5, 6};
+  const Result<LoadedTensor> read = ReadInChild("t.h5:/t", [&]() -> Result<LoadedTensor> {
+    LoadedTensor tensor;
+    tensor.view = TensorView::Contiguous(DType::kBFloat16, {3, 2}, values);
+    tensor.view.shape = {2, 3};
+    tensor.view.strides = {2, 4};
+    return tensor;
+  }, kLimit);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->view.dtype, DType::kBFloat16);
+  EXPECT_EQ(read->view.shape, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_TRUE(read->view.IsCContiguous());
+  EXPECT_EQ(read->source, "t.h5:/t");
+  const std::vector<std::uint16_t> expected = {1, 3, 5, 2, 4, 6};
+  for (std::int64_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(*reinterpret_cast<const std::uint16_t*>(read->view.ElementAt(i)), expected[i]) << i;
+  }
+}
+
+TEST(ReadInChildTest, TheChildsErrorKeepsItsCodeAndMessage) {
+  const Result<LoadedTensor> read = ReadInChild(
+      "t.h5:/t", []() -> Result<LoadedTensor> { return Status::NotFound("t.h5: no dataset /t"); },
+      kLimit);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(read.status().message(), "t.h5: no dataset /t");
+}
+
+TEST(ReadInChildTest, AReaderThatCrashesIsAnErrorNamingTheFileAndTheSignal) {
+  int caller_alive = 0;
+  const Result<LoadedTensor> read = ReadInChild("bad.h5:/t", [&]() -> Result<LoadedTensor> {
+    ++caller_alive;  // the child's copy: the parent's stays 0
+    std::raise(SIGSEGV);
+    return Status::Internal("unreachable");
+  }, kLimit);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), Status::Code::kIoError);
+  EXPECT_THAT(read.status().message(), HasSubstr("bad.h5:/t: reading it crashed the reader"));
+  EXPECT_THAT(read.status().message(), HasSubstr("SIGSEGV"));
+  EXPECT_EQ(caller_alive, 0);
+}
+
+TEST(ReadInChildTest, AReaderThatExitsBeforeAnsweringIsAnError) {
+  const Result<LoadedTensor> read = ReadInChild("bad.h5:/t", []() -> Result<LoadedTensor> {
+    std::_Exit(86);
+  }, kLimit);
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(read.status().message(), HasSubstr("exit code 86"));
+}
+
+TEST(ReadInChildTest, AReaderThatHangsIsKilledAfterTheIdleLimit) {
+  const Result<LoadedTensor> read = ReadInChild("loop.h5:/t", []() -> Result<LoadedTensor> {
+    for (;;) pause();
+  }, std::chrono::milliseconds(200));
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(read.status().message(), HasSubstr("loop.h5:/t: its reader made no progress for 0.200 s"));
+}
+
+TEST(ReadInChildTest, ATensorFileThatCrashesLibhdf5IsAnError) {
+  // Found by fuzz_h5: a damaged local heap makes H5HL_protect copy from NULL
+  // (h5dump dies on it too).
+  const std::string file =
+      std::string(OPVERIFY_SOURCE_DIR) + "/tests/fuzz/corpus/h5/local-heap-crash.h5";
+  const Result<LoadedTensor> read = ReadTensorFile(file + ":/t");
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(read.status().message(),
+              HasSubstr("local-heap-crash.h5:/t: reading it crashed the reader (signal SIGSEGV"));
+}
+
+TEST(ReadInChildTest, ATensorFileThatHangsLibhdf5IsAnError) {
+  // Found by fuzz_h5: a damaged global heap makes H5HG_read loop.
+  const std::string file =
+      std::string(OPVERIFY_SOURCE_DIR) + "/tests/fuzz/corpus/h5/global-heap-loop.h5";
+  const Result<LoadedTensor> read = ReadTensorFile(file + ":/g/t", std::nullopt, std::chrono::seconds(2));
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(read.status().message(), HasSubstr("global-heap-loop.h5:/g/t: its reader made no progress"));
 }
 
 // --- HDF5 -------------------------------------------------------------------

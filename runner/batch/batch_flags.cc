@@ -6,6 +6,7 @@
 
 #include "runner/batch/selection.h"
 #include "runner/cli/usage.h"
+#include "runner/common/terminal_text.h"
 
 namespace opverify {
 
@@ -72,7 +73,23 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000000}));
   app.add_flag("--fsync", options.fsync,
                "fsync every stored case (survives a machine crash, not only a killed rank)");
-  app.add_flag("-v,--verbose", options.verbose, "Log every case");
+  bool verbose = false, quiet = false;
+  std::string progress = "text";
+  CLI::Option* verbose_flag =
+      app.add_flag("-v,--verbose", verbose,
+                   "A line per finished case (PASSED/FAILED op/case) and every rank's log");
+  app.add_flag("-q,--quiet", quiet,
+               "Only errors, the failed cases and the totals: no progress line, no warnings")
+      ->excludes(verbose_flag);
+  app.add_option("--progress", progress,
+                 "text: a progress line on stderr; jsonl: instead, one JSON object per finished "
+                 "case on stderr; jsonl=FILE: the text line, and the objects appended to FILE; "
+                 "none: neither")
+      ->capture_default_str();
+  app.add_option("--progress-interval", options.progress_interval_s,
+                 "Off a terminal, the text progress line is printed when it changed, at most "
+                 "this often (seconds), and unchanged every 300 s")
+      ->check(FiniteRange(0, 86400));
   AddSandboxOptions(app, &options.sandbox);
   try {
     app.parse(argc, argv);
@@ -87,6 +104,24 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
     *exit_code = 2;
     return std::nullopt;
   }
+  options.verbosity = quiet     ? Verbosity::kQuiet
+                      : verbose ? Verbosity::kVerbose
+                                : Verbosity::kNormal;
+  if (progress == "text" || progress == "none") {
+    options.progress_text = progress == "text";
+  } else if (progress == "jsonl") {
+    options.progress_text = false;  // one stream on stderr, not two interleaved
+    options.progress_jsonl = "-";
+  } else if (progress.rfind("jsonl=", 0) == 0 && progress.size() > 6) {
+    options.progress_jsonl = progress.substr(6);
+  } else {
+    std::fprintf(stderr,
+                 "opverify-batch: --progress %s: expected text, jsonl, jsonl=FILE or none\n",
+                 TerminalSafe(progress).c_str());
+    *exit_code = 2;
+    return std::nullopt;
+  }
+  if (quiet) options.progress_text = false;
   if (timeout > 0) options.timeout_s = timeout;
   if (max_cases > 0) options.manifest_limits.operator_cases = max_cases;
   if (max_job_cases > 0) options.manifest_limits.job_cases = max_job_cases;

@@ -13,6 +13,7 @@
 
 #include "runner/batch/batch_flags.h"
 #include "runner/batch/batch_reports.h"
+#include "runner/batch/console.h"
 #include "runner/batch/launch.h"
 #include "runner/batch/rank_role.h"
 #include "runner/batch/run_folder.h"
@@ -233,10 +234,20 @@ int Run(int argc, char** argv) {
       std::fprintf(stderr, "opverify-batch: %s\n", sandbox.status().ToString().c_str());
     return 2;
   }
-  const Result<std::string> prepared = PrepareRankFolder(options.run_dir, rank, options.verbose);
+  const Result<std::string> prepared = PrepareRankFolder(options.run_dir, rank, options.verbosity);
   if (!prepared.ok()) {
     std::fprintf(stderr, "opverify-batch: %s\n", prepared.status().ToString().c_str());
     return 2;
+  }
+  Result<ProgressStreams> console = OpenProgress(options);
+  if (!console.ok()) {
+    if (rank == 0)
+      std::fprintf(stderr, "opverify-batch: %s\n", console.status().ToString().c_str());
+    return 2;
+  }
+  if (rank != 0) {  // rank 0's progress writes it
+    console->jsonl_file.reset();
+    console->output.jsonl = nullptr;
   }
   const std::string& run_cache = prepared.value();
   const std::string cache = RankCacheFolder(options, rank, run_cache);
@@ -270,7 +281,7 @@ int Run(int argc, char** argv) {
       [&](const WorkItem& item, const std::function<void(const nlohmann::json&)>& report) {
         return RunWorkItem(item, setup, report);
       },
-      &g_stop_signal);
+      &g_stop_signal, PlanProgress(*job, items, options, setup.done), console->output);
   shard.value().reset();  // close this rank's shard before anyone reads it
   if (world) world->Barrier();
   if (rank != 0) return 0;

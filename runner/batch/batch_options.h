@@ -4,13 +4,18 @@
 #include <optional>
 #include <string>
 
-#include "runner/manifest/manifest.h"
 #include "runner/cases/selection.h"
+#include "runner/manifest/manifest.h"
 #include "runner/process/sandbox.h"
 #include "runner/scheduler/work_plan.h"
 #include "runner/store/shard_writer.h"
 
 namespace opverify {
+
+// How much the console says: -q (errors, the failed cases and the totals),
+// the default (also the progress and warnings), -v (also each case and the
+// info log of every rank).
+enum class Verbosity { kQuiet, kNormal, kVerbose };
 
 struct BatchOptions {
   std::string jobs_path;
@@ -32,12 +37,20 @@ struct BatchOptions {
   std::string cache_dir;
   bool bench = true;
   double freq_check_interval_s = 1.0;  // device clock samples during the benchmark (0: none)
-  bool verbose = false;
-  bool ab = true;                // A/B re-run of accuracy failures
-  std::string previous_run;      // a run folder whose timings order the work (longest first)
-  int max_cases_per_item = 64;   // sweeps larger than this are split across ranks
-  bool require_anchors = false;  // exit 3 for an operator without task_sha256 (a changed one is always exit 4)
-  bool fsync = false;            // survive a machine crash too (two fsyncs per case), not only SIGKILL
+  Verbosity verbosity = Verbosity::kNormal;
+  // --progress: the text progress (on stderr; off with -q or a JSONL stream
+  // on stderr) and where one JSON object per finished case goes: "" none,
+  // "-" stderr, else a file appended to.
+  bool progress_text = true;
+  std::string progress_jsonl;
+  double progress_interval_s =
+      5.0;         // --progress-interval: off a terminal, the most often a line is printed
+  bool ab = true;  // A/B re-run of accuracy failures
+  std::string previous_run;     // a run folder whose timings order the work (longest first)
+  int max_cases_per_item = 64;  // sweeps larger than this are split across ranks
+  bool require_anchors =
+      false;  // exit 3 for an operator without task_sha256 (a changed one is always exit 4)
+  bool fsync = false;  // survive a machine crash too (two fsyncs per case), not only SIGKILL
   ManifestLimits manifest_limits;  // --max-cases, --max-job-cases
   // --sandbox, --memory-limit (default: a share of the node), --executor-log-cap
   SandboxSettings sandbox;

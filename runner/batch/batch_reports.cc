@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "reduce/run_report.h"
+#include "runner/batch/console.h"
+#include "runner/common/strings.h"
+#include "runner/common/terminal_text.h"
 #include "runner/common/version.h"
 #include "runner/executor/executor_client.h"
 #include "runner/process/sandbox.h"
@@ -59,14 +62,23 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
         "the reports cover what was done; --resume runs the rest",
         SignalName(signal), outcome.unassigned);
   }
-  Result<RunTotals> totals = WriteRunReports(options.run_dir, run_info);
+  RunModel model;
+  Result<RunTotals> totals = WriteRunReports(options.run_dir, run_info, &model);
   if (!totals.ok()) {
     spdlog::error("reports: {}", totals.status().ToString());
     return 2;
   }
-  std::printf("%d operators, %d cases: %d passed, %d failed -> %s\n", totals->operators,
-              totals->cases, totals->passed, totals->failed,
-              (fs::path(options.run_dir) / "summary.json").c_str());
+  PrintFailedCases(model, options.run_dir);
+  // The last line, shown with -q too: a stopped run says so here.
+  const std::string stopped =
+      stop.load() != 0
+          ? Printf(" (stopped by %s: %d work items not started; --resume runs the rest)",
+                   SignalName(stop.load()).c_str(), outcome.unassigned)
+          : "";
+  std::printf("%d operators, %d cases: %d passed, %d failed%s -> %s\n", totals->operators,
+              totals->cases, totals->passed, totals->failed, stopped.c_str(),
+              TerminalSafe((fs::path(options.run_dir) / "summary.json").string()).c_str());
+  std::fflush(stdout);
   if (totals->lost > 0) {
     spdlog::error(
         "{} of the run's results are unreadable or missing (summary.json's problems and "

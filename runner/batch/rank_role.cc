@@ -1,16 +1,14 @@
 #include "runner/batch/rank_role.h"
 
-#include <unistd.h>
-
 #include <memory>
 #include <thread>
-
-#include "runner/scheduler/progress.h"
+#include <utility>
 
 namespace opverify {
 
 RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
-                    const RunItemFunction& run_item, const std::atomic<int>* stop) {
+                    const RunItemFunction& run_item, const std::atomic<int>* stop,
+                    ProgressPlan plan, const ProgressOutput& output) {
   RankOutcome outcome;
   if (world != nullptr && world->rank() != 0) {
     WorkerLoop(world, 0, run_item);
@@ -21,7 +19,7 @@ RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
   std::thread worker([&] { WorkerLoop(local[1].get(), 0, run_item); });
   std::vector<Comm*> links = {local[0].get()};
   if (size > 1) links.push_back(world);
-  Progress progress(static_cast<int>(items.size()), isatty(STDERR_FILENO) != 0);
+  Progress progress(std::move(plan), output);
   outcome.healthy = Coordinate(links, size, items, &progress, stop, &outcome.unassigned);
   worker.join();
   outcome.timing = {{"run_wall_s", progress.elapsed_s()},

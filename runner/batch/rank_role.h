@@ -10,6 +10,7 @@
 
 #include "runner/scheduler/comm.h"
 #include "runner/scheduler/coordinator.h"
+#include "runner/scheduler/progress.h"
 
 namespace opverify {
 
@@ -22,8 +23,10 @@ struct RankOutcome {
 
 // Serves `items` (rank 0) or works until told to stop (other ranks), running
 // each item with `run_item`. `world`: every rank's Comm, or null when this is
-// the only rank. `stop`: as for Coordinate. Other ranks return the defaults.
+// the only rank. `stop`: as for Coordinate. Rank 0 shows its progress as
+// `plan` and `output` say. Other ranks return the defaults.
 RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
-                    const RunItemFunction& run_item, const std::atomic<int>* stop);
+                    const RunItemFunction& run_item, const std::atomic<int>* stop,
+                    ProgressPlan plan, const ProgressOutput& output);
 
 }  // namespace opverify

@@ -29,15 +29,16 @@ namespace {
 
 constexpr int kTagConfig = 100;  // rank 0 -> every rank: the run folder
 
-void SetUpLogging(const std::string& run_dir, int rank, bool verbose) {
+void SetUpLogging(const std::string& run_dir, int rank, Verbosity verbosity) {
   std::vector<spdlog::sink_ptr> sinks;
   // Both without the escape sequences untrusted text (error messages) may hold.
   sinks.push_back(TerminalSafeSink(std::make_shared<spdlog::sinks::basic_file_sink_mt>(
       Printf("%s/logs/rank-%04d.log", run_dir.c_str(), rank), false)));
   auto console = TerminalSafeSink(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
-  // Rank 0 shows warnings (the progress line is its voice); others stay quiet.
-  console->set_level(verbose ? spdlog::level::info
-                             : (rank == 0 ? spdlog::level::warn : spdlog::level::err));
+  // Rank 0 shows warnings (the progress line is its voice); others, and -q, only errors.
+  console->set_level(verbosity == Verbosity::kVerbose               ? spdlog::level::info
+                     : rank == 0 && verbosity == Verbosity::kNormal ? spdlog::level::warn
+                                                                    : spdlog::level::err);
   sinks.push_back(console);
   auto logger =
       std::make_shared<spdlog::logger>(Printf("rank-%04d", rank), sinks.begin(), sinks.end());
@@ -123,7 +124,7 @@ bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* opt
   return !parsed["refused"].get<bool>();
 }
 
-Result<std::string> PrepareRankFolder(const std::string& run_dir, int rank, bool verbose) {
+Result<std::string> PrepareRankFolder(const std::string& run_dir, int rank, Verbosity verbosity) {
   const fs::path cache = fs::path(run_dir) / "cache" / Printf("rank-%04d", rank);
   for (const fs::path& folder : {fs::path(run_dir) / "logs", cache}) {
     std::error_code ec;
@@ -134,7 +135,7 @@ Result<std::string> PrepareRankFolder(const std::string& run_dir, int rank, bool
     }
   }
   try {
-    SetUpLogging(run_dir, rank, verbose);
+    SetUpLogging(run_dir, rank, verbosity);
   } catch (const spdlog::spdlog_ex& e) {
     return Status::IoError("run folder " + run_dir + ": cannot open its log: " + e.what());
   }

@@ -30,7 +30,7 @@ bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* opt
 // logs/rank-N.log and the console. Returns the rank's cache folder, or
 // IoError naming the folder and the reason (a run folder that is a file, or
 // under /proc; no space; no permission).
-Result<std::string> PrepareRankFolder(const std::string& run_dir, int rank, bool verbose);
+Result<std::string> PrepareRankFolder(const std::string& run_dir, int rank, Verbosity verbosity);
 
 // The compiler cache this rank's executors use: with --cache-dir the rank's
 // persistent folder (DIR/rank-N, or DIR/shard-I-of-N/rank-N with --shard),

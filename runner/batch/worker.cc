@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "runner/bench/operator_bench.h"
+#include "runner/common/terminal_text.h"
 #include "runner/judge/verdict_json.h"
 #include "runner/verify/ab_rerun.h"
 #include "runner/verify/operator_run.h"
@@ -87,7 +88,8 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   for (std::size_t k = 0; k < outcome.edge_cases.size(); ++k) {
     const int index = outcome.own_cases + static_cast<int>(k);
     const auto earlier = setup.done.find(EdgeCaseId(op.name, outcome.edge_cases[k].label));
-    if ((ran.count(index) > 0 && !ran[index]) || (earlier != setup.done.end() && !earlier->second)) all_passed = false;
+    if ((ran.count(index) > 0 && !ran[index]) || (earlier != setup.done.end() && !earlier->second))
+      all_passed = false;
   }
   std::set<int> to_bench;
   for (int i : indices) {
@@ -113,8 +115,8 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   bench_spec.skip_case = [&](int i, const std::string&) { return to_bench.count(i) == 0; };
   bench_spec.config.edge_cases = false;
   const BenchConfig& settings = op.bench;
-  const OperatorBenchResult result =
-      BenchOperator(bench_spec, run, settings, DeviceClockOpener(setup.options->freq_check_interval_s));
+  const OperatorBenchResult result = BenchOperator(
+      bench_spec, run, settings, DeviceClockOpener(setup.options->freq_check_interval_s));
   std::size_t stored = 0;
   for (const ShapeResult& shape : result.shapes) {
     if (!shape.passed && DiedOfTheStop(shape.error_type, setup.stop)) {
@@ -137,11 +139,18 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   }
   if (stored == 0) return true;  // stopped before any shape was measured: --resume benchmarks them
   CaseRecord meta = FactRecord(RecordKind::kBenchItem, "bench-item", op, item, setup.rank);
-  meta.extra = {{"settings", settings.ToJson()}, {"clock", result.clock},
-                {"environment", result.environment}, {"wall_s", result.wall_s}, {"shapes", result.shapes.size()}};
+  meta.extra = {{"settings", settings.ToJson()},
+                {"clock", result.clock},
+                {"environment", result.environment},
+                {"wall_s", result.wall_s},
+                {"shapes", result.shapes.size()}};
   if (!Store(setup, meta)) return false;
-  report({{"kind", "bench"}, {"op", op.name}, {"shapes", result.shapes.size()},
-          {"bench_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()}});
+  report({{"kind", "bench"},
+          {"op", op.name},
+          {"shapes", result.shapes.size()},
+          {"bench_ms",
+           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+               .count()}});
   return true;
 }
 
@@ -161,12 +170,15 @@ OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
   return spec;
 }
 
-bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::function<void(const json&)>& report) {
+bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
+                 const std::function<void(const json&)>& report) {
   const OperatorJob& op = setup.job->operators.at(static_cast<std::size_t>(item.op_index));
   const BatchOptions& options = *setup.options;
   OperatorSpec spec = SpecFor(op, options);
   auto own_case_id = [&](int index) {
-    return CaseId(op.name, op.cases.empty() ? json(nullptr) : op.cases[static_cast<std::size_t>(index)], index);
+    return CaseId(op.name,
+                  op.cases.empty() ? json(nullptr) : op.cases[static_cast<std::size_t>(index)],
+                  index);
   };
   auto case_id = [&](int index, const std::string& edge_label) {
     return edge_label.empty() ? own_case_id(index) : EdgeCaseId(op.name, edge_label);
@@ -222,7 +234,8 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       record.params = c.edge_params;
       record.extra["edge_case"] = c.edge_label;
     } else {
-      record.params = op.cases.empty() ? json::object() : op.cases[static_cast<std::size_t>(c.index)];
+      record.params =
+          op.cases.empty() ? json::object() : op.cases[static_cast<std::size_t>(c.index)];
     }
     record.input_desc = c.input_desc;
     record.passed = c.passed;
@@ -230,7 +243,8 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     record.error_msg = CutMiddle(c.error_msg);
     for (const Verdict& v : c.outputs) {
       record.outputs.push_back(VerdictToJson(v));
-      if (record.route.empty() || (!v.passed && c.outputs.front().passed)) record.route = std::string(RouteName(v.route));
+      if (record.route.empty() || (!v.passed && c.outputs.front().passed))
+        record.route = std::string(RouteName(v.route));
     }
     record.timings = c.timings;
     record.timings["wall_ms"] = c.wall_ms;
@@ -257,7 +271,9 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
       alone.skip_case = nullptr;
       ab.spec = &alone;
       record.ab = RunAb(ab, c);
-      ab_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started).count();
+      ab_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started)
+              .count();
       record.timings["ab_ms"] = ab_ms;
       if (stopping()) {  // the A/B was cut short: --resume runs the case and its A/B again
         spdlog::warn("rank {}: {} not stored: the stop cut its A/B re-run short (--resume runs it)",
@@ -268,15 +284,26 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     if (KeepsTensors(options.store, c.passed)) record.tensors = c.tensors;
     const auto started = std::chrono::steady_clock::now();
     const bool stored = Store(setup, record);
-    const double store_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    const double store_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
     if (!stored) {
       store_ok = false;
       return;
     }
     ++stored_cases;
-    report({{"case_id", record.case_id}, {"op", op.name}, {"index", c.index}, {"passed", c.passed},
-            {"error_type", c.error_type}, {"wall_ms", c.wall_ms}, {"store_ms", store_ms}, {"ab_ms", ab_ms},
-            {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr)) : json(nullptr)}});
+    report({{"case_id", record.case_id},
+            {"op", op.name},
+            {"index", c.index},
+            {"passed", c.passed},
+            {"error_type", c.error_type},
+            {"message", TerminalLine(c.error_msg, 300)},
+            {"dtype", CaseDtype(record.params, c.input_desc)},
+            {"wall_ms", c.wall_ms},
+            {"store_ms", store_ms},
+            {"ab_ms", ab_ms},
+            {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr))
+                                         : json(nullptr)}});
   });
   // Operator-level facts (environment, lint, non_compute) go in a small side
   // record so reports can rebuild verify_result.json from the store alone:
@@ -301,14 +328,11 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
                           outcome.environment["device"].is_object()
                       ? outcome.environment["device"].value("name", "")
                       : "";
-    meta.extra = {{"environment", outcome.environment},
-                  {"lint", outcome.lint},
-                  {"non_compute", outcome.non_compute},
-                  {"non_compute_given", outcome.non_compute_given},
-                  {"case_count", outcome.case_count},
-                  {"impl_name", op.impl_name},
-                  {"task_file", op.task_file},
-                  {"lint_enabled", op.config.lint}};
+    meta.extra = {
+        {"environment", outcome.environment}, {"lint", outcome.lint},
+        {"non_compute", outcome.non_compute}, {"non_compute_given", outcome.non_compute_given},
+        {"case_count", outcome.case_count},   {"impl_name", op.impl_name},
+        {"task_file", op.task_file},          {"lint_enabled", op.config.lint}};
     if (!left_out.empty()) meta.extra["left_out"] = left_out;
     store_ok = Store(setup, meta);
   }
@@ -316,8 +340,10 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup, const std::func
     store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, setup, left_out, report);
   }
   // The whole item's time: cases plus executor start-up, lint and loading, and the benchmark.
-  report({{"kind", "item"}, {"item_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                                                   item_started).count()}});
+  report({{"kind", "item"},
+          {"item_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                                item_started)
+                          .count()}});
   return store_ok;
 }
 

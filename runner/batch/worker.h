@@ -47,8 +47,9 @@ struct WorkerSetup {
 OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options);
 
 // Runs one item; `report` gets a short JSON summary of each case once it is
-// stored: {case_id, op, index, passed, error_type, wall_ms, store_ms, ab_ms,
-// ab}, and at the end {kind: "item", item_ms}.
+// stored: {case_id, op, index, passed, error_type, message (one line, at
+// most 300 code points, terminal-safe), dtype (CaseDtype's, "" unknown),
+// wall_ms, store_ms, ab_ms, ab}, and at the end {kind: "item", item_ms}.
 // Returns false if the store failed (the rank cannot go on).
 bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
                  const std::function<void(const nlohmann::json&)>& report);

@@ -58,4 +58,18 @@ std::string TerminalSafe(std::string_view text) {
   return out;
 }
 
+std::string TerminalLine(std::string_view text, std::size_t limit) {
+  const std::string safe = TerminalSafe(text);
+  std::string line;
+  line.reserve(safe.size());
+  for (const char c : safe) {
+    const bool space = c == '\n' || c == '\t' || c == ' ';
+    if (space && (line.empty() || line.back() == ' ')) continue;
+    line.push_back(space ? ' ' : c);
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  if (CodePointCount(line) <= limit) return line;
+  return Utf8Prefix(line, limit > 3 ? limit - 3 : 0) + "...";
+}
+
 }  // namespace opverify

@@ -15,4 +15,9 @@ namespace opverify {
 // UTF-8 becomes U+FFFD.
 std::string TerminalSafe(std::string_view text);
 
+// TerminalSafe(text) on one line, for a console list or a progress line:
+// newlines and tabs become spaces, runs of spaces one, the ends trimmed, and
+// at most `limit` code points kept (the cut marked with "...").
+std::string TerminalLine(std::string_view text, std::size_t limit);
+
 }  // namespace opverify

@@ -7,7 +7,9 @@
 namespace opverify {
 
 nlohmann::json WorkItemToJson(const WorkItem& item) {
-  return {{"id", item.id}, {"op_index", item.op_index}, {"case_indices", item.case_indices},
+  return {{"id", item.id},
+          {"op_index", item.op_index},
+          {"case_indices", item.case_indices},
           {"expected_s", item.expected_s}};
 }
 
@@ -20,8 +22,8 @@ WorkItem WorkItemFromJson(const nlohmann::json& j) {
   return item;
 }
 
-bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items, Progress* progress,
-                const std::atomic<int>* stop, int* unassigned) {
+bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items,
+                Progress* progress, const std::atomic<int>* stop, int* unassigned) {
   std::deque<WorkItem> queue(items.begin(), items.end());
   std::map<std::pair<std::size_t, int>, bool> busy;  // (link, rank) -> has an item
   int stopped = 0;
@@ -36,18 +38,21 @@ bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkIt
       if (!message) continue;
       received = true;
       const auto key = std::make_pair(l, message->source);
+      const int worker = l == 0 ? 0 : message->source;  // links[0]: rank 0's own worker
       switch (message->tag) {
         case kTagCase:
-          progress->CaseDone(nlohmann::json::parse(message->payload));
+          progress->CaseDone(worker, nlohmann::json::parse(message->payload));
           break;
         case kTagFailed:
           healthy = false;
           [[fallthrough]];
         case kTagRequest:
-          if (busy[key]) progress->ItemDone();
+          if (busy[key]) progress->ItemDone(worker);
           busy[key] = false;
-          if (message->tag == kTagRequest && !queue.empty() && !(stop != nullptr && stop->load() != 0)) {
+          if (message->tag == kTagRequest && !queue.empty() &&
+              !(stop != nullptr && stop->load() != 0)) {
             links[l]->Send(message->source, kTagAssign, WorkItemToJson(queue.front()).dump());
+            progress->ItemStarted(worker, queue.front().id, queue.front().op_index);
             queue.pop_front();
             busy[key] = true;
           } else {
@@ -78,7 +83,11 @@ void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run) {
     }
     if (message->tag != kTagAssign) return;
     const WorkItem item = WorkItemFromJson(nlohmann::json::parse(message->payload));
-    ok = run(item, [&](const nlohmann::json& summary) { link->Send(coordinator_rank, kTagCase, summary.dump()); });
+    ok = run(item, [&](const nlohmann::json& summary) {
+      // A summary holds untrusted text (error messages): invalid UTF-8 travels as U+FFFD.
+      link->Send(coordinator_rank, kTagCase,
+                 summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    });
   }
 }
 

@@ -30,21 +30,24 @@ WorkItem WorkItemFromJson(const nlohmann::json& j);
 
 // Serves `links` (each a Comm whose peers other than its own rank are
 // workers) until all `workers` have been told to stop: hands out `items` in
-// their order (PlanWork's, longest first), each to one worker, and passes
-// every case summary to `progress`. A worker that ends without a word (a
+// their order (PlanWork's, longest first), each to one worker, and tells
+// `progress` of every item handed out and finished and every case summary.
+// links[0] reaches rank 0's own worker (the progress calls it rank 0); on
+// the others a worker's rank is its source. A worker that ends without a word (a
 // killed rank) is waited for: under MPI the launcher ends the job instead.
 // `stop` (optional): once set (a SIGTERM or SIGUSR1), no more work is handed
 // out; the items in flight end early (their workers see the same flag).
 // Returns false when a worker reported a failure it could not go on from
 // (that worker is told to stop, the others go on); *unassigned (optional)
 // gets the number of items never handed out.
-bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items, Progress* progress,
-                const std::atomic<int>* stop = nullptr, int* unassigned = nullptr);
+bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items,
+                Progress* progress, const std::atomic<int>* stop = nullptr,
+                int* unassigned = nullptr);
 
 // Runs one work item, giving `report` each case's summary (JSON) as it
 // completes; returns false when the worker cannot go on.
-using RunItemFunction =
-    std::function<bool(const WorkItem& item, const std::function<void(const nlohmann::json&)>& report)>;
+using RunItemFunction = std::function<bool(
+    const WorkItem& item, const std::function<void(const nlohmann::json&)>& report)>;
 
 // A worker's loop: ask, run, repeat, until told to stop. After `run` returns
 // false the worker reports the failure instead of asking, and is told to stop.

@@ -1,22 +1,56 @@
-// Rank 0's view of a running batch: counts, rate and ETA, shown as a live
-// line on a terminal, or as a plain line every few seconds otherwise.
+// Rank 0's view of a running batch, and the console's voice during it:
+// counts, failures so far, the operator each rank is on, elapsed time and
+// what is left, as a live line on a terminal or as a plain line when
+// something changed (at most every few seconds) otherwise; with `verbose`
+// one line per finished case; with a JSONL stream one JSON object per
+// finished case. Everything printed from a case (names, messages) is
+// untrusted and goes through TerminalSafe or a JSON encoder.
 #pragma once
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace opverify {
 
+// What the progress knows of the run before it starts.
+struct ProgressPlan {
+  int items = 0;                      // the work items, ids 0..items-1
+  std::vector<std::string> op_names;  // by WorkItem::op_index (missing: "item N" is shown)
+  // By WorkItem::id: the cases the item is expected to run (its share of a
+  // sweep, less what the selection or a resumed run leaves out); -1 when
+  // not known until it is loaded (a task's own cases, generated edge cases).
+  std::vector<int> item_cases;
+};
+
+struct ProgressOutput {
+  enum class Style { kLine, kPlain, kNone };
+  Style style = Style::kPlain;    // kLine: a live line (a terminal); kNone: no text progress
+  double plain_interval_s = 5.0;  // kPlain: the most often a changed line is printed
+  double heartbeat_s = 300.0;     // kPlain: an unchanged line is printed again this often
+  std::size_t width = 0;          // kLine: the terminal's columns (0: no limit)
+  bool verbose = false;           // one line per finished case
+  std::FILE* out = stderr;        // the text
+  std::FILE* jsonl = nullptr;     // one JSON object per finished case (null: none)
+};
+
 class Progress {
  public:
+  Progress(ProgressPlan plan, ProgressOutput output);
+  // The plan of `total_items` items of unknown size, kPlain or kLine.
   Progress(int total_items, bool terminal, double plain_interval_s = 5.0, std::FILE* out = stderr);
-  void CaseDone(const nlohmann::json& summary);  // a worker's case (or item-end) report
-  void ItemDone();
-  void Tick();    // redraw if due
-  void Finish();  // the last line
+  // A worker's report: one case's summary ({case_id, op, index, passed,
+  // error_type, message, dtype, wall_ms, ...}) or an item's or benchmark's
+  // ({kind: "item"|"bench", ...}). `rank`: the worker's.
+  void CaseDone(int rank, const nlohmann::json& summary);
+  void ItemStarted(int rank, int item_id, int op_index);  // handed to that worker
+  void ItemDone(int rank);                                // that worker asked for more (or gave up)
+  void Tick();                                            // redraw if due
+  void Finish();                                          // the last line
   std::string Line() const;
   int cases() const { return passed_ + failed_; }
   // Sums over the case reports, in seconds: time in cases, in the store, in A/B re-runs.
@@ -30,17 +64,33 @@ class Progress {
   int failed() const { return failed_; }
 
  private:
-  int total_items_;
+  struct InFlight {
+    int item_id = -1;
+    int op_index = -1;
+    int cases_done = 0;
+  };
+  // The cases the run is expected to hold once done; -1 while an unfinished item's count is
+  // unknown.
+  int ExpectedCases() const;
+  std::string InFlightText() const;
+  std::string StateText() const;  // the line without its clock
+  void Draw(const std::string& line);
+  void PrintAbove(const std::string& text);  // a whole line, the live line redrawn after it
+  void WriteJsonl(int rank, const nlohmann::json& summary);
+
+  ProgressPlan plan_;
+  ProgressOutput output_;
   int items_done_ = 0;
   int passed_ = 0;
   int failed_ = 0;
   double case_ms_ = 0, store_ms_ = 0, ab_ms_ = 0, item_ms_ = 0, bench_ms_ = 0;
   int shapes_benched_ = 0;
-  bool terminal_;
-  double interval_s_;
-  std::FILE* out_;
+  std::map<int, InFlight> in_flight_;       // rank -> its item
+  std::map<int, int> finished_item_cases_;  // item id -> the cases it reported
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;
+  std::string last_state_;  // kPlain: the last line printed, without its clock
+  std::string last_line_;   // kLine: the live line on the screen ("" when none)
 };
 
 }  // namespace opverify

@@ -166,3 +166,16 @@ def test_a_stopped_run_still_lists_its_failures(batch_bin, tmp_path):  # noqa: F
     assert sorted(c for c, _ in failed_list(out)) == failed, out
     assert "stopped by SIGTERM" in out.strip().splitlines()[-1], out
     assert len([c for c in journaled(run_dir) if "/@" not in c]) == len(verdicts(run_dir))
+
+
+def test_verify_lists_its_failed_cases_as_verify_result_numbers_them(tmp_path):
+    from conftest import BUILD
+    output = tmp_path / "verify_result.json"
+    proc = subprocess.run([os.path.join(BUILD, "runner", "opverify"), "verify", "--op_name", "crash_second_case",
+                           "--verify_dir", CPU_OPS, "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint",
+                           "--seeds", "1", "--output", str(output)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    result = json.loads(output.read_text())
+    listed = failed_list(proc.stdout)
+    assert listed == [(f"crash_second_case case {f['case_idx']}", f["error_type"]) for f in result["failures"]]
+    assert proc.stdout.strip().splitlines()[-1].startswith("crash_second_case: ")

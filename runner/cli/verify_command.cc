@@ -22,8 +22,7 @@ namespace fs = std::filesystem;
 namespace opverify {
 
 CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
-  CLI::App* cmd =
-      parent.add_subcommand("verify", "Verify one operator's implementation against its reference");
+  CLI::App* cmd = parent.add_subcommand("verify", "Verify one operator's implementation against its reference");
   OperatorConfig* config = &args->config;
   cmd->add_option("--op_name", args->op_name, "Operator name: the file prefix")->required();
   cmd->add_option("--verify_dir", args->verify_dir, "Folder with {op}_torch.py and {op}_{impl}.py");
@@ -37,13 +36,11 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--output", args->output, "verify_result.json path (default: in verify_dir)");
   // Given: true; not given: unset, so the task file's NON_COMPUTE decides.
-  cmd->add_flag_callback(
-      "--non-compute", [config] { config->non_compute = true; },
-      "Data-movement operator: outputs must match bitwise");
+  cmd->add_flag_callback("--non-compute", [config] { config->non_compute = true; },
+                         "Data-movement operator: outputs must match bitwise");
   cmd->add_flag("--fresh-cache", args->fresh_cache,
                 "Compile into a private temporary TRITON_CACHE_DIR (and TORCHINDUCTOR_CACHE_DIR)");
-  cmd->add_flag("--keep-cache", args->keep_cache,
-                "With --fresh-cache: keep that folder and print its path");
+  cmd->add_flag("--keep-cache", args->keep_cache, "With --fresh-cache: keep that folder and print its path");
   cmd->add_option(
          "--cache-dir", args->cache_dir,
          "A persistent compiler cache (TRITON_CACHE_DIR DIR/triton, TORCHINDUCTOR_CACHE_DIR "
@@ -53,37 +50,29 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
          "--warmup-timeout", config->warmup_timeout_s,
          "Seconds the operator may spend compiling and autotuning beyond --timeout (a hard cap)")
       ->check(FiniteRange(0, 604800));
-  cmd->add_option("--backend", args->backend, "Where ModelNew runs")
-      ->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
+  cmd->add_option("--backend", args->backend, "Where ModelNew runs")->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
   AddNamedOption(cmd, "--standard", &config->standard, ParseStandard, StandardName,
                  {"eco", "npu_benchmark", "mere_mare", "strict"}, "Precision standard");
-  AddNamedOption(cmd, "--precision-mode", &config->precision_mode, ParsePrecisionMode,
-                 PrecisionModeName, {"none", "hf32", "tf32"}, "hf32/tf32 float32 thresholds");
-  cmd->add_flag_callback(
-      "--no-lint", [config] { config->lint = false; },
-      "Skip the static check (for implementations that are not Triton)");
-  cmd->add_flag("--probe-determinism", config->probe_determinism,
-                "Hidden-state probe P3: run Model twice");
+  AddNamedOption(cmd, "--precision-mode", &config->precision_mode, ParsePrecisionMode, PrecisionModeName,
+                 {"none", "hf32", "tf32"}, "hf32/tf32 float32 thresholds");
+  cmd->add_flag_callback("--no-lint", [config] { config->lint = false; },
+                         "Skip the static check (for implementations that are not Triton)");
+  cmd->add_flag("--probe-determinism", config->probe_determinism, "Hidden-state probe P3: run Model twice");
   cmd->add_option("--seed", config->seed, "Seed of every RNG before inputs and models are built")
       ->check(UnsignedInteger());
   cmd->add_option("--repeat", config->repeat,
-                  "Stress runs: each case N times, each judged; outputs differing bit for bit: "
-                  "Nondeterministic")
+                  "Stress runs: each case N times, each judged; outputs differing bit for bit: Nondeterministic")
       ->check(CLI::Range(1, 1000));
-  cmd->add_option("--seeds", config->seeds,
-                  "Input seeds per case (seed+1, ..., then --seed), each judged")
+  cmd->add_option("--seeds", config->seeds, "Input seeds per case (seed+1, ..., then --seed), each judged")
       ->check(CLI::Range(1, 100));
-  cmd->add_option(
-         "--golden-precision", config->golden_precision,
-         "fp64: the reference on inputs widened to float64, each output rounded once to its dtype")
+  cmd->add_option("--golden-precision", config->golden_precision,
+                  "fp64: the reference on inputs widened to float64, each output rounded once to its dtype")
       ->check(CLI::IsMember({"native", "fp64"}));
   cmd->add_flag("--edge-cases", config->edge_cases,
-                "Also generated edge cases: sizes 0, 1, 2^k-1, 2^k, 2^k+1 of each size parameter; "
-                "NaN/Inf inputs");
-  cmd->add_flag_callback(
-      "--no-runtime-checks", [config] { config->runtime_checks = false; },
-      "Skip the runtime evidence (on with or without the lint): the profiler's own-kernel "
-      "check and the device operator trace");
+                "Also generated edge cases: sizes 0, 1, 2^k-1, 2^k, 2^k+1 of each size parameter; NaN/Inf inputs");
+  cmd->add_flag_callback("--no-runtime-checks", [config] { config->runtime_checks = false; },
+                         "Skip the runtime evidence (on with or without the lint): the profiler's own-kernel "
+                         "check and the device operator trace");
   AddLibraryFlags(cmd, &config->library, &config->python_path);
   cmd->add_flag("--ghost-replay", config->ghost_replay,
                 "cuda: rerun with the @triton.jit kernels made no-ops; unchanged outputs fail");
@@ -113,8 +102,7 @@ int RunVerify(const VerifyArgs& args) {
       return i != wanted;
     };
   }
-  if (args.keep_cache && !args.fresh_cache)
-    spdlog::warn("--keep-cache has no effect without --fresh-cache");
+  if (args.keep_cache && !args.fresh_cache) spdlog::warn("--keep-cache has no effect without --fresh-cache");
 
   RunOptions options;
   options.backend = args.backend;
@@ -130,8 +118,7 @@ int RunVerify(const VerifyArgs& args) {
       return 2;
     }
     cache_dir = pattern;
-    options.env = {{"TRITON_CACHE_DIR", cache_dir + "/triton"},
-                   {"TORCHINDUCTOR_CACHE_DIR", cache_dir + "/inductor"}};
+    options.env = {{"TRITON_CACHE_DIR", cache_dir + "/triton"}, {"TORCHINDUCTOR_CACHE_DIR", cache_dir + "/inductor"}};
     context.cache_dir = cache_dir + "/triton";
   } else if (!args.cache_dir.empty()) {
     const fs::path persistent = fs::absolute(args.cache_dir);
@@ -148,8 +135,7 @@ int RunVerify(const VerifyArgs& args) {
   }
   // The seed's default is verify_dir/verify_result.json for every impl name;
   // the file `opverify bench` looks for with this impl name is written too.
-  const fs::path output =
-      fs::absolute(args.output.empty() ? dir / "verify_result.json" : fs::path(args.output));
+  const fs::path output = fs::absolute(args.output.empty() ? dir / "verify_result.json" : fs::path(args.output));
   std::vector<fs::path> outputs{output};
   const fs::path gate_file = dir / VerifyResultFileName(args.triton_impl_name);
   if (args.output.empty() && gate_file != output) outputs.push_back(gate_file);
@@ -174,8 +160,8 @@ int RunVerify(const VerifyArgs& args) {
   }
   for (const CaseOutcome& c : outcome.cases) {
     if (c.error_type == "Timeout") {  // the seed's words, which its callers look for
-      std::fprintf(stderr, "opverify verify: 验证超时 (%g 秒): case %d gave no reply in time\n",
-                   args.config.timeout_s, c.index + 1);
+      std::fprintf(stderr, "opverify verify: 验证超时 (%g 秒): case %d gave no reply in time\n", args.config.timeout_s,
+                   c.index + 1);
     }
   }
   if (!cache_dir.empty()) {
@@ -192,8 +178,7 @@ int RunVerify(const VerifyArgs& args) {
   std::vector<FailedCase> failed;
   for (const CaseOutcome& c : outcome.cases) {
     if (!c.passed)
-      failed.push_back(
-          {args.op_name + " case " + std::to_string(c.index + 1), c.error_type, c.error_msg});
+      failed.push_back({args.op_name + " case " + std::to_string(c.index + 1), c.error_type, c.error_msg});
   }
   for (const std::string& line : FailureListLines(failed, kFailureListCap, output.string()))
     std::printf("%s\n", line.c_str());

@@ -178,7 +178,8 @@ int RunVerify(const VerifyArgs& args) {
   std::vector<FailedCase> failed;
   for (const CaseOutcome& c : outcome.cases) {
     if (!c.passed)
-      failed.push_back({args.op_name + " case " + std::to_string(c.index + 1), c.error_type, c.error_msg});
+      failed.push_back(
+          {args.op_name + " case " + std::to_string(c.index + 1), c.error_type, c.error_msg});
   }
   for (const std::string& line : FailureListLines(failed, kFailureListCap, output.string()))
     std::printf("%s\n", line.c_str());

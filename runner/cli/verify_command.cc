@@ -142,11 +142,11 @@ int RunVerify(const VerifyArgs& args) {
   if (!MakeOutputFolder("verify", output)) return 2;
   options.log_path = (output.parent_path() / (output.stem().string() + ".executor.log")).string();
 
-  const OperatorOutcome outcome = RunOperator(spec, options, [](const CaseOutcome& c) {
+  const OperatorOutcome outcome = RunOperator(spec, options, [&args](const CaseOutcome& c) {
     if (c.passed) {
-      spdlog::info("[case {}] passed", c.index + 1);
+      spdlog::info("{} [case {}] passed", args.op_name, c.index + 1);
     } else {
-      spdlog::error("[case {}] {}", c.index + 1, c.error_type);
+      spdlog::error("{} [case {}] {}", args.op_name, c.index + 1, c.error_type);
     }
   });
   if (args.case_number > 0 && outcome.cases.empty()) {

@@ -9,6 +9,7 @@
 
 #include "runner/common/sha256.h"
 #include "runner/common/strings.h"
+#include "runner/common/terminal_text.h"
 #include "runner/common/user_file.h"
 #include "runner/judge/element_reader.h"
 
@@ -57,8 +58,9 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
     outcome->actual_sha256.push_back(
         Sha256Hex(actual.data, static_cast<std::size_t>(actual.NumElements()) * DTypeSize(actual.dtype)));
     Verdict verdict = Judge(tensors[i], tensors[i + 1], options);
-    spdlog::info("[case {}] output {}: route {} ({} {}), {}", outcome->index + 1, i / 2,
-                 RouteName(verdict.route), DTypeName(verdict.dtype), ShapeToString(verdict.shape),
+    spdlog::info("{} [case {}] output {}: route {} ({} {}), {}", spec.name, outcome->index + 1,
+                 i / 2, RouteName(verdict.route), DTypeName(verdict.dtype),
+                 ShapeToString(verdict.shape),
                  verdict.passed ? "passed" : std::string(ErrorTypeName(verdict.error_type)));
     if (!verdict.passed && outcome->error_type.empty()) {
       outcome->error_type = std::string(ErrorTypeName(verdict.error_type));
@@ -66,7 +68,7 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
     }
     for (const auto& w : verdict.warnings) outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + w);
     if (std::optional<std::string> degenerate = DegenerateReference(tensors[i])) {
-      spdlog::warn("[case {}] output {}: {}", outcome->index + 1, i / 2, *degenerate);
+      spdlog::warn("{} [case {}] output {}: {}", spec.name, outcome->index + 1, i / 2, *degenerate);
       outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + *degenerate);
     }
     outcome->outputs.push_back(std::move(verdict));
@@ -357,7 +359,9 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       if (std::optional<CallError> error = session.Failed(call)) {
         trial.error_type = error->type;
         trial.error_msg = CutMiddle(which + error->message);
-        spdlog::warn("[case {}/{}] {}: {}", i + 1, case_count, trial.error_type, Utf8Prefix(trial.error_msg, 200));
+        spdlog::warn(
+            "{} [case {}/{}] {}: {}", spec.name, i + 1, case_count, trial.error_type,
+            TerminalLine(trial.error_msg, 200));  // one console line; the record keeps it all
         if (trial.error_type == "HiddenStateMismatch") {
           hidden_state_failure = "the hidden-state probe failed before case " + std::to_string(i + 1) +
                                  " (Model's state differs from ModelNew's, so no output can be judged): " +
@@ -366,7 +370,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       } else {
         JudgeOutputs(spec, out.non_compute, call, r, &trial);
         if (trial.fallback_reason) {
-          spdlog::info("[case {}/{}] golden fell back to the device: {}", i + 1, case_count, *trial.fallback_reason);
+          spdlog::info("{} [case {}/{}] golden fell back to the device: {}", spec.name, i + 1,
+                       case_count, *trial.fallback_reason);
         }
         if (!trial.passed) trial.error_msg = which + trial.error_msg;
         if (of_seed == 1) {
@@ -380,7 +385,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
             trial.error_msg = which + "output " + std::to_string(k) + " differs bit for bit from run 1 (sha256 " +
                               first_sha[k].substr(0, 16) + "... then " + trial.actual_sha256[k].substr(0, 16) +
                               "...), though each run passed the judge";
-            spdlog::warn("[case {}/{}] Nondeterministic: {}", i + 1, case_count, Utf8Prefix(trial.error_msg, 200));
+            spdlog::warn("{} [case {}/{}] Nondeterministic: {}", spec.name, i + 1, case_count,
+                         TerminalLine(trial.error_msg, 200));
             break;
           }
         }
@@ -392,7 +398,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     }
     c.seeds.assign(seeds.begin(), seeds.end());
     for (const std::string& warning : across_seeds.Warnings()) {
-      spdlog::warn("[case {}/{}] {}", i + 1, case_count, warning);
+      spdlog::warn("{} [case {}/{}] {}", spec.name, i + 1, case_count, warning);
       c.warnings.push_back(warning);
     }
     c.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

@@ -184,6 +184,7 @@ int main(int argc, char** argv) {
                  opverify::TerminalSafe(totals.status().ToString()).c_str());
     return 2;
   }
+  opverify::PrintFailedCases(model, run_dir);
   std::printf("%d operators, %d cases: %d passed, %d failed -> %s\n", totals->operators,
               totals->cases, totals->passed, totals->failed,
               opverify::TerminalSafe((fs::path(run_dir) / "summary.json").string()).c_str());

@@ -16,6 +16,7 @@
 #include "reduce/skipped_cases.h"
 #include "reduce/summary_json_reporter.h"
 #include "reduce/verify_result_reporter.h"
+#include "runner/common/failure_list.h"
 #include "runner/store/run_plan.h"
 #include "runner/store/run_records.h"
 
@@ -70,6 +71,14 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::js
   const RunTotals totals = run.totals;
   if (model != nullptr) *model = std::move(run);
   return totals;
+}
+
+void PrintFailedCases(const RunModel& run, const std::string& run_dir, std::FILE* out) {
+  std::vector<FailedCase> failed;
+  for (const FailureRow& f : run.failures) failed.push_back({f.case_id, f.error_type, f.message});
+  const std::string report = (std::filesystem::path(run_dir) / "report.md").string();
+  for (const std::string& line : FailureListLines(failed, kFailureListCap, report))
+    std::fprintf(out, "%s\n", line.c_str());
 }
 
 }  // namespace opverify

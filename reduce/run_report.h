@@ -5,6 +5,7 @@
 // precision_report.md.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -24,5 +25,10 @@ namespace opverify {
 // `model`: where given, the run model the reports were written from.
 Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::json& run_info,
                                   RunModel* model = nullptr);
+
+// The run's failed cases for the console, as report.md lists them: one
+// "FAILED id  ErrorType  message" line each (FailureListLines), at most
+// kFailureListCap, then the count of the rest.
+void PrintFailedCases(const RunModel& run, const std::string& run_dir, std::FILE* out = stdout);
 
 }  // namespace opverify

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "reduce/run_report.h"
-#include "runner/batch/console.h"
 #include "runner/common/strings.h"
 #include "runner/common/terminal_text.h"
 #include "runner/common/version.h"

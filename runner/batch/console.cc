@@ -5,11 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "runner/cases/cases.h"
 #include "runner/cases/selection.h"
-#include "runner/common/failure_list.h"
 #include "runner/common/terminal_text.h"
 
 namespace opverify {
@@ -76,14 +74,6 @@ Result<ProgressStreams> OpenProgress(const BatchOptions& options) {
     output.jsonl = streams.jsonl_file.get();
   }
   return streams;
-}
-
-void PrintFailedCases(const RunModel& run, const std::string& run_dir) {
-  std::vector<FailedCase> failed;
-  for (const FailureRow& f : run.failures) failed.push_back({f.case_id, f.error_type, f.message});
-  const std::string report = (std::filesystem::path(run_dir) / "report.md").string();
-  for (const std::string& line : FailureListLines(failed, kFailureListCap, report))
-    std::printf("%s\n", line.c_str());
 }
 
 }  // namespace opverify

@@ -1,6 +1,6 @@
 // opverify-batch's console: what rank 0's progress knows of the plan and
-// where it writes (the text line, the JSONL stream of --progress), and the
-// failed cases listed at the end of the run.
+// where it writes (the text line, the JSONL stream of --progress). The
+// failed cases listed at the end are reduce/run_report.h's PrintFailedCases.
 #pragma once
 
 #include <cstdio>
@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "reduce/run_model.h"
 #include "runner/batch/batch_options.h"
 #include "runner/common/status.h"
 #include "runner/manifest/manifest.h"
@@ -37,9 +36,5 @@ struct ProgressStreams {
 // --progress jsonl=FILE cannot be opened for appending. Every rank calls it
 // (so that all refuse together); only rank 0 writes to what it returns.
 Result<ProgressStreams> OpenProgress(const BatchOptions& options);
-
-// The run's failed cases on stdout, as report.md lists them: one
-// "FAILED id  ErrorType  message" line each, at most kFailureListCap.
-void PrintFailedCases(const RunModel& run, const std::string& run_dir);
 
 }  // namespace opverify

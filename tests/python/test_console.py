@@ -87,6 +87,15 @@ def test_the_failed_list_is_exactly_the_runs_failed_cases(mixed_run):
     assert f"{len(listed)} failed" in last
 
 
+def test_reduce_lists_the_same_failed_cases(mixed_run):
+    from conftest import BUILD
+    folder, proc = mixed_run
+    reduced = subprocess.run([os.path.join(BUILD, "reduce", "opverify-reduce"), str(folder / "run")],
+                             capture_output=True, text=True, timeout=300)
+    assert reduced.returncode == 0, reduced.stderr[-3000:]
+    assert failed_list(reduced.stdout) == failed_list(proc.stdout) != []
+
+
 def test_progress_jsonl_file_has_one_object_per_case_of_the_run(mixed_run):
     folder, proc = mixed_run
     rows = [json.loads(line) for line in (folder / "cases.jsonl").read_text().splitlines()]

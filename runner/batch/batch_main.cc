@@ -217,6 +217,18 @@ int Run(int argc, char** argv) {
       std::printf("--rerun-failed %s: no case failed there\n", options.rerun_failed.c_str());
     return 0;
   }
+  // Before the run folder is made: a --progress file that cannot be opened leaves nothing behind.
+  Result<ProgressStreams> console =
+      options.dry_run ? Result<ProgressStreams>(ProgressStreams{}) : OpenProgress(options);
+  if (!console.ok()) {
+    if (rank == 0)
+      std::fprintf(stderr, "opverify-batch: %s\n", console.status().ToString().c_str());
+    return 2;
+  }
+  if (rank != 0) {  // rank 0's progress writes it
+    console->jsonl_file.reset();
+    console->output.jsonl = nullptr;
+  }
   RunLock lock;  // rank 0's, held until the reports are written
   if (!NegotiateRunDir(world.get(), job->name, &options, &lock)) return 2;
   const std::vector<WorkItem> items = rank == 0 ? PlanJob(*job, options) : std::vector<WorkItem>{};
@@ -238,16 +250,6 @@ int Run(int argc, char** argv) {
   if (!prepared.ok()) {
     std::fprintf(stderr, "opverify-batch: %s\n", prepared.status().ToString().c_str());
     return 2;
-  }
-  Result<ProgressStreams> console = OpenProgress(options);
-  if (!console.ok()) {
-    if (rank == 0)
-      std::fprintf(stderr, "opverify-batch: %s\n", console.status().ToString().c_str());
-    return 2;
-  }
-  if (rank != 0) {  // rank 0's progress writes it
-    console->jsonl_file.reset();
-    console->output.jsonl = nullptr;
   }
   const std::string& run_cache = prepared.value();
   const std::string cache = RankCacheFolder(options, rank, run_cache);

@@ -188,3 +188,13 @@ def test_verify_lists_its_failed_cases_as_verify_result_numbers_them(tmp_path):
     listed = failed_list(proc.stdout)
     assert listed == [(f"crash_second_case case {f['case_idx']}", f["error_type"]) for f in result["failures"]]
     assert proc.stdout.strip().splitlines()[-1].startswith("crash_second_case: ")
+
+
+def test_a_progress_file_that_cannot_be_opened_is_refused_before_the_run(batch_bin, tmp_path):  # noqa: F811
+    manifest = write_manifest(tmp_path / "one.json", ["relu_ok"])
+    proc = run_batch(batch_bin, manifest, tmp_path / "run", "--progress", f"jsonl={tmp_path / 'no' / 'x.jsonl'}",
+                     ranks=2, timeout=120)
+    assert proc.returncode != 0 and "--progress jsonl=" in proc.stderr and "cannot open" in proc.stderr
+    assert not (tmp_path / "run").exists()
+    bad = run_batch(batch_bin, manifest, tmp_path / "run", "--progress", "yaml", timeout=60)
+    assert bad.returncode == 2 and "expected text, jsonl, jsonl=FILE or none" in bad.stderr

@@ -34,7 +34,7 @@ void SetUpLogging(const std::string& run_dir, int rank, Verbosity verbosity) {
   // Both without the escape sequences untrusted text (error messages) may hold.
   sinks.push_back(TerminalSafeSink(std::make_shared<spdlog::sinks::basic_file_sink_mt>(
       Printf("%s/logs/rank-%04d.log", run_dir.c_str(), rank), false)));
-  auto console = TerminalSafeSink(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  auto console = TerminalSafeSink(std::make_shared<spdlog::sinks::stderr_color_sink_mt>(), true);
   // Rank 0 shows warnings (the progress line is its voice); others, and -q, only errors.
   console->set_level(verbosity == Verbosity::kVerbose               ? spdlog::level::info
                      : rank == 0 && verbosity == Verbosity::kNormal ? spdlog::level::warn

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "runner/common/strings.h"
+#include "runner/common/terminal_log.h"
 #include "runner/common/terminal_text.h"
 #include "runner/common/utf8.h"
 
@@ -210,7 +211,11 @@ void Progress::Draw(const std::string& line) {
   if (output_.style == ProgressOutput::Style::kLine) {
     // A live line wider than the terminal would wrap, and \r would then redraw only its end.
     const std::string shown = output_.width > 1 ? Utf8Prefix(line, output_.width - 1) : line;
-    std::fprintf(output_.out, "\r\033[K%s", shown.c_str());
+    if (output_.out == stderr) {
+      ShowLiveLine(shown);  // kept clear of the log messages stderr also shows
+    } else {
+      std::fprintf(output_.out, "\r\033[K%s", shown.c_str());
+    }
     last_line_ = line;
   } else {
     std::fprintf(output_.out, "%s\n", line.c_str());
@@ -220,6 +225,10 @@ void Progress::Draw(const std::string& line) {
 
 void Progress::PrintAbove(const std::string& text) {
   const bool live = output_.style == ProgressOutput::Style::kLine && !last_line_.empty();
+  if (live && output_.out == stderr) {
+    PrintAboveLiveLine(text);
+    return;
+  }
   std::fprintf(output_.out, live ? "\r\033[K%s\n" : "%s\n", text.c_str());
   if (live) Draw(Line());
   std::fflush(output_.out);
@@ -249,6 +258,7 @@ void Progress::Finish() {
   if (output_.style == ProgressOutput::Style::kNone) return;
   Draw(Line());
   if (output_.style == ProgressOutput::Style::kLine) {
+    if (output_.out == stderr) ClearLiveLine();
     std::fprintf(output_.out, "\n");
     std::fflush(output_.out);
     last_line_.clear();

@@ -13,6 +13,8 @@ import xml.etree.ElementTree as ET
 
 import h5py
 
+from conftest import processes_marked
+
 from test_batch import CPU_OPS, MPI_ENV, batch_bin, run_batch, write_manifest  # noqa: F401 (fixture)
 
 STOP_WITHIN_S = 30
@@ -28,18 +30,7 @@ def journaled(run_dir):
 
 def executors_of(run_dir):
     """Pids of opverify-executor processes started for this run (their cache lies in it)."""
-    found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if b"opverify-executor" not in f.read().split(b"\0")[0]:
-                    continue
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if str(run_dir).encode() in f.read():
-                    found.append(int(entry))
-        except OSError:
-            continue
-    return found
+    return [pid for pid, command in processes_marked(str(run_dir)) if "opverify-executor" in command.split(" ")[0]]
 
 
 def wait_for(predicate, timeout_s, what):

@@ -20,7 +20,9 @@
 
 namespace {
 
-bool Contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+bool Contains(const std::string& text, const char* part) {
+  return text.find(part) != std::string::npos;
+}
 
 void Walk(const opverify::TensorView& view) {
   volatile std::uint8_t sink = 0;
@@ -44,11 +46,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } else {
       const std::string& message = isolated.status().message();
       if (message.empty() || Contains(message, "crashed the reader (exit code")) __builtin_trap();
-      if (Contains(message, "crashed the reader") || Contains(message, "made no progress")) continue;
+      if (Contains(message, "crashed the reader") || Contains(message, "made no progress"))
+        continue;
     }
     const opverify::Result<opverify::LoadedTensor> read =
         opverify::ReadH5Dataset(path, dataset, std::nullopt);
-    if (read.ok() != isolated.ok() || (!read.ok() && read.status().message().empty())) __builtin_trap();
+    if (read.ok() != isolated.ok() || (!read.ok() && read.status().message().empty()))
+      __builtin_trap();
     if (read.ok()) Walk(read->view);
   }
   return 0;

@@ -219,7 +219,7 @@ void Environment(std::ostringstream& html, const RunModel& run) {
   }
   std::string ranks;
   if (info.contains("ranks") && info["ranks"].is_number_integer())
-    ranks = std::to_string(info["ranks"].get<int>()) + " ranks";
+    ranks = std::to_string(info["ranks"].get<int>()) + (info["ranks"] == 1 ? " rank" : " ranks");
   if (info.contains("launcher") && info["launcher"].is_string())
     ranks += (ranks.empty() ? "" : ", launcher ") + info["launcher"].get<std::string>();
   add("ranks", ranks);

@@ -139,12 +139,21 @@ void SpeedupChart(std::ostringstream& html, const std::vector<double>& speedups)
 void Warnings(std::ostringstream& html, const RunModel& run) {
   const RunTotals& totals = run.totals;
   if (totals.lost > 0) {
+    // The first lines, the rest folded: a long list must not push the failures off the first
+    // screen.
+    constexpr std::size_t kShown = 5;
     html << "<div id=\"lost\"><p class=\"bad\">Not complete: " << totals.lost
          << " of this run's results are unreadable or missing; it is no pass.</p>\n<ul>\n";
+    std::size_t shown = 0;
+    const std::size_t all = run.problems.size() + run.incomplete.size();
     for (const auto* lines : {&run.problems, &run.incomplete}) {
-      for (const std::string& line : *lines) html << "<li>" << MarkupEscape(line) << "</li>\n";
+      for (const std::string& line : *lines) {
+        if (shown++ == kShown)
+          html << "</ul>\n<details><summary>" << all - kShown << " more</summary><ul>\n";
+        html << "<li>" << MarkupEscape(line) << "</li>\n";
+      }
     }
-    html << "</ul></div>\n";
+    html << "</ul>" << (all > kShown ? "</details>" : "") << "</div>\n";
   }
   if (const std::vector<std::string> stopped = StoppedEarlyLines(run); !stopped.empty()) {
     html << "<div id=\"stopped\"><p class=\"bad\">Stopped early: " << MarkupEscape(stopped.front())

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "reduce/html_page.h"
 #include "reduce/html_reporter.h"
 #include "reduce/junit_reporter.h"
 #include "reduce/markdown_reporter.h"
@@ -273,6 +274,25 @@ TEST_F(ReporterTest, HtmlAndMarkdownShowTheBaselineDiffAndTheTrend) {
   EXPECT_THAT(md, HasSubstr("## Against the baseline\n\n`/runs/<last night>`: **REGRESSED**\n\n"
                             "- newly failing (1): `<b>bad</b>`\n- slower (1): `relu` +25.0%\n"
                             "- fixed (1): `gone|fixed`\n"));
+}
+
+TEST_F(ReporterTest, HtmlGroupsByTheManifestsFirstTagElseByFamily) {
+  ReportExtras extras;
+  extras.tags["relu"] = {"activation", "nightly"};
+  HtmlReporter tagged;
+  tagged.ReportContext({dir_, &extras});
+  ASSERT_TRUE(tagged.ReportRun(SampleRun()).ok());
+  std::string html = Read("report.html");
+  EXPECT_THAT(html, HasSubstr("2 groups by the manifest's first tag;"));
+  EXPECT_THAT(html, HasSubstr("<summary><b>activation</b>: 1 operators, 1 cases</summary>"));
+  EXPECT_THAT(html,
+              HasSubstr("<details class=\"group\" open><summary><b>(no tag)</b>: 1 operators, "
+                        "2 cases, <span class=\"bad\">1 failing</span></summary>"));
+  EXPECT_EQ(html::OperatorGroup("softmax_backward", {}), "softmax");
+  EXPECT_EQ(html::OperatorGroup("19_ReLU", {}), "ReLU");
+  EXPECT_EQ(html::OperatorGroup("4_abs", {}), "abs");
+  EXPECT_EQ(html::OperatorGroup("layer.norm", {}), "layer");
+  EXPECT_EQ(html::OperatorGroup("_x", {}), "_x");
 }
 
 TEST_F(ReporterTest, HtmlSaysNoneWithoutFailures) {

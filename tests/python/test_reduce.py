@@ -301,3 +301,25 @@ def test_markup_in_a_stored_operator_name_is_shown_as_text(two_runs, tmp_path):
     # Its files stay under ops/, in a folder named for it but never by it.
     assert not (run / "ops" / "<script>alert(1)<").exists()
     assert len(list((run / "ops").glob("script_alert_1_script-*/verify_result.json"))) == 1
+
+
+def test_history_draws_a_trend_per_operator_in_report_html(two_runs, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(two_runs[0], run)
+    device = json.loads((run / "ops" / "steady" / "verify_result.json").read_text())["environment"]["device"]["name"]
+    history = tmp_path / "history.jsonl"
+    lines = [{"date": "2026-11-29", "commit": "<old>", "op": "steady", "device": device, "geomean_latency_ms": 9.0,
+              "run": "/nightly/1"},
+             {"date": "2026-11-30", "commit": "c2", "op": "steady", "device": "another device",
+              "geomean_latency_ms": 1.0, "run": "/nightly/2"}]  # another device's night is not in the trend
+    history.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    proc = reduce(run, "--history", history)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    html = (run / "report.html").read_text()
+    row = html[html.index('<tbody id="op-steady"'):]
+    row = row[:row.index("</tbody>")]
+    assert '<svg class="spark"' in row and "<title>2 nights, 2026-11-29 to " in row
+    assert " to 9 ms, last " in row  # tonight's microseconds against the planted 9 ms
+    assert "(&lt;old&gt;)" not in row  # the last night's commit is tonight's
+    flip = html[html.index('<tbody id="op-flip"'):html.index('<tbody id="op-loud"')]
+    assert '<svg class="spark"' not in flip  # one night (tonight's) is no trend yet

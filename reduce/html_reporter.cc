@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "reduce/precision_margin.h"
 #include "reduce/report_file.h"
 #include "reduce/text_escape.h"
 
@@ -175,20 +176,7 @@ Status HtmlReporter::ReportRun(const RunModel& run) {
   }
   html << "</table>\n";
 
-  std::vector<std::pair<double, std::string>> by_error;
-  for (const OperatorModel& op : run.operators) {
-    if (op.max_rel_diff) by_error.emplace_back(*op.max_rel_diff, op.name);
-  }
-  std::sort(by_error.rbegin(), by_error.rend());
-  html << "<h2>Least precise operators</h2>\n<table id=\"least-precise\">\n"
-       << "<tr><th>operator</th><th>largest relative difference</th></tr>\n";
-  for (std::size_t i = 0; i < by_error.size() && i < 10; ++i) {
-    char value[32];
-    std::snprintf(value, sizeof value, "%.3g", by_error[i].first);
-    html << "<tr><td>" << MarkupEscape(by_error[i].second) << "</td><td>" << value
-         << "</td></tr>\n";
-  }
-  html << "</table>\n";
+  html << LeastPreciseHtml(run);
 
   html << "<h2>Failures</h2>\n";
   if (run.failures.empty()) {

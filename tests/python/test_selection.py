@@ -249,3 +249,40 @@ def test_load_run_returns_cases_verdicts_metrics_and_performance(first_run):
     assert {s["case_id"] for s in run["skipped"]} >= {"nan_bad"}
     with pytest.raises(ValueError, match="not a run folder"):
         opverify.load_run(str(first_run / "ops"))
+
+
+def _renumber_from_zero(case_id):
+    """A task's own case id as format_version 1 wrote it: op/#N numbered from 0."""
+    head, sep, tail = case_id.rpartition("/#")
+    number, at, rest = tail.partition("@")
+    return f"{head}/#{int(number) - 1}{at}{rest}" if sep and number.isdigit() else case_id
+
+
+def test_a_format_1_run_folder_is_read_with_todays_ids(manifest, first_run, tmp_path):
+    # first_run as an opverify of format_version 1 left it: ids from #0 in shards and journals.
+    h5py = pytest.importorskip("h5py")
+    import numpy as np
+    old = tmp_path / "old"
+    shutil.copytree(first_run, old)
+    for shard in (old / "shards").glob("*.h5"):
+        with h5py.File(shard, "r+") as f:
+            f.attrs["format_version"] = np.int64(1)
+            for name in f["cases"]:
+                attrs = f["cases"][name].attrs
+                attrs["case_id"] = _renumber_from_zero(attrs["case_id"])
+                extra = json.loads(attrs["extra"])
+                if "case_id" in extra:
+                    extra["case_id"] = _renumber_from_zero(extra["case_id"])
+                    attrs["extra"] = json.dumps(extra)
+    for journal in (old / "shards").glob("*.journal"):
+        lines = [json.loads(line) for line in journal.read_text().splitlines()]
+        journal.write_text("".join(json.dumps(dict(e, case_id=_renumber_from_zero(e["case_id"]))) + "\n"
+                                   for e in lines))
+    assert "crash_second_case/#1" in (old / "shards" / "rank-0000.journal").read_text()
+    # Reported, re-run and listed with the ids of today's numbering.
+    proc = reduce(old)
+    assert proc.returncode == 0 and "8 passed, 2 failed" in proc.stdout, proc.stdout + proc.stderr
+    assert stored_ids(old) == stored_ids(first_run)
+    assert sorted(listed(manifest, "--rerun-failed", old)) == ["crash_second_case/#2", "import_bad/#1"]
+    with h5py.File(old / "results.h5", "r") as f:
+        assert f.attrs["format_version"] == 2 and f.attrs["cases"] == 10

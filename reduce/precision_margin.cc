@@ -33,26 +33,33 @@ void Keep(OutputMargin* best, double measured, double allowed, const std::string
   best->check = Printf("%s %.3g / %.3g", name.c_str(), measured, allowed);
 }
 
+// A check that allows no element at all (eco's hard limit, NPU Benchmark's
+// cap): `count` over it fails the output, which counts as the threshold
+// itself (1), so the share checks still rank failed outputs among themselves.
+void KeepNoneAllowed(OutputMargin* best, double count, const char* what) {
+  if (!(count > 0) || (!best->check.empty() && best->ratio >= 1)) return;
+  best->ratio = 1;
+  best->check = Printf("%.0f %s", count, what);
+}
+
 // eco: the share of elements outside atol + rtol*|G| against the 1% allowed;
-// an element over the hard limit fails outright.
+// an element over the hard limit fails it.
 bool EcoMargin(const json& metrics, OutputMargin* out) {
   const json& eco = metrics.value("eco", json());
   if (!eco.is_object()) return false;
   Keep(out, 1 - Number(eco, "matched_ratio"), 1 - kEcoRequiredMatchedRatio, "mismatched share");
-  const double over = Number(eco, "over_count");
-  if (over > 0) Keep(out, over, 0, "elements over the hard limit");
+  KeepNoneAllowed(out, Number(eco, "over_count"), "elements over the hard limit");
   return true;
 }
 
 // npu_benchmark: MERE against rel, the mismatched share against the 10%
-// allowed; a cap violation fails outright.
+// allowed; a cap violation fails it.
 bool NpuMargin(const json& metrics, OutputMargin* out) {
   const json& npu = metrics.value("npu_benchmark", json());
   if (!npu.is_object()) return false;
   Keep(out, Number(npu, "MERE"), Number(npu, "rel_threshold"), "MERE");
   Keep(out, 1 - Number(npu, "matched_ratio"), 1 - kNpuRequiredMatchedRatio, "mismatched share");
-  const double capped = Number(npu, "max_error_cap_violation_count");
-  if (capped > 0) Keep(out, capped, 0, "elements over the error cap");
+  KeepNoneAllowed(out, Number(npu, "max_error_cap_violation_count"), "elements over the error cap");
   return true;
 }
 
@@ -128,7 +135,7 @@ std::string LeastPreciseHtml(const RunModel& run) {
   std::ostringstream html;
   html << "<h2>Least precise operators</h2>\n<p>Per judge route, the operators whose closest "
           "output came nearest its route's threshold: measured / allowed of the check that came "
-          "closest (1 is the threshold; above it the output failed). Routes are not compared "
+          "closest (1 is the threshold; failed outputs in red). Routes are not compared "
           "with each other; bitwise and exact outputs have nothing to rank.</p>\n"
        << "<table id=\"least-precise\">\n<tr><th>route</th><th>operator</th><th>case</th>"
           "<th>of threshold</th><th>check</th></tr>\n";

@@ -39,6 +39,18 @@ TEST(PrecisionMargin, EcoIsTheMismatchedShareOfTheOnePercentAllowed) {
   EXPECT_NE(m->check.find("mismatched share"), std::string::npos) << m->check;
 }
 
+// One element over the hard limit fails the output whatever the share: it
+// counts as the threshold itself, and the message says how many.
+TEST(PrecisionMargin, AnElementOverTheHardLimitIsAtTheThreshold) {
+  std::vector<double> actual = Ones(1000);
+  actual[7] = 1.5;  // |diff| 0.5 > max(1e-2, 32 ULP, atol + rtol): 0.1% mismatched
+  const std::optional<OutputMargin> m = MarginOf(Verdict(DType::kFloat32, Ones(1000), actual));
+  ASSERT_TRUE(m);
+  EXPECT_DOUBLE_EQ(m->ratio, 1.0);
+  EXPECT_FALSE(m->passed);
+  EXPECT_EQ(m->check, "1 elements over the hard limit");
+}
+
 TEST(PrecisionMargin, MereMareIsTheCloserOfMereAndMare) {
   std::vector<double> actual = Ones(100);
   actual[0] = 1.0 + 20 * 0x1p-10;  // MARE 20 T: over 10 T, so failed

@@ -191,9 +191,8 @@ TEST_F(ReporterTest, MarkdownListsOperatorsAndEachFailingOperatorsReproOnce) {
   // Markup in a name is text, never HTML for the renderer.
   EXPECT_THAT(md, HasSubstr("| &lt;b&gt;bad&lt;/b&gt; | 2 | 1 | 1 | AccuracyError 1  | - |\n"));
   EXPECT_THAT(md, HasSubstr("- geometric mean speedup: 2.000x\n- fast_1.0: 0.50\n"));
-  EXPECT_THAT(
-      md, HasSubstr(
-              "| real_defect | max diff &lt;0.5&gt; \\| too large |"));  // escaped: a bare pipe would end the cell
+  // Escaped: a bare pipe would end the cell.
+  EXPECT_THAT(md, HasSubstr("| real_defect | max diff &lt;0.5&gt; \\| too large |"));
   const std::string repro =
       "```sh\nopverify-batch '/jobs/sample.json' --filter '<b>bad</b>'\n```\n";
   const auto first = md.find(repro);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reduce/html_page.h"
+#include "reduce/precision_margin.h"
 #include "reduce/report_extras.h"
 #include "reduce/report_file.h"
 #include "reduce/text_escape.h"
@@ -197,23 +198,8 @@ void Performance(std::ostringstream& html, const RunModel& run) {
   html << "</table>\n";
 }
 
-// The "least precise" ranking, a section of its own.
-void LeastPrecise(std::ostringstream& html, const RunModel& run) {
-  std::vector<std::pair<double, std::string>> by_error;
-  for (const OperatorModel& op : run.operators) {
-    if (op.max_rel_diff) by_error.emplace_back(*op.max_rel_diff, op.name);
-  }
-  std::sort(by_error.rbegin(), by_error.rend());
-  html << "<h2>Least precise operators</h2>\n<table id=\"least-precise\">\n"
-       << "<tr><th>operator</th><th>largest relative difference</th></tr>\n";
-  for (std::size_t i = 0; i < by_error.size() && i < 10; ++i) {
-    char value[32];
-    std::snprintf(value, sizeof value, "%.3g", by_error[i].first);
-    html << "<tr><td>" << MarkupEscape(by_error[i].second) << "</td><td>" << value
-         << "</td></tr>\n";
-  }
-  html << "</table>\n";
-}
+// The "least precise" ranking, a section of its own (precision_margin.h).
+void LeastPrecise(std::ostringstream& html, const RunModel& run) { html << LeastPreciseHtml(run); }
 
 // Every failure with its message and repro command, then the reference suspects.
 void Failures(std::ostringstream& html, const RunModel& run) {

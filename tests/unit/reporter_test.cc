@@ -42,7 +42,8 @@ CaseRecord Case(const std::string& op, int index, bool passed) {
         {"standard", "seed"},
         {"passed", passed},
         {"metrics",
-         {{"mere_mare",
+         {{"eco", {{"matched_ratio", passed ? 1.0 : 0.98}, {"over_count", 0}, {"passed", passed}}},
+          {"mere_mare",
            {{"MERE", 1e-4}, {"MARE", 2e-3}, {"threshold", 9.77e-4}, {"passed", passed}}}}}}});
   if (!passed) {
     c.error_type = "AccuracyError";
@@ -197,9 +198,8 @@ TEST_F(ReporterTest, MarkdownListsOperatorsAndEachFailingOperatorsReproOnce) {
   // Markup in a name is text, never HTML for the renderer.
   EXPECT_THAT(md, HasSubstr("| &lt;b&gt;bad&lt;/b&gt; | 2 | 1 | 1 | AccuracyError 1  | - |\n"));
   EXPECT_THAT(md, HasSubstr("- geometric mean speedup: 2.000x\n- fast_1.0: 0.50\n"));
-  EXPECT_THAT(
-      md, HasSubstr(
-              "| real_defect | max diff &lt;0.5&gt;   too large |"));  // a pipe would end the cell
+  // Escaped: a bare pipe would end the cell.
+  EXPECT_THAT(md, HasSubstr("| real_defect | max diff &lt;0.5&gt; \\| too large |"));
   const std::string repro =
       "```sh\nopverify-batch '/jobs/sample.json' --filter '<b>bad</b>'\n```\n";
   const auto first = md.find(repro);
@@ -237,8 +237,11 @@ TEST_F(ReporterTest, HtmlEscapesNamesAndShowsTheGridAndFailures) {
       HasSubstr("<td class=\"pass\" title=\"0 of 1 cases failed\">&#10003; 1</td><td>2.00x</td>"));
   EXPECT_THAT(
       html, HasSubstr("over 1 operators: 2.00x; fast_1.0 0.50, fast_1.5 0.50, fast_2.0 0.00.</p>"));
-  EXPECT_THAT(html,
-              HasSubstr("<tr><td>&lt;b&gt;bad&lt;/b&gt;</td><td>0.5</td></tr>"));  // least precise
+  // Least precise: each operator by its own route's margin (eco: the mismatched share of the 1%).
+  EXPECT_THAT(html, HasSubstr("<tr data-route=\"eco\"><td>eco</td><td>&lt;b&gt;bad&lt;/b&gt;</td>"
+                              "<td>&lt;b&gt;bad&lt;/b&gt;/1</td><td class=\"bad\">2</td>"
+                              "<td>mismatched share 0.02 / 0.01</td></tr>\n<tr data-route=\"eco\">"
+                              "<td>eco</td><td>relu</td><td>relu/0</td><td>0</td>"));
   EXPECT_THAT(
       html, HasSubstr("<td>real_defect</td><td><pre>max diff &lt;0.5&gt; | too large</pre></td>"));
   EXPECT_THAT(html, Not(HasSubstr("id=\"no-failures\"")));

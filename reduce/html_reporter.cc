@@ -3,38 +3,96 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <iomanip>
-#include <set>
 #include <sstream>
 #include <vector>
 
+#include "reduce/html_page.h"
+#include "reduce/precision_margin.h"
+#include "reduce/report_extras.h"
 #include "reduce/report_file.h"
 #include "reduce/text_escape.h"
+#include "runner/common/sha256.h"
 
 namespace opverify {
 namespace {
 
+using html::Fixed;
+using html::SpeedupText;
+
 constexpr const char* kStyle = R"(
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
+body { font-family: system-ui, sans-serif; margin: 1em 2em; color: #222; }
+h1 { font-size: 1.4em; margin: 0.2em 0; } h2 { font-size: 1.15em; margin: 1.2em 0 0.4em; }
+.first h2 { margin-top: 0.4em; }
 table { border-collapse: collapse; margin: 0.5em 0; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
 td.pass { background: #d9f2d9; } td.fail { background: #f8d0d0; } td.none { background: #f4f4f4; color: #999; }
 pre { white-space: pre-wrap; word-break: break-word; max-width: 60em; margin: 0; font-size: 0.85em; }
-code { font-size: 0.85em; }
-.totals { font-size: 1.1em; } .bad { color: #b00; font-weight: bold; }
+code { font-size: 0.85em; word-break: break-all; }
+.totals { font-size: 1.1em; margin: 0.3em 0; } .bad { color: #b00; font-weight: bold; } .good { color: #070; }
+.note { color: #555; font-size: 0.9em; }
+.first { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1.5em; }
+.first table { font-size: 0.9em; } .msg { color: #555; font-size: 0.85em; word-break: break-word; }
+table.env th { white-space: nowrap; } ul.diff { padding-left: 1.2em; margin: 0.3em 0; }
+details.group { margin: 0.3em 0; } summary { cursor: pointer; }
+details.group, table#failures { content-visibility: auto; contain-intrinsic-size: auto 2em; }
+table.grid { font-size: 0.9em; } tbody.failing > tr > th { color: #b00; }
+tr.case td { font-size: 0.85em; color: #444; padding-left: 2em; word-break: break-word; }
+[hidden] { display: none !important; }
 svg text { font-size: 11px; fill: #333; } rect.bar { fill: #4a7fc1; } line.parity { stroke: #b00; }
+svg.spark polyline { fill: none; stroke: #4a7fc1; stroke-width: 1.2; } svg.spark circle { fill: #b00; }
 )";
 
-std::string Fixed(double value, int decimals) {
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(decimals) << value;
-  return text.str();
-}
+// The filter: each operator's <tbody> is hidden unless its data-k holds the
+// typed text; a group with no operator left is hidden, one with some opened.
+constexpr const char* kScript = R"(
+(function () {
+  var input = document.getElementById('filter');
+  if (!input) return;
+  var ops = document.querySelectorAll('tbody.op');
+  var groups = document.querySelectorAll('details.group');
+  var count = document.getElementById('filter-count');
+  function apply() {
+    var q = input.value.trim().toLowerCase(), shown = 0;
+    for (var i = 0; i < ops.length; i++) {
+      var hit = !q || ops[i].getAttribute('data-k').indexOf(q) >= 0;
+      ops[i].hidden = !hit;
+      if (hit) shown++;
+    }
+    for (var j = 0; j < groups.length; j++) {
+      var any = !q || groups[j].querySelector('tbody.op:not([hidden])') !== null;
+      groups[j].hidden = !any;
+      if (q && any) groups[j].open = true;
+    }
+    count.textContent = q ? shown + ' of ' + ops.length + ' operators' : '';
+  }
+  var timer = 0;
+  input.addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(apply, 60); });
+  if (input.value) apply();
+})();
+)";
 
-std::string SpeedupText(const std::optional<double>& value) {
-  return value ? Fixed(*value, 2) + "x" : "-";
+// The script's hash (base64 SHA-256) for the page's Content-Security-Policy:
+// the browser runs this script and no other, whatever a report might hold.
+std::string ScriptHash() {
+  const std::string hex = Sha256Hex(kScript, std::strlen(kScript));
+  std::string bytes;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  static const char* kDigits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const auto at = [&](std::size_t k) {
+      return k < bytes.size() ? static_cast<unsigned>(static_cast<unsigned char>(bytes[k])) : 0u;
+    };
+    const unsigned n = at(i) << 16 | at(i + 1) << 8 | at(i + 2);
+    out += kDigits[n >> 18 & 63];
+    out += kDigits[n >> 12 & 63];
+    out += i + 1 < bytes.size() ? kDigits[n >> 6 & 63] : '=';
+    out += i + 2 < bytes.size() ? kDigits[n & 63] : '=';
+  }
+  return out;
 }
 
 // Operators' speedups in bins of powers of two, from <= 1/8 to >= 8.
@@ -79,75 +137,39 @@ void SpeedupChart(std::ostringstream& html, const std::vector<double>& speedups)
        << top << "\" y2=\"" << top + height << "\"/>\n</svg>\n";
 }
 
-}  // namespace
-
-Status HtmlReporter::ReportRun(const RunModel& run) {
-  std::ostringstream html;
-  const std::string name = run.run_info.value("manifest_name", std::string("opverify run"));
+void Warnings(std::ostringstream& html, const RunModel& run) {
   const RunTotals& totals = run.totals;
-  html << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>opverify: "
-       << MarkupEscape(name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
-  html << "<h1>opverify: " << MarkupEscape(name) << "</h1>\n";
-  html << "<p class=\"totals\" id=\"totals\">" << totals.operators << " operators, " << totals.cases
-       << " cases: " << totals.passed << " passed, <span class=\""
-       << (totals.failed > 0 ? "bad" : "") << "\">" << totals.failed << " failed</span></p>\n";
   if (totals.lost > 0) {
+    // The first lines, the rest folded: a long list must not push the failures off the first
+    // screen.
+    constexpr std::size_t kShown = 5;
     html << "<div id=\"lost\"><p class=\"bad\">Not complete: " << totals.lost
          << " of this run's results are unreadable or missing; it is no pass.</p>\n<ul>\n";
+    std::size_t shown = 0;
+    const std::size_t all = run.problems.size() + run.incomplete.size();
     for (const auto* lines : {&run.problems, &run.incomplete}) {
-      for (const std::string& line : *lines) html << "<li>" << MarkupEscape(line) << "</li>\n";
+      for (const std::string& line : *lines) {
+        if (shown++ == kShown)
+          html << "</ul>\n<details><summary>" << all - kShown << " more</summary><ul>\n";
+        html << "<li>" << MarkupEscape(line) << "</li>\n";
+      }
     }
-    html << "</ul></div>\n";
+    html << "</ul>" << (all > kShown ? "</details>" : "") << "</div>\n";
   }
-  html << "<p>Run folder <code>" << MarkupEscape(run.run_dir) << "</code>";
-  if (run.run_info.contains("manifest")) {
-    html << ", manifest <code>" << MarkupEscape(run.run_info["manifest"].get<std::string>())
-         << "</code>";
-  }
-  html << ".";
-  if (const std::string built = RunVersionLine(run.run_info); !built.empty())
-    html << " Run by " << MarkupEscape(built) << ".";
-  html << "</p>\n";
   if (const std::vector<std::string> stopped = StoppedEarlyLines(run); !stopped.empty()) {
-    html << "<h2 id=\"stopped\">Stopped early</h2>\n<p class=\"bad\">"
-         << MarkupEscape(stopped.front()) << "</p>\n";
+    html << "<div id=\"stopped\"><p class=\"bad\">Stopped early: " << MarkupEscape(stopped.front())
+         << "</p>\n";
     if (stopped.size() > 1) {
-      html << "<ul>\n";
+      html << "<details><summary>" << stopped.size() - 1 << " more lines</summary><ul>\n";
       for (std::size_t i = 1; i < stopped.size(); ++i)
         html << "<li>" << MarkupEscape(stopped[i]) << "</li>\n";
-      html << "</ul>\n";
+      html << "</ul></details>\n";
     }
+    html << "</div>\n";
   }
+}
 
-  // The grid: operators x dtypes.
-  std::set<std::string> dtypes;
-  for (const OperatorModel& op : run.operators) {
-    for (const auto& [dtype, cell] : op.dtypes) dtypes.insert(dtype);
-  }
-  html << "<h2>Operators &times; dtypes</h2>\n<table class=\"grid\" "
-          "id=\"grid\">\n<tr><th>operator</th>";
-  for (const auto& dtype : dtypes) html << "<th>" << MarkupEscape(dtype) << "</th>";
-  html << "<th>speedup</th></tr>\n";
-  for (const OperatorModel& op : run.operators) {
-    html << "<tr><th>" << MarkupEscape(op.name) << "</th>";
-    for (const auto& dtype : dtypes) {
-      const auto cell = op.dtypes.find(dtype);
-      if (cell == op.dtypes.end()) {
-        html << "<td class=\"none\"></td>";
-        continue;
-      }
-      const int cases = cell->second.cases, failed = cell->second.failed;
-      html << "<td class=\"" << (failed > 0 ? "fail" : "pass") << "\" title=\"" << failed << " of "
-           << cases << " cases failed\">"
-           << (failed > 0 ? "&#10007; " + std::to_string(failed) + "/" : "&#10003; ") << cases
-           << "</td>";
-    }
-    html << "<td>" << (op.performance ? SpeedupText(op.performance->speedup) : "-")
-         << "</td></tr>\n";
-  }
-  html << "</table>\n";
-
-  // Performance.
+void Performance(std::ostringstream& html, const RunModel& run) {
   html << "<h2>Speedup distribution</h2>\n";
   const PerformanceModel& p = run.performance;
   std::vector<std::pair<double, std::string>> by_speed;
@@ -174,64 +196,78 @@ Status HtmlReporter::ReportRun(const RunModel& run) {
          << Fixed(by_speed[i].first, 2) << "x</td></tr>\n";
   }
   html << "</table>\n";
+}
 
-  std::vector<std::pair<double, std::string>> by_error;
-  for (const OperatorModel& op : run.operators) {
-    if (op.max_rel_diff) by_error.emplace_back(*op.max_rel_diff, op.name);
+// The "least precise" ranking, a section of its own (precision_margin.h).
+void LeastPrecise(std::ostringstream& html, const RunModel& run) { html << LeastPreciseHtml(run); }
+
+// Every failure with its message and repro command, then the reference suspects.
+void Failures(std::ostringstream& html, const RunModel& run) {
+  constexpr std::size_t kRows = 1000;  // the rest are in summary.json and junit.xml
+  html << "<h2 id=\"failures-in-full\">Failures in full</h2>\n";
+  if (run.failures.empty()) {
+    html << "<p>None.</p>\n";
+    return;
   }
-  std::sort(by_error.rbegin(), by_error.rend());
-  html << "<h2>Least precise operators</h2>\n<table id=\"least-precise\">\n"
-       << "<tr><th>operator</th><th>largest relative difference</th></tr>\n";
-  for (std::size_t i = 0; i < by_error.size() && i < 10; ++i) {
-    char value[32];
-    std::snprintf(value, sizeof value, "%.3g", by_error[i].first);
-    html << "<tr><td>" << MarkupEscape(by_error[i].second) << "</td><td>" << value
+  html << "<table id=\"failures\">\n<tr><th>case</th><th>error</th><th>A/B</th><th>message</th>"
+          "<th>repro</th></tr>\n";
+  for (std::size_t i = 0; i < run.failures.size() && i < kRows; ++i) {
+    const FailureRow& f = run.failures[i];
+    html << "<tr><td>" << MarkupEscape(f.case_id) << "</td><td>" << MarkupEscape(f.error_type)
+         << "</td><td>"
+         << (f.ab && f.ab->is_string() ? MarkupEscape(f.ab->get<std::string>()) : "-")
+         << "</td><td><pre>" << MarkupEscape(f.message) << "</pre></td><td><code>"
+         << MarkupEscape(f.repro) << "</code></td></tr>\n";
+  }
+  html << "</table>\n";
+  if (run.failures.size() > kRows) {
+    html << "<p class=\"note\">and " << run.failures.size() - kRows
+         << " more failures: summary.json and junit.xml list every one.</p>\n";
+  }
+  bool suspects = false;
+  for (const FailureRow& f : run.failures) suspects |= f.reference_suspect();
+  if (!suspects) return;
+  html << "<h2>Reference suspects</h2>\n<p>Failed against the CPU golden, but the reference is "
+          "the suspect: the verdict stays failed, and <code>opverify-reduce --baseline</code> "
+          "does not count them as regressions.</p>\n<table id=\"reference-suspects\">\n"
+          "<tr><th>case</th><th>float64 golden</th><th>torch's device run vs CPU golden</th>"
+          "<th>why</th></tr>\n";
+  for (const FailureRow& f : run.failures) {
+    if (!f.reference_suspect()) continue;
+    const nlohmann::json& t = f.reference_trust;
+    const nlohmann::json none;
+    html << "<tr><td>" << MarkupEscape(f.case_id) << "</td><td>"
+         << MarkupEscape(TrustJudgementLine(t.is_object() ? t.value("fp64", none) : none))
+         << "</td><td>"
+         << MarkupEscape(
+                TrustJudgementLine(t.is_object() ? t.value("device_reference", none) : none))
+         << "</td><td>" << MarkupEscape(t.is_object() ? t.value("reason", "") : "")
          << "</td></tr>\n";
   }
   html << "</table>\n";
+}
 
-  html << "<h2>Failures</h2>\n";
-  if (run.failures.empty()) {
-    html << "<p id=\"no-failures\">None.</p>\n";
-  } else {
-    html << "<table "
-            "id=\"failures\">\n<tr><th>case</th><th>error</th><th>A/B</th><th>message</"
-            "th><th>repro</th></tr>\n";
-    for (const FailureRow& f : run.failures) {
-      html << "<tr><td>" << MarkupEscape(f.case_id) << "</td><td>" << MarkupEscape(f.error_type)
-           << "</td><td>"
-           << (f.ab && f.ab->is_string() ? MarkupEscape(f.ab->get<std::string>()) : "-")
-           << "</td><td><pre>" << MarkupEscape(f.message) << "</pre></td><td><code>"
-           << MarkupEscape(f.repro) << "</code></td></tr>\n";
-    }
-    html << "</table>\n";
-    bool suspects = false;
-    for (const FailureRow& f : run.failures) suspects |= f.reference_suspect();
-    if (suspects) {
-      html << "<h2>Reference suspects</h2>\n<p>Failed against the CPU golden, but the reference is "
-              "the suspect: "
-              "the verdict stays failed, and <code>opverify-reduce --baseline</code> does not "
-              "count them as "
-              "regressions.</p>\n<table id=\"reference-suspects\">\n<tr><th>case</th><th>float64 "
-              "golden</th>"
-              "<th>torch's device run vs CPU golden</th><th>why</th></tr>\n";
-      for (const FailureRow& f : run.failures) {
-        if (!f.reference_suspect()) continue;
-        const nlohmann::json& t = f.reference_trust;
-        const nlohmann::json none;
-        html << "<tr><td>" << MarkupEscape(f.case_id) << "</td><td>"
-             << MarkupEscape(TrustJudgementLine(t.is_object() ? t.value("fp64", none) : none))
-             << "</td><td>"
-             << MarkupEscape(
-                    TrustJudgementLine(t.is_object() ? t.value("device_reference", none) : none))
-             << "</td><td>" << MarkupEscape(t.is_object() ? t.value("reason", "") : "")
-             << "</td></tr>\n";
-      }
-      html << "</table>\n";
-    }
-  }
-  html << "</body>\n</html>\n";
+}  // namespace
 
+Status HtmlReporter::ReportRun(const RunModel& run) {
+  static const ReportExtras kNoExtras;
+  const ReportExtras& extras = context().extras != nullptr ? *context().extras : kNoExtras;
+  std::ostringstream html;
+  const std::string name = run.run_info.value("manifest_name", std::string("opverify run"));
+  // No network, inline style, and of scripts only the page's own filter.
+  html << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+       << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'; img-src data:; script-src 'sha256-"
+       << ScriptHash() << "'\">\n<title>opverify: " << MarkupEscape(name) << "</title>\n<style>"
+       << kStyle << "</style>\n</head>\n<body>\n";
+  html << "<h1>opverify: " << MarkupEscape(name) << "</h1>\n";
+  Warnings(html, run);
+  html::FirstScreen(html, run, extras);
+  html::OperatorGrid(html, run, extras);
+  Performance(html, run);
+  LeastPrecise(html, run);
+  Failures(html, run);
+  html << "<script>" << kScript << "</script>\n</body>\n</html>\n";
   return WriteReportFile((std::filesystem::path(context().run_dir) / "report.html").string(),
                          html.str());
 }

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "reduce/report_extras.h"
 #include "reduce/report_file.h"
 #include "reduce/text_escape.h"
 
@@ -17,6 +18,54 @@ std::string Number(const std::optional<double>& value, int decimals, const char*
   std::ostringstream text;
   text << std::fixed << std::setprecision(decimals) << *value << suffix;
   return text.str();
+}
+
+// "- slower (2): `a` +12.0%, `b` +7.5%"; nothing for an empty list.
+void SpeedLine(std::ostringstream& md, const char* what, const std::vector<SpeedChange>& changes) {
+  if (changes.empty()) return;
+  md << "- " << what << " (" << changes.size() << "):";
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    md << (i == 0 ? " " : ", ") << MarkdownCode(changes[i].op) << " "
+       << (changes[i].ratio > 1 ? "+" : "") << Number((changes[i].ratio - 1) * 100, 1, "%");
+  }
+  md << "\n";
+}
+
+void NamesLine(std::ostringstream& md, const char* what, const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  md << "- " << what << " (" << names.size() << "):";
+  for (std::size_t i = 0; i < names.size(); ++i)
+    md << (i == 0 ? " " : ", ") << MarkdownCode(names[i]);
+  md << "\n";
+}
+
+// The comparison with --baseline and the --references check, where given.
+void AgainstBaseline(std::ostringstream& md, const ReportExtras* extras) {
+  if (extras == nullptr) return;
+  if (extras->baseline) {
+    const BaselineDiff& d = *extras->baseline;
+    md << "## Against the baseline\n\n"
+       << MarkdownCode(extras->baseline_dir) << ": **"
+       << (d.regressed() ? "REGRESSED" : "no regression") << "**\n\n";
+    NamesLine(md, "newly failing", d.newly_failing);
+    SpeedLine(md, "slower", d.slower);
+    NamesLine(md, d.allow_missing ? "missing (allowed)" : "missing", d.missing);
+    NamesLine(md, "reference_suspect (failing, not counted as a regression)", d.reference_suspect);
+    NamesLine(md, "fixed", d.fixed);
+    SpeedLine(md, "faster", d.faster);
+    NamesLine(md, "new", d.added);
+    md << "\n";
+  }
+  if (extras->references) {
+    const ReferenceCheck& r = *extras->references;
+    md << "## Performance references\n\n"
+       << r.results.size() << " checked, " << r.violations << " outside their bounds, "
+       << r.unmeasured << " not measured.\n\n";
+    for (const ReferenceResult& result : r.results) {
+      if (result.violated) md << "- " << MarkdownCell(result.message, 500) << "\n";
+    }
+    if (r.violations > 0) md << "\n";
+  }
 }
 
 }  // namespace
@@ -46,6 +95,7 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
       md << "- " << MarkdownCell(stopped[i], 300) << "\n";
     if (stopped.size() > 1) md << "\n";
   }
+  AgainstBaseline(md, context().extras);
   md << "## Operators\n\n| operator | cases | passed | failed | errors | speedup "
         "|\n|---|---|---|---|---|---|\n";
   for (const OperatorModel& op : run.operators) {

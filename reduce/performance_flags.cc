@@ -46,7 +46,7 @@ void AddPerformanceFlags(CLI::App& app, PerformanceFlags* flags) {
       "The commit a --history line records (default: the commit of the build that ran the run)");
 }
 
-int CheckPerformance(const PerformanceFlags& flags, const RunModel& run) {
+int CheckPerformance(const PerformanceFlags& flags, const RunModel& run, ReportExtras* extras) {
   int code = 0;
   if (!flags.references.empty()) {
     std::ifstream in(flags.references);
@@ -75,6 +75,7 @@ int CheckPerformance(const PerformanceFlags& flags, const RunModel& run) {
     std::printf("references: %zu checked, %d outside their bounds, %d not measured -> %s\n",
                 check->results.size(), check->violations, check->unmeasured, path.c_str());
     if (check->violations > 0) code = 1;
+    if (extras != nullptr) extras->references = std::move(check).value();
   }
   if (!flags.history.empty()) {
     int appended = 0;
@@ -85,6 +86,16 @@ int CheckPerformance(const PerformanceFlags& flags, const RunModel& run) {
       return 2;
     }
     std::printf("history: %d operators appended -> %s\n", appended, flags.history.c_str());
+    if (extras != nullptr) {
+      Result<std::map<std::string, std::vector<HistoryPoint>>> history =
+          ReadHistory(flags.history, run);
+      if (!history.ok()) {
+        std::fprintf(stderr, "opverify-reduce: --history: %s\n",
+                     history.status().ToString().c_str());
+        return 2;
+      }
+      extras->history = std::move(history).value();
+    }
   }
   return code;
 }

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "reduce/report_extras.h"
 #include "reduce/run_model.h"
 
 namespace opverify {
@@ -22,7 +23,10 @@ void AddPerformanceFlags(CLI::App& app, PerformanceFlags* flags);
 
 // Checks the references and appends the history as `flags` ask, printing
 // each PerformanceError. Returns 0, 1 (a bound violated) or 2 (a file that
-// cannot be read, parsed or written).
-int CheckPerformance(const PerformanceFlags& flags, const RunModel& run);
+// cannot be read, parsed or written). `extras`, where given, receives the
+// check and the history of the run's operators (this run's line included)
+// for the reports.
+int CheckPerformance(const PerformanceFlags& flags, const RunModel& run,
+                     ReportExtras* extras = nullptr);
 
 }  // namespace opverify

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "reduce/baseline_diff.h"
 #include "reduce/performance_flags.h"
@@ -100,7 +101,8 @@ opverify::Status MergePlans(const std::string& run_dir, const std::vector<std::s
 
 int main(int argc, char** argv) {
   spdlog::set_default_logger(opverify::ConsoleLogger("opverify-reduce"));
-  CLI::App app{"opverify-reduce: rebuild a run's reports from its HDF5 shards; compare with a baseline run"};
+  CLI::App app{
+      "opverify-reduce: rebuild a run's reports from its HDF5 shards; compare with a baseline run"};
   opverify::DescribeProgram(
       app,
       "  0  reports written, every result the run planned is there (and no regression against "
@@ -176,9 +178,22 @@ int main(int argc, char** argv) {
   json run_info = parts.empty() ? PreviousRunInfo(run_dir) : MergedRunInfo(parts);
   run_info["reduced_by"] = "opverify-reduce";
   run_info["reduced_with"] = {{"version", opverify::Version()}, {"commit", opverify::GitCommit()}};
-  opverify::RunModel model;
+  // The references, the history and the baseline diff are done between the
+  // data files and report.md/report.html, which show them.
+  int performance = 0;
+  std::optional<opverify::Result<opverify::BaselineDiff>> diff;
+  const auto extras_step = [&](const opverify::RunModel& run, opverify::ReportExtras* extras) {
+    performance = opverify::CheckPerformance(perf, run, extras);
+    if (performance == 2 || baseline.empty()) return;
+    diff = opverify::DiffRuns(run_dir, baseline, threshold_pct / 100);
+    if (!diff->ok()) return;
+    diff->value().allow_missing = allow_missing;
+    extras->baseline = diff->value();
+    extras->baseline_dir = baseline;
+  };
+  opverify::RunModel model;  // for the console's list of failed cases
   opverify::Result<opverify::RunTotals> totals =
-      opverify::WriteRunReports(run_dir, run_info, &model);
+      opverify::WriteRunReports(run_dir, run_info, &model, extras_step);
   if (!totals.ok()) {
     std::fprintf(stderr, "opverify-reduce: %s\n",
                  opverify::TerminalSafe(totals.status().ToString()).c_str());
@@ -195,19 +210,17 @@ int main(int argc, char** argv) {
                  "(summary.json's problems and incomplete); this run is no pass\n",
                  totals->lost);
   }
-  const int performance = opverify::CheckPerformance(perf, model);
   if (performance == 2) return 2;
   if (baseline.empty()) return lost_code != 0 ? lost_code : performance;
-
-  opverify::Result<opverify::BaselineDiff> diff = opverify::DiffRuns(run_dir, baseline, threshold_pct / 100);
-  if (!diff.ok()) {
+  if (!diff->ok()) {
     std::fprintf(stderr, "opverify-reduce: %s\n",
-                 opverify::TerminalSafe(diff.status().ToString()).c_str());
+                 opverify::TerminalSafe(diff->status().ToString()).c_str());
     return 2;
   }
-  diff->allow_missing = allow_missing;
+  const opverify::BaselineDiff& changes = diff->value();
   const std::string report_path = (fs::path(run_dir) / "baseline_diff.json").string();
-  if (opverify::Status written = opverify::WriteReportJson(report_path, diff->ToJson()); !written.ok()) {
+  if (opverify::Status written = opverify::WriteReportJson(report_path, changes.ToJson());
+      !written.ok()) {
     std::fprintf(stderr, "opverify-reduce: %s\n", written.ToString().c_str());
     return 2;
   }
@@ -217,23 +230,23 @@ int main(int argc, char** argv) {
     for (const auto& n : names) std::printf(" %s", opverify::TerminalSafe(n).c_str());
     std::printf("\n");
   };
-  list("newly failing", diff->newly_failing);
-  list("reference_suspect (failing, not counted as a regression)", diff->reference_suspect);
-  list("fixed", diff->fixed);
-  for (const auto& c : diff->slower) {
+  list("newly failing", changes.newly_failing);
+  list("reference_suspect (failing, not counted as a regression)", changes.reference_suspect);
+  list("fixed", changes.fixed);
+  for (const auto& c : changes.slower) {
     std::printf("slower: %s %.1f%% (spread %.1f%%, %d shapes)\n",
                 opverify::TerminalSafe(c.op).c_str(), (c.ratio - 1) * 100, c.spread * 100,
                 c.shapes);
   }
-  for (const auto& c : diff->faster) {
+  for (const auto& c : changes.faster) {
     std::printf("faster: %s %.1f%% (spread %.1f%%, %d shapes)\n",
                 opverify::TerminalSafe(c.op).c_str(), (c.ratio - 1) * 100, c.spread * 100,
                 c.shapes);
   }
-  list("new", diff->added);
-  list(allow_missing ? "missing (allowed)" : "missing", diff->missing);
-  std::printf("%s -> %s\n", diff->regressed() ? "REGRESSED" : "no regression",
+  list("new", changes.added);
+  list(allow_missing ? "missing (allowed)" : "missing", changes.missing);
+  std::printf("%s -> %s\n", changes.regressed() ? "REGRESSED" : "no regression",
               opverify::TerminalSafe(report_path).c_str());
   if (lost_code != 0) return lost_code;
-  return diff->regressed() ? 1 : performance;
+  return changes.regressed() ? 1 : performance;
 }

@@ -1,5 +1,6 @@
 #include "reduce/references.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -157,6 +158,44 @@ nlohmann::ordered_json ReferenceCheck::ToJson() const {
     if (r.violated) row["error_type"] = "PerformanceError";
     if (!r.message.empty()) row["message"] = r.message;
     out["results"].push_back(std::move(row));
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::vector<HistoryPoint>>> ReadHistory(const std::string& path,
+                                                                     const RunModel& run) {
+  std::map<std::string, std::string> devices;  // the run's operators -> their bench device
+  for (const OperatorModel& op : run.operators) devices[op.name] = BenchDevice(op);
+  std::map<std::string, std::vector<std::pair<std::string, HistoryPoint>>> lines;
+  std::ifstream in(path);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    const json row = json::parse(line, nullptr, false);
+    if (!row.is_object()) {
+      return Status::InvalidInput(path + ":" + std::to_string(number) +
+                                  ": not a JSON line of a history file");
+    }
+    const auto text = [&row](const char* key) {
+      return row.contains(key) && row[key].is_string() ? row[key].get<std::string>()
+                                                       : std::string();
+    };
+    const auto device = devices.find(text("op"));
+    if (device == devices.end()) continue;
+    if (!device->second.empty() && text("device") != device->second) continue;
+    const json& latency = row.contains("geomean_latency_ms") ? row["geomean_latency_ms"] : json();
+    if (!latency.is_number() || !(latency.get<double>() > 0)) continue;
+    HistoryPoint point;
+    point.date = text("date");
+    point.commit = text("commit");
+    point.geomean_latency_ms = latency.get<double>();
+    lines[device->first].emplace_back(point.date, point);
+  }
+  std::map<std::string, std::vector<HistoryPoint>> out;
+  for (auto& [op, points] : lines) {
+    std::stable_sort(points.begin(), points.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [date, point] : points) out[op].push_back(std::move(point));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 // (--history FILE): one JSON line per benchmarked operator and night.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,22 @@ std::string BenchDevice(const OperatorModel& op);
 // {"date", "commit", "op", "device", "geomean_latency_ms", "run"}. A run
 // already in the file (same run folder and operator) is not added twice.
 // `date`: YYYY-MM-DD; `commit`: what the line is about.
+// One night of an operator in the history file.
+struct HistoryPoint {
+  std::string date;  // YYYY-MM-DD
+  std::string commit;
+  double geomean_latency_ms = 0;
+};
+
+// The history file's lines of the run's operators, by operator, oldest
+// first (by date; lines of one date in file order). Only the lines of the
+// device the operator was benchmarked on in `run` are kept (all of them when
+// that is unknown), so that a trend never mixes two devices' latencies;
+// lines without a positive latency are skipped. A line that is not a JSON
+// object is an error naming the file and line.
+Result<std::map<std::string, std::vector<HistoryPoint>>> ReadHistory(const std::string& path,
+                                                                     const RunModel& run);
+
 Status AppendHistory(const std::string& path, const RunModel& run, const std::string& date,
                      const std::string& commit, int* appended);
 

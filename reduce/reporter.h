@@ -12,11 +12,16 @@
 
 namespace opverify {
 
+struct ReportExtras;  // reduce/report_extras.h
+
 class Reporter {
  public:
   // What a reporter is told before the run: where its files go.
   struct Context {
     std::string run_dir;
+    // The baseline diff, references check and history (report.md and
+    // report.html show them); null or empty when opverify-reduce was given none.
+    const ReportExtras* extras = nullptr;
   };
 
   virtual ~Reporter() = default;

@@ -17,6 +17,7 @@
 #include "reduce/summary_json_reporter.h"
 #include "reduce/verify_result_reporter.h"
 #include "runner/common/failure_list.h"
+#include "runner/manifest/manifest.h"
 #include "runner/store/run_plan.h"
 #include "runner/store/run_records.h"
 
@@ -42,8 +43,24 @@ nlohmann::json ReadSelectionFile(const std::string& run_dir) {
 
 }  // namespace
 
+void ReadManifestTags(const nlohmann::json& run_info, ReportExtras* extras) {
+  if (!run_info.contains("manifest") || !run_info["manifest"].is_string()) {
+    extras->tags_note = "the run records no manifest";
+    return;
+  }
+  Result<JobManifest> manifest = LoadManifest(run_info["manifest"].get<std::string>());
+  if (!manifest.ok()) {
+    extras->tags_note = "its manifest cannot be read: " + manifest.status().message();
+    return;
+  }
+  for (const OperatorJob& op : manifest->operators) {
+    if (!op.tags.empty()) extras->tags[op.name] = op.tags;
+  }
+  if (extras->tags.empty()) extras->tags_note = "its manifest gives no tags";
+}
+
 Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::json& run_info,
-                                  RunModel* model) {
+                                  RunModel* model, const ExtrasStep& extras) {
   std::vector<std::string> problems;
   Result<std::vector<CaseRecord>> records = ReadRunRecords(run_dir, &problems);
   if (!records.ok()) return records.status();
@@ -54,18 +71,29 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::js
                                plan.ok() ? plan.value() : std::nullopt);
   for (const std::string& line : run.incomplete) spdlog::warn("results missing: {}", line);
   AddSkippedCases(ReadSelectionFile(run_dir), &run);
-  std::vector<std::unique_ptr<Reporter>> reporters;
-  reporters.push_back(std::make_unique<VerifyResultReporter>());
-  reporters.push_back(std::make_unique<PerfResultReporter>());
-  reporters.push_back(std::make_unique<PrecisionReporter>());
-  reporters.push_back(std::make_unique<SummaryJsonReporter>());
-  reporters.push_back(std::make_unique<JUnitReporter>());
-  reporters.push_back(std::make_unique<MarkdownReporter>());
-  reporters.push_back(std::make_unique<HtmlReporter>());
+  return WriteModelReports(std::move(run), run_dir, model, extras);
+}
+
+Result<RunTotals> WriteModelReports(RunModel run, const std::string& run_dir, RunModel* model,
+                                    const ExtrasStep& extras) {
+  // The data files first: the extras step (a baseline diff) reads them.
+  std::vector<std::unique_ptr<Reporter>> data, readable;
+  data.push_back(std::make_unique<VerifyResultReporter>());
+  data.push_back(std::make_unique<PerfResultReporter>());
+  data.push_back(std::make_unique<PrecisionReporter>());
+  data.push_back(std::make_unique<SummaryJsonReporter>());
+  data.push_back(std::make_unique<JUnitReporter>());
+  readable.push_back(std::make_unique<MarkdownReporter>());
+  readable.push_back(std::make_unique<HtmlReporter>());
+  ReportExtras more;
+  ReadManifestTags(run.run_info, &more);
   std::string errors;
-  for (const auto& reporter : reporters) {
-    Status reported = Report(*reporter, {run_dir}, run);
-    if (!reported.ok()) errors += (errors.empty() ? "" : "; ") + reported.ToString();
+  for (auto* group : {&data, &readable}) {
+    if (group == &readable && extras) extras(run, &more);
+    for (const auto& reporter : *group) {
+      Status reported = Report(*reporter, {run_dir, &more}, run);
+      if (!reported.ok()) errors += (errors.empty() ? "" : "; ") + reported.ToString();
+    }
   }
   if (!errors.empty()) return Status::IoError(errors);
   const RunTotals totals = run.totals;

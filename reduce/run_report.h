@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "reduce/report_extras.h"
 #include "reduce/run_model.h"
 #include "runner/common/status.h"
 
@@ -23,8 +25,19 @@ namespace opverify {
 // both: the callers' exit codes never pass a run with lost results). Every reporter runs even
 // when another could not write; the error then names each file that failed.
 // `model`: where given, the run model the reports were written from.
+// `extras`: where given, called once summary.json, junit.xml and every
+// operator's files are written and before report.md and report.html are,
+// to compare with a baseline (which reads those files), check references
+// and read the history; what it fills in, those two show.
+using ExtrasStep = std::function<void(const RunModel&, ReportExtras*)>;
 Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::json& run_info,
-                                  RunModel* model = nullptr);
+                                  RunModel* model = nullptr, const ExtrasStep& extras = nullptr);
+
+// WriteRunReports once the model is built (from the store, or in a test
+// from records made in memory): every reporter, the extras step between the
+// data files and the readable reports.
+Result<RunTotals> WriteModelReports(RunModel run, const std::string& run_dir,
+                                    RunModel* model = nullptr, const ExtrasStep& extras = nullptr);
 
 // The run's failed cases for the console, as report.md lists them: one
 // "FAILED id  ErrorType  message" line each (FailureListLines), at most

@@ -3,6 +3,8 @@
 #include <set>
 #include <string>
 
+#include "runner/cases/cases.h"
+
 namespace opverify {
 namespace {
 
@@ -78,7 +80,7 @@ void AddSkippedCases(const json& selection, RunModel* run) {
     }
     int missing = count - static_cast<int>(named.size());
     for (int i = 0; i < count && missing > 0; ++i) {
-      const std::string id = name + "/#" + std::to_string(i);
+      const std::string id = CaseId(name, nullptr, i);
       if (named.count(id) > 0) continue;
       add(id, not_run);
       --missing;

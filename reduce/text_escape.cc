@@ -39,7 +39,7 @@ std::string MarkupEscape(const std::string& text) {
 
 std::string MarkdownCell(std::string text, std::size_t limit) {
   for (auto& ch : text) {
-    if (ch == '|' || ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
   }
   text = TerminalSafe(text);
   if (limit > 0 && CodePointCount(text) > limit) text = Utf8Prefix(text, limit) + "...";
@@ -55,6 +55,14 @@ std::string MarkdownCell(std::string text, std::size_t limit) {
         break;
       case '>':
         out += "&gt;";
+        break;
+      // GFM splits a table row at every pipe not escaped by a backslash, and a
+      // backslash escapes the character after it: both get a backslash.
+      case '|':
+        out += "\\|";
+        break;
+      case '\\':
+        out += "\\\\";
         break;
       default:
         out += ch;

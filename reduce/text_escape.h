@@ -15,10 +15,11 @@ namespace opverify {
 std::string MarkupEscape(const std::string& text);
 
 // For Markdown text and table cells (report.md, precision_report.md): a
-// pipe or a line break would end the cell, so they become spaces; terminal
-// controls are stripped (TerminalSafe); cut to `limit` characters (0: no
-// limit) with "..."; then &, < and > become entities, so that no
-// "<script>" or "<!--" in a name or an error reaches a renderer as HTML.
+// line break would end the cell, so it becomes a space; terminal controls
+// are stripped (TerminalSafe); cut to `limit` characters (0: no limit) with
+// "..."; then `|` and `\` are escaped with a backslash (`|golden|` renders as
+// itself and keeps the table's columns), and &, < and > become entities, so
+// that no "<script>" or "<!--" in a name or an error reaches a renderer as HTML.
 std::string MarkdownCell(std::string text, std::size_t limit = 0);
 
 // `text` as an inline Markdown code span: fenced by more backticks than it

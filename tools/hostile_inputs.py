@@ -31,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 
+from task_file import task_constants
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CPU_OPS = os.path.join(ROOT, "tests", "fixtures", "cpu_ops")
 HOSTILE_DIRS = [os.path.join(ROOT, "tests", "fixtures", "hostile"), os.path.join(ROOT, "jobs", "adversarial")]
@@ -382,18 +384,6 @@ def run_folder_cases(s, batch, reduce):
         if prepare is None:
             cases[-1].must_refuse = True
     return cases
-
-
-def task_constants(path):
-    import ast
-    out = {}
-    for node in ast.parse(open(path, encoding="utf-8").read()).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            try:
-                out[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
-                pass
-    return out
 
 
 def hostile_fixtures():

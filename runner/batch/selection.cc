@@ -26,7 +26,7 @@ json ParamsAt(const OperatorJob& op, int index) {
 
 // The cases a loaded task has, as the run names them: its own, then the
 // generated edge cases. A task that does not load has the one case the run
-// would report its failure as (#0), with `*why` set.
+// would report its failure as (#1), with `*why` set.
 std::vector<KnownCase> LoadedCases(const OperatorJob& op, const BatchOptions& options,
                                    RunOptions& run, std::string* why) {
   const OperatorSpec spec = SpecFor(op, options);

@@ -36,7 +36,7 @@ std::uint64_t SweepSize(const json& sweep) {
 }
 
 std::string CaseId(const std::string& op_name, const json& params, int index) {
-  if (params.is_null()) return op_name + "/#" + std::to_string(index);
+  if (params.is_null()) return op_name + "/#" + std::to_string(index + 1);
   return op_name + "/" + params.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -26,9 +26,10 @@ std::vector<nlohmann::json> ExpandSweep(const nlohmann::json& sweep);
 std::uint64_t SweepSize(const nlohmann::json& sweep);
 
 // A case's stable id: "<op>/<canonical params JSON>" for sweeps (params an
-// object: nlohmann's compact dump, keys sorted), "<op>/#<index>" for the
-// task's own cases (params null; index 0-based, as get_input_groups()
-// returns them).
+// object: nlohmann's compact dump, keys sorted), "<op>/#<N>" for the task's
+// own cases (params null). `index` is 0-based, as get_input_groups() returns
+// the cases; N = index + 1, the number verify_result.json's case_idx and
+// `opverify verify --case N` use, so a person reads one numbering everywhere.
 std::string CaseId(const std::string& op_name, const nlohmann::json& params, int index);
 
 // A generated edge case's stable id (`edge_cases: true`): "<op>/edge/<label>",

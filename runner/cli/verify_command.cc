@@ -5,12 +5,14 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 #include <vector>
 
 #include "runner/cli/library_flags.h"
 #include "runner/cli/named_option.h"
 #include "runner/cli/output_file.h"
+#include "runner/cli/seed_compat.h"
 #include "runner/cli/usage.h"
 #include "runner/common/failure_list.h"
 #include "runner/common/terminal_text.h"
@@ -28,7 +30,8 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   cmd->add_option("--verify_dir", args->verify_dir, "Folder with {op}_torch.py and {op}_{impl}.py");
   cmd->add_option("--triton_impl_name", args->triton_impl_name, "Implementation module suffix");
   cmd->add_option("--timeout", config->timeout_s,
-                  "Seconds each case may take before it is stopped (Timeout)")
+                  "Seconds each case may take before it is stopped (Timeout); with --seed-compat, "
+                  "the whole run")
       ->check(Seconds());
   cmd->add_option("--case", args->case_number,
                   "Run only case N, numbered from 1 as verify_result.json's case_idx (a sweep's "
@@ -63,8 +66,14 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   cmd->add_option("--repeat", config->repeat,
                   "Stress runs: each case N times, each judged; outputs differing bit for bit: Nondeterministic")
       ->check(CLI::Range(1, 1000));
-  cmd->add_option("--seeds", config->seeds, "Input seeds per case (seed+1, ..., then --seed), each judged")
-      ->check(CLI::Range(1, 100));
+  CLI::Option* seeds =
+      cmd->add_option("--seeds", config->seeds,
+                      "Input seeds per case (seed+1, ..., then --seed), each judged")
+          ->check(CLI::Range(1, 100));
+  cmd->add_flag("--seed-compat", args->seed_compat,
+                "Behave as the seed's verify.py: no lint, one seed, --timeout for the whole run, "
+                "AssertionError for shape/NaN/Inf mismatches, the seed's log lines on stdout")
+      ->excludes(seeds);
   cmd->add_option("--golden-precision", config->golden_precision,
                   "fp64: the reference on inputs widened to float64, each output rounded once to its dtype")
       ->check(CLI::IsMember({"native", "fp64"}));
@@ -96,6 +105,7 @@ int RunVerify(const VerifyArgs& args) {
   }
   OperatorSpec spec = std::move(found).value();
   spec.config = args.config;
+  if (args.seed_compat) ApplySeedSettings(&spec.config);
   spec.config.python_path = AbsolutePaths(args.config.python_path);
   if (args.case_number > 0) {
     spec.skip_case = [wanted = args.case_number - 1](int i, const std::string&) {
@@ -142,13 +152,33 @@ int RunVerify(const VerifyArgs& args) {
   if (!MakeOutputFolder("verify", output)) return 2;
   options.log_path = (output.parent_path() / (output.stem().string() + ".executor.log")).string();
 
-  const OperatorOutcome outcome = RunOperator(spec, options, [&args](const CaseOutcome& c) {
-    if (c.passed) {
+  std::optional<RunDeadline> deadline;  // --seed-compat: --timeout is the whole run's
+  if (args.seed_compat) {
+    deadline.emplace(args.config.timeout_s);
+    options.stop = deadline->stop();
+    context.seed_compat = true;
+  }
+  OperatorOutcome outcome = RunOperator(spec, options, [&args](const CaseOutcome& c) {
+    if (args.seed_compat) {
+      PrintSeedCaseLines(c);
+    } else if (c.passed) {
       spdlog::info("{} [case {}] passed", args.op_name, c.index + 1);
     } else {
       spdlog::error("{} [case {}] {}", args.op_name, c.index + 1, c.error_type);
     }
   });
+  if (deadline && deadline->expired()) {
+    // The seed's verify.py: the line its callers look for, exit 1, no
+    // verify_result.json (its whole run was stopped).
+    std::printf("验证超时\n");
+    std::fprintf(stderr, "opverify verify: --seed-compat: the run took more than --timeout %g s\n",
+                 args.config.timeout_s);
+    return 1;
+  }
+  deadline.reset();
+  if (args.seed_compat) {
+    for (CaseOutcome& c : outcome.cases) c.error_type = SeedErrorType(c.error_type);
+  }
   if (args.case_number > 0 && outcome.cases.empty()) {
     std::fprintf(stderr, "opverify verify: --case %d: %s has %d cases (numbered from 1)\n",
                  args.case_number, args.op_name.c_str(), outcome.case_count);
@@ -159,7 +189,8 @@ int RunVerify(const VerifyArgs& args) {
     if (!WriteOutputJson("verify", path, result)) return 2;
   }
   for (const CaseOutcome& c : outcome.cases) {
-    if (c.error_type == "Timeout") {  // the seed's words, which its callers look for
+    if (c.error_type == "Timeout" &&
+        !args.seed_compat) {  // the seed's words, which its callers look for
       std::fprintf(stderr, "opverify verify: 验证超时 (%g 秒): case %d gave no reply in time\n", args.config.timeout_s,
                    c.index + 1);
     }
@@ -174,10 +205,11 @@ int RunVerify(const VerifyArgs& args) {
   }
   const int total = result["total_cases"].get<int>();
   const int passed = result["passed_cases"].get<int>();
-  // The failed cases, numbered as verify_result.json's case_idx, then the totals.
+  // The failed cases, numbered as verify_result.json's case_idx, then the
+  // totals (--seed-compat: the seed's lines only, already printed per case).
   std::vector<FailedCase> failed;
   for (const CaseOutcome& c : outcome.cases) {
-    if (!c.passed)
+    if (!c.passed && !args.seed_compat)
       failed.push_back(
           {args.op_name + " case " + std::to_string(c.index + 1), c.error_type, c.error_msg});
   }

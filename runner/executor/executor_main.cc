@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "runner/common/version.h"
 #include "runner/embed/embedded_python.h"
 #include "runner/executor/protocol.h"
 #include "runner/process/channel.h"
@@ -66,7 +67,19 @@ PYBIND11_EMBEDDED_MODULE(opverify_channel, module) {
 }
 
 int main(int argc, char** argv) {
-  (void)argc;
+  // Started by opverify with its pipes on fds 3 and 4; by hand, only these.
+  if (argc > 1) {
+    const std::string arg = argv[1];
+    if (arg == "--version") {
+      std::printf("%s\n", opverify::VersionLine().c_str());
+      return 0;
+    }
+    std::fprintf(arg == "--help" ? stdout : stderr,
+                 "usage: opverify-executor [--version]\n"
+                 "Runs one operator's cases for opverify, which starts it with its request\n"
+                 "and reply pipes (docs/EXECUTOR.md); it takes no arguments.\n");
+    return arg == "--help" ? 0 : 2;
+  }
   opverify::EmbedOptions options;
   options.argv = {argv[0]};
   auto interpreter = opverify::EmbeddedPython::Start(options);

@@ -36,6 +36,8 @@
 #include <utility>
 #include <vector>
 
+#include "runner/common/version.h"
+
 namespace {
 
 constexpr int kSetupFailed = 125;
@@ -71,6 +73,20 @@ Args Parse(int argc, char** argv) {
     if (arg == "--") {
       ++i;
       break;
+    }
+    if (arg == "--version") {
+      std::printf("%s\n", opverify::VersionLine().c_str());
+      std::exit(0);
+    }
+    if (arg == "--help") {
+      std::printf(
+          "usage: opverify-sandbox [--parent PID] [--init] [--drop-caps] [--scratch DIR] [--rw "
+          "DIR]...\n"
+          "                        [--dev NODE]... [--memory BYTES] -- PROGRAM ARGS...\n"
+          "The last steps before opverify starts a sandboxed executor (docs/SECURITY.md).\n"
+          "Exit codes: PROGRAM's own, or %d when a step fails before PROGRAM starts.\n",
+          kSetupFailed);
+      std::exit(0);
     }
     if (arg == "--parent") {
       args.parent = static_cast<pid_t>(std::atol(value("--parent").c_str()));

@@ -54,7 +54,7 @@ py::dict CaseDict(const CaseRecord& c) {
   py::dict d;
   d["case_id"] = c.case_id;
   d["op"] = c.op_name;
-  d["index"] = c.case_index;       // 0-based, as the ids of a task's own cases (op/#index)
+  d["index"] = c.case_index;       // 0-based, as the store keeps it (op/#N has index N - 1)
   d["number"] = c.case_index + 1;  // as verify_result.json's case_idx and `opverify verify --case`
   d["passed"] = c.passed;
   d["error_type"] =

@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "runner/judge/json_number.h"
+
 namespace opverify {
 namespace {
 
@@ -17,6 +19,7 @@ struct PackedRow {
   const char* case_id;
   const char* op_name;
   std::int64_t case_index;
+  const char* kind;
   std::int8_t passed;
   const char* route;
   const char* error_type;
@@ -42,6 +45,7 @@ PackedRow Pack(const CaseRow& row) {
   packed.case_id = row.case_id.c_str();
   packed.op_name = row.op_name.c_str();
   packed.case_index = row.case_index;
+  packed.kind = row.kind.c_str();
   packed.passed = static_cast<std::int8_t>(row.passed);
   packed.route = row.route.c_str();
   packed.error_type = row.error_type.c_str();
@@ -75,9 +79,12 @@ Result<h5::Handle> RowType() {
 #define OPVERIFY_COLUMN(name, type) \
   { #name, offsetof(PackedRow, name), type }
   // HDF5 copies member types into the compound, so `text` may go after this.
+  // One column a line, in the file's order.
+  // clang-format off
   return h5::CreateCompoundType(sizeof(PackedRow), {OPVERIFY_COLUMN(case_id, str),
                                                     OPVERIFY_COLUMN(op_name, str),
                                                     OPVERIFY_COLUMN(case_index, i64),
+                                                    OPVERIFY_COLUMN(kind, str),
                                                     OPVERIFY_COLUMN(passed, i8),
                                                     OPVERIFY_COLUMN(route, str),
                                                     OPVERIFY_COLUMN(error_type, str),
@@ -96,26 +103,15 @@ Result<h5::Handle> RowType() {
                                                     OPVERIFY_COLUMN(golden_ms, f64),
                                                     OPVERIFY_COLUMN(impl_ms, f64),
                                                     OPVERIFY_COLUMN(judge_ms, f64)});
+  // clang-format on
 #undef OPVERIFY_COLUMN
-}
-
-// A number the judge wrote: a JSON number, or "NaN" / "Infinity" /
-// "-Infinity" (JSON has no such numbers); NaN for anything else.
-double JsonDouble(const json& value) {
-  if (value.is_number()) return value.get<double>();
-  if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
-    if (text == "Infinity") return std::numeric_limits<double>::infinity();
-    if (text == "-Infinity") return -std::numeric_limits<double>::infinity();
-  }
-  return kNaN;
 }
 
 // `object[key]` as a number, NaN when there is none.
 double Field(const json& object, const char* key) {
   if (!object.is_object()) return kNaN;
   const auto found = object.find(key);
-  return found == object.end() ? kNaN : JsonDouble(*found);
+  return found == object.end() ? kNaN : JsonNumberValue(*found);
 }
 
 // The output the record's route is about: the first that failed, else 0.
@@ -135,6 +131,7 @@ CaseRow MakeCaseRow(const CaseRecord& record, int shard, std::int64_t n, std::st
   row.case_id = record.case_id;
   row.op_name = record.op_name;
   row.case_index = record.case_index;
+  row.kind = std::string(RecordKindName(record.kind));
   row.passed = record.passed;
   row.route = record.route;
   row.error_type = record.error_type;

@@ -19,6 +19,7 @@ struct CaseRow {
   std::string case_id;
   std::string op_name;
   std::int64_t case_index = 0;
+  std::string kind;  // RecordKindName: "case", "operator", "bench_item", "bench_shape"
   bool passed = false;
   std::string route;
   std::string error_type;

@@ -29,18 +29,25 @@ Result<std::vector<std::byte>> ResultsFileImage(const std::string& path,
   Result<h5::Handle> file = h5::CreateInMemoryFile(path);
   if (!file.ok()) return file.status();
   const hid_t root = file->id();
+  // The counts are of cases: operator facts and benchmark rows are records too
+  // (`records` counts every row of /cases, `kind` says which each is).
+  std::int64_t cases = 0;
   std::int64_t passed = 0;
-  for (const StoredRecord& stored : contents.records) passed += stored.record.passed ? 1 : 0;
+  for (const StoredRecord& stored : contents.records) {
+    if (stored.record.kind != RecordKind::kCase) continue;
+    ++cases;
+    passed += stored.record.passed ? 1 : 0;
+  }
   Status status = WriteStrings(
       root,
       {{"format", "opverify-results"}, {"created", NowUtc()}, {"problems", JsonText(problems)}});
   if (!status.ok()) return status;
-  const std::int64_t total = static_cast<std::int64_t>(contents.records.size());
   for (const auto& [attribute, value] :
        {std::pair<const char*, std::int64_t>{"format_version", kFormatVersion},
-        {"cases", total},
+        {"records", static_cast<std::int64_t>(contents.records.size())},
+        {"cases", cases},
         {"passed", passed},
-        {"failed", total - passed}}) {
+        {"failed", cases - passed}}) {
     status = h5::WriteIntAttribute(root, attribute, value);
     if (!status.ok()) return status;
   }

@@ -84,6 +84,39 @@ Result<h5::Handle> OpenCaseGroup(hid_t file, const JournalEntry& entry) {
   return h5::OpenGroup(file, CaseGroup(entry.n));
 }
 
+// "<op>/#<digits>" -> the digits' value; -1 for any other id.
+long long OwnCaseNumber(const std::string& id, const std::string& op_name) {
+  const std::string prefix = op_name + "/#";
+  if (id.size() <= prefix.size() || id.compare(0, prefix.size(), prefix) != 0 ||
+      id.size() - prefix.size() > 9) {
+    return -1;
+  }
+  long long number = 0;
+  for (std::size_t i = prefix.size(); i < id.size(); ++i) {
+    if (id[i] < '0' || id[i] > '9') return -1;
+    number = number * 10 + (id[i] - '0');
+  }
+  return number;
+}
+
+// A format_version 1 shard numbered a task's own cases from 0 ("op/#0" was
+// the first): its ids become today's ("op/#1"), so reports, --resume and
+// --rerun-failed see old and new folders alike.
+void RenumberFormat1Ids(CaseRecord* record) {
+  const auto renumbered = [&](const std::string& id) {
+    const long long number = OwnCaseNumber(id, record->op_name);
+    return number < 0 ? id : record->op_name + "/#" + std::to_string(number + 1);
+  };
+  if (record->kind == RecordKind::kCase) {
+    record->case_id = renumbered(record->case_id);
+  } else if (record->kind == RecordKind::kBenchShape && record->extra.is_object() &&
+             record->extra.value("case_id", json()).is_string()) {
+    const std::string id = renumbered(record->extra["case_id"].get<std::string>());
+    record->extra["case_id"] = id;
+    record->case_id = id + "@bench";
+  }
+}
+
 // Reads a journaled record of an open shard.
 Result<StoredRecord> ReadRecord(hid_t file, const ShardName& shard, const JournalEntry& entry) {
   const std::int64_t n = entry.n;
@@ -177,8 +210,21 @@ Result<RunContents> ReadRunContents(const std::string& run_dir,
       continue;
     }
     Result<std::optional<std::string>> created = h5::ReadStringAttribute(file->id(), "created");
-    if (!created.ok()) {
-      Status reported = ReportProblem(created.status(), problems);
+    Result<std::optional<std::int64_t>> version =
+        h5::ReadIntAttribute(file->id(), "format_version");
+    if (!created.ok() || !version.ok()) {
+      Status reported = ReportProblem(created.ok() ? version.status() : created.status(), problems);
+      if (!reported.ok()) return reported;
+      continue;
+    }
+    const std::int64_t format = version->value_or(1);
+    if (format > kFormatVersion) {
+      Status reported = ReportProblem(
+          Status::InvalidInput(
+              path + ": format_version " + std::to_string(format) +
+              ", newer than this opverify reads (" + std::to_string(kFormatVersion) +
+              "): " + std::to_string(numbers->second.size()) + " journaled cases unreadable"),
+          problems);
       if (!reported.ok()) return reported;
       continue;
     }
@@ -190,6 +236,7 @@ Result<RunContents> ReadRunContents(const std::string& run_dir,
         continue;
       }
       stored->created = created->value_or("");
+      if (format < 2) RenumberFormat1Ids(&stored->record);
       contents.records.push_back(std::move(stored).value());
     }
   }

@@ -23,7 +23,9 @@ namespace opverify {
 
 inline constexpr char kShardsFolder[] = "shards";
 inline constexpr char kCasesGroup[] = "/cases";  // in a shard: /cases/<n> per record
-inline constexpr std::int64_t kFormatVersion = 1;
+// 2: a task's own cases are "<op>/#N" numbered from 1 (1 numbered them from
+// 0; ReadRunContents renumbers such shards' ids) and the tables have `kind`.
+inline constexpr std::int64_t kFormatVersion = 2;
 
 // Where a shard is: rank-NNNN.h5 (k = 0) or rank-NNNN.<k>.h5.
 struct ShardName {

@@ -215,6 +215,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   out.non_compute_given = spec.config.non_compute.value_or(false);
 
   auto finish = [&](CaseOutcome c) {
+    c.case_count = case_count;
     c.environment = &out.environment;
     if (on_case) on_case(c);
     c.tensors.clear();  // they point into the executor's memory, valid until its next call

@@ -75,6 +75,8 @@ struct OutputOutcome {
 
 struct CaseOutcome {
   int index = 0;  // 0-based; reports print index + 1
+  // The operator's cases, as its load counted them (the seed's `n` of [用例 i/n]).
+  int case_count = 0;
   std::string edge_label;  // a generated edge case's label ("rows=1023", "nan_inf"); empty for the operator's own
   nlohmann::json edge_params;  // its get_inputs parameters
   nlohmann::json input_desc = nlohmann::json::array();

@@ -177,6 +177,7 @@ ordered_json SeedVerifyResult(const SeedResultParts& parts, const VerifyContext&
   environment["cmdline"] = {{"triton_impl_name", context.impl_name},
                             {"non_compute", parts.non_compute_given.value_or(parts.non_compute)},
                             {"non_compute_effective", parts.non_compute}};
+  if (context.seed_compat) environment["cmdline"]["seed_compat"] = true;
   out["environment"] = std::move(environment);
   ordered_json ours;
   ours["lint"] = parts.lint.is_null() ? ordered_json(nullptr) : ordered_json::parse(parts.lint.dump());

@@ -18,6 +18,7 @@ struct VerifyContext {
   std::string impl_name;
   bool fresh_cache = false;
   std::string cache_dir;  // the TRITON_CACHE_DIR the executors used, if set
+  bool seed_compat = false;  // --seed-compat: recorded in environment.cmdline
 };
 
 nlohmann::ordered_json VerifyResultJson(const OperatorOutcome& outcome, const VerifyContext& context);

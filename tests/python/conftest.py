@@ -10,6 +10,7 @@ BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(os.path.dirname(__file
 sys.path.insert(0, os.path.join(BUILD, "python"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "perf"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runner", "executor"))  # opverify_runtime
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))  # task_file
 
 
 @pytest.fixture(scope="session")
@@ -37,3 +38,17 @@ def compare(opverify_bin):
                               capture_output=True, text=True, timeout=120)
         return Run(proc)
     return run
+
+
+def processes_marked(mark):
+    """Processes whose environment carries `mark` (every executor of one test inherits it)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if mark.encode() in f.read():
+                    with open(f"/proc/{pid}/cmdline", "rb") as c:
+                        found.append((int(pid), c.read().replace(b"\0", b" ").decode(errors="replace")))
+        except OSError:
+            continue
+    return found

@@ -5,6 +5,7 @@ the run folder: summary.json, verify_result.json and the HDF5 store."""
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import time
@@ -40,7 +41,7 @@ def verdicts(run_dir):
     with h5py.File(os.path.join(run_dir, "results.h5"), "r") as f:
         for row in f["cases"][:]:
             case_id = row["case_id"].decode() if isinstance(row["case_id"], bytes) else row["case_id"]
-            if row["case_index"] < 0:  # operator facts and benchmark rows
+            if row["kind"] != b"case":  # operator facts and benchmark rows
                 continue
             error = row["error_type"].decode() if isinstance(row["error_type"], bytes) else row["error_type"]
             out[case_id] = (bool(row["passed"]), error)
@@ -73,10 +74,20 @@ def test_single_rank_without_mpirun(single_rank_run):
     assert summary["ranks"] == 1 and summary["launcher"] == "none"
     assert summary["totals"]["operators"] == len(MIXED)
     v = verdicts(run_dir)
-    assert v["relu_ok/#0"] == (True, "")
-    assert v["crash_second_case/#1"] == (False, "Crash")
-    assert v["crash_second_case/#2"] == (True, "")
-    assert v["scale_accuracy/#0"] == (False, "AccuracyError")
+    assert v["relu_ok/#1"] == (True, "")
+    assert v["crash_second_case/#2"] == (False, "Crash")
+    assert v["crash_second_case/#3"] == (True, "")
+    assert v["scale_accuracy/#1"] == (False, "AccuracyError")
+    # report.md: the eco message's "|golden|" is escaped and the row keeps the header's columns
+    # (GFM splits a row at each pipe no backslash escapes).
+    md = (run_dir / "report.md").read_text()
+    header = md.index("| case | error | A/B | message |")
+    (row,) = [line for line in md[header:].splitlines() if line.startswith("| scale_accuracy/#1 |")]
+    assert "\\|golden\\|" in row, row
+    assert len(re.split(r"(?<!\\)\|", row)) == len(re.split(r"(?<!\\)\|", md[header:].splitlines()[0])), row
+    # One numbering: case #2 of the store is case_idx 2 of verify_result.json.
+    crash = json.loads((run_dir / "ops" / "crash_second_case" / "verify_result.json").read_text())
+    assert [f["case_idx"] for f in crash["failures"]] == [2]
     seed = json.loads((run_dir / "ops" / "nan_bad" / "verify_result.json").read_text())
     assert list(seed)[:6] == ["op_name", "total_cases", "passed_cases", "failed_cases", "failures", "environment"]
     assert seed["failures"][0]["error_type"] == "NaNMismatch"
@@ -198,8 +209,17 @@ def test_benchmark_phase_covers_the_operators_that_passed(single_rank_run):
     assert set(p["by_dtype"]) >= {"float32", "bfloat16"}  # relu_ok's last shape is bfloat16
     assert summary["time_split"]["bench_s"] > 0
     with h5py.File(run_dir / "results.h5", "r") as f:
-        ids = [c.decode() if isinstance(c, bytes) else c for c in f["cases"]["case_id"][:]]
-    assert "relu_ok/#3@bench" in ids and any("/@bench-item/" in i for i in ids)
+        table = f["cases"][:]
+        attrs = dict(f.attrs)
+    ids = [c.decode() for c in table["case_id"]]
+    kinds = dict(zip(ids, (k.decode() for k in table["kind"])))
+    assert kinds["relu_ok/#4@bench"] == "bench_shape" and kinds["relu_ok/#4"] == "case"
+    assert {kinds[i] for i in ids if "/@bench-item/" in i} == {"bench_item"}
+    assert {kinds[i] for i in ids if "/@operator/" in i} == {"operator"}
+    # The root counts cases only: the facts and benchmark rows are records, not cases.
+    cases = table[table["kind"] == b"case"]
+    assert attrs["cases"] == len(cases) == summary["totals"]["cases"] < attrs["records"] == len(table)
+    assert (attrs["passed"], attrs["failed"]) == (cases["passed"].sum(), len(cases) - cases["passed"].sum())
 
 
 def test_no_bench_skips_the_performance_phase(batch_bin, tmp_path):
@@ -247,9 +267,9 @@ def test_ab_classifies_each_accuracy_failure(batch_bin, tmp_path):
     # junit.xml shows each A/B attempt of a failed case.
     import xml.etree.ElementTree as ET
     cases = {c.get("name"): c for c in ET.parse(run_dir / "junit.xml").getroot().iter("testcase")}
-    failure = cases["ab_cache_suspect/#0"].find("failure")
+    failure = cases["ab_cache_suspect/#1"].find("failure")
     assert "[A/B: compiler_suspect]" in failure.get("message")
-    out = cases["ab_cache_suspect/#0"].find("system-out").text
+    out = cases["ab_cache_suspect/#1"].find("system-out").text
     assert out.count("attempt ") == 3 and "fresh" in out and "same_cache" in out
 
 
@@ -259,7 +279,7 @@ def test_an_operator_that_replaces_torch_functions_gets_no_successor_in_its_proc
     manifest = write_manifest(tmp_path / "taint.json", ["taint_torch", "golden_fallback"])
     proc = run_batch(batch_bin, manifest, tmp_path / "run", "--no-ab", "-v")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert verdicts(tmp_path / "run")["golden_fallback/#0"] == (True, "")
+    assert verdicts(tmp_path / "run")["golden_fallback/#1"] == (True, "")
     log = (tmp_path / "run" / "logs" / "rank-0000.log").read_text()
     assert "tainted" in log
 
@@ -384,8 +404,8 @@ def test_manifest_repeat_runs_each_case_again(batch_bin, tmp_path):
     proc = run_batch(batch_bin, manifest, tmp_path / "run", "--no-bench", "--no-ab")
     assert proc.returncode == 1, proc.stderr[-3000:]
     v = verdicts(tmp_path / "run")
-    assert v["jitter_ok/#0"] == (False, "Nondeterministic")
-    assert all(v[f"relu_ok/#{i}"] == (True, "") for i in range(4))
+    assert v["jitter_ok/#1"] == (False, "Nondeterministic")
+    assert all(v[f"relu_ok/#{i}"] == (True, "") for i in range(1, 5))
 
 
 def test_a_long_multibyte_error_message_keeps_every_report(batch_bin, tmp_path):

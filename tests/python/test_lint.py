@@ -1,6 +1,5 @@
 """The static lint (`opverify lint`): small inline implementations, one per trick, through
 opverify_runtime.lint; then the real jobs/ fixtures through the real `opverify lint` program."""
-import ast
 import glob
 import json
 import os
@@ -10,6 +9,7 @@ import textwrap
 import pytest
 
 from opverify_runtime import lint
+from task_file import task_constants
 
 JOBS = os.path.join(os.path.dirname(__file__), "..", "..", "jobs")
 
@@ -939,19 +939,6 @@ def test_lint_never_runs_the_file(tmp_path):
 def lint_cli(opverify_bin, *args):
     proc = subprocess.run([opverify_bin, "lint", *map(str, args)], capture_output=True, text=True, timeout=120)
     return proc
-
-
-def task_constants(task_file):
-    """Module-level constants of a task file, read without importing it."""
-    tree = ast.parse(open(task_file).read())
-    out = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            try:
-                out[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
-                pass
-    return out
 
 
 def impls(folder):

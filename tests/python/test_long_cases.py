@@ -13,6 +13,8 @@ import xml.etree.ElementTree as ET
 
 import h5py
 
+from conftest import processes_marked
+
 from test_batch import CPU_OPS, MPI_ENV, batch_bin, run_batch, write_manifest  # noqa: F401 (fixture)
 
 STOP_WITHIN_S = 30
@@ -28,18 +30,7 @@ def journaled(run_dir):
 
 def executors_of(run_dir):
     """Pids of opverify-executor processes started for this run (their cache lies in it)."""
-    found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if b"opverify-executor" not in f.read().split(b"\0")[0]:
-                    continue
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if str(run_dir).encode() in f.read():
-                    found.append(int(entry))
-        except OSError:
-            continue
-    return found
+    return [pid for pid, command in processes_marked(str(run_dir)) if "opverify-executor" in command.split(" ")[0]]
 
 
 def wait_for(predicate, timeout_s, what):
@@ -86,7 +77,8 @@ def sleeper_folders(tmp_path, count):
 def assert_complete_partial_reports(run_dir, signame, finished):
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["stopped_by_signal"] == signame
-    stored = [c for c in journaled(run_dir) if "/@" not in c]  # cases, not operator or benchmark facts
+    # Cases, not operator facts (op/@operator/N) or benchmarks (op/#N@bench, op/@bench-item/N).
+    stored = [c for c in journaled(run_dir) if "/@" not in c and not c.endswith("@bench")]
     assert summary["totals"]["cases"] == len(stored), (summary["totals"], stored)
     assert summary["totals"]["failed"] == 0, summary["failures"]  # nothing abandoned is a failure
     for op in finished:

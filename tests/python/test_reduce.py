@@ -80,7 +80,7 @@ def test_junit_validates_and_escapes(two_runs):
     assert int(root.get("tests")) == 12 and int(root.get("failures")) == 8  # flip's 4, loud's 4
     suites = {s.get("name"): s for s in root.findall("testsuite")}
     assert set(suites) == {"steady", "flip", "loud"}
-    assert [c.get("name") for c in suites["steady"].findall("testcase")] == [f"steady/#{i}" for i in range(4)]
+    assert [c.get("name") for c in suites["steady"].findall("testcase")] == [f"steady/#{i}" for i in range(1, 5)]
     failure = suites["loud"].find("testcase").find("failure")
     assert failure.get("type") == "RuntimeError"
     # The operator's text arrives as text: parsed back, it is what was raised (the control character replaced).
@@ -160,6 +160,12 @@ def test_baseline_diff_finds_the_planted_regressions(two_runs):
     assert [c["op"] for c in diff["slower"]] == ["steady"]
     assert diff["slower"][0]["latency_ratio"] > 10  # 3 ms of sleep on a microsecond forward
     assert "REGRESSED" in proc.stdout and "newly failing: flip" in proc.stdout
+    # The same in report.md and on report.html's first screen, each name linked to its row.
+    md = (after / "report.md").read_text()
+    assert f"## Against the baseline\n\n`{before}`: **REGRESSED**\n\n- newly failing (1): `flip`\n- slower (1): `steady` +" in md
+    html = (after / "report.html").read_text()
+    assert 'id="regressed">REGRESSED</span>' in html and 'newly failing (1): <a href="#op-flip">flip</a>' in html
+    assert 'slower (1): <a href="#op-steady">steady</a> +' in html and '<tbody id="op-steady"' in html
 
 
 def test_the_other_way_round_is_fixed_and_faster(two_runs):
@@ -253,16 +259,18 @@ def png_size(path):
 def test_html_report_renders_in_a_browser(two_runs, tmp_path):
     html = two_runs[1] / "report.html"
     text = html.read_text()
-    assert "http://" not in text and "https://" not in text and "<script" not in text  # self-contained, no script
+    assert "http://" not in text and "https://" not in text  # self-contained
+    # One script, the page's own filter, and the policy that lets no other run.
+    assert text.count("<script") == 1 and "script-src 'sha256-" in text and "default-src 'none'" in text
     dom, shot = render(html, tmp_path)
-    assert '<table class="grid" id="grid">' in dom
+    assert '<table class="grid">' in dom and 'id="filter"' in dom
     for op in ("steady", "flip", "loud"):
         assert f"<tr><th>{op}</th>" in dom
     assert dom.count('class="bar"') >= 1 and 'id="speedup-chart"' in dom
     assert dom.count('class="fail"') >= 2  # flip and loud
     # The operator's words are text on the page, not markup.
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; 'quoted'" in dom
-    assert "<script" not in dom
+    assert dom.count("<script") == 1 and "<script>alert" not in dom
     assert png_size(shot) == (1200, 1600) and shot.stat().st_size > 20_000  # a page was drawn, not a blank
 
 
@@ -284,7 +292,7 @@ def test_markup_in_a_stored_operator_name_is_shown_as_text(two_runs, tmp_path):
     assert proc.returncode == 3 and "results missing: loud: no results stored" in proc.stderr, proc.stderr
     dom, _ = render(run / "report.html", tmp_path)
     assert "<tr><th>&lt;script&gt;alert(1)&lt;/script&gt;</th>" in dom
-    assert "<script" not in dom
+    assert dom.count("<script") == 1 and "<script>alert" not in dom
     check = subprocess.run(["xmllint", "--noout", "--schema", os.path.join(ROOT, "schemas", "junit.xsd"),
                             str(run / "junit.xml")], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
@@ -293,3 +301,25 @@ def test_markup_in_a_stored_operator_name_is_shown_as_text(two_runs, tmp_path):
     # Its files stay under ops/, in a folder named for it but never by it.
     assert not (run / "ops" / "<script>alert(1)<").exists()
     assert len(list((run / "ops").glob("script_alert_1_script-*/verify_result.json"))) == 1
+
+
+def test_history_draws_a_trend_per_operator_in_report_html(two_runs, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(two_runs[0], run)
+    device = json.loads((run / "ops" / "steady" / "verify_result.json").read_text())["environment"]["device"]["name"]
+    history = tmp_path / "history.jsonl"
+    lines = [{"date": "2026-11-29", "commit": "<old>", "op": "steady", "device": device, "geomean_latency_ms": 9.0,
+              "run": "/nightly/1"},
+             {"date": "2026-11-30", "commit": "c2", "op": "steady", "device": "another device",
+              "geomean_latency_ms": 1.0, "run": "/nightly/2"}]  # another device's night is not in the trend
+    history.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    proc = reduce(run, "--history", history)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    html = (run / "report.html").read_text()
+    row = html[html.index('<tbody id="op-steady"'):]
+    row = row[:row.index("</tbody>")]
+    assert '<svg class="spark"' in row and "<title>2 nights, 2026-11-29 to " in row
+    assert " to 9 ms, last " in row  # tonight's microseconds against the planted 9 ms
+    assert "(&lt;old&gt;)" not in row  # the last night's commit is tonight's
+    flip = html[html.index('<tbody id="op-flip"'):html.index('<tbody id="op-loud"')]
+    assert '<svg class="spark"' not in flip  # one night (tonight's) is no trend yet

@@ -69,8 +69,8 @@ def runs(tmp_path_factory):
 def test_a_reference_that_rounds_every_step_is_the_suspect(runs):
     summary = json.loads((runs["with_defect"] / "summary.json").read_text())
     classes = {f["case_id"]: (f["error_type"], f.get("ab")) for f in summary["failures"]}
-    assert classes == {"bf16_prod/#0": ("AccuracyError", "reference_suspect"),
-                       "isclose_f16/#0": ("AccuracyError", "reference_suspect"),
+    assert classes == {"bf16_prod/#1": ("AccuracyError", "reference_suspect"),
+                       "isclose_f16/#1": ("AccuracyError", "reference_suspect"),
                        'tail_bug/{"n":1023}': ("AccuracyError", "real_defect")}
     assert summary["ab"] == {"reference_suspect": 2, "real_defect": 1}
     assert summary["totals"]["failed"] == 3
@@ -79,8 +79,8 @@ def test_a_reference_that_rounds_every_step_is_the_suspect(runs):
     assert rows["tail_bug"]["reference_suspect"] == 0
     # Their own list, with both judgements.
     suspects = {s["case_id"]: s for s in summary["reference_suspect"]}
-    assert sorted(suspects) == ["bf16_prod/#0", "isclose_f16/#0"]
-    prod = suspects["bf16_prod/#0"]
+    assert sorted(suspects) == ["bf16_prod/#1", "isclose_f16/#1"]
+    prod = suspects["bf16_prod/#1"]
     assert "passes against a float64 golden" in prod["reason"]
     assert prod["fp64"]["passed"] is True and prod["fp64"]["rerun_bitwise_equal"] is True
     assert prod["fp64"]["outputs"][0]["dtype"] == "bfloat16"
@@ -105,12 +105,12 @@ def test_verify_result_says_why_with_both_judgements(runs):
 def test_the_reports_list_the_suspects_in_their_own_section(runs):
     md = (runs["with_defect"] / "report.md").read_text()
     section = md.split("## Reference suspects", 1)[1].split("\n## ", 1)[0]
-    assert "bf16_prod/#0" in section and "isclose_f16/#0" in section and "tail_bug" not in section.split("```")[0]
+    assert "bf16_prod/#1" in section and "isclose_f16/#1" in section and "tail_bug" not in section.split("```")[0]
     assert "| passed |" in section  # the float64 judgement
     html = (runs["with_defect"] / "report.html").read_text()
-    assert 'id="reference-suspects"' in html and "bf16_prod/#0" in html.split('id="reference-suspects"')[1]
+    assert 'id="reference-suspects"' in html and "bf16_prod/#1" in html.split('id="reference-suspects"')[1]
     cases = {c.get("name"): c for c in ET.parse(runs["with_defect"] / "junit.xml").getroot().iter("testcase")}
-    prod = cases["bf16_prod/#0"]
+    prod = cases["bf16_prod/#1"]
     assert "[A/B: reference_suspect]" in prod.find("failure").get("message")
     assert "reference trust: the implementation's failing output passes" in prod.find("system-out").text
 
@@ -172,7 +172,7 @@ def test_on_cuda_torchs_own_device_run_of_the_reference_is_judged_too(tmp_path):
     assert proc.returncode == 1, proc.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
     suspects = {s["case_id"]: s for s in summary["reference_suspect"]}
-    assert sorted(suspects) == ["bf16_prod/#0", "isclose_f16/#0"], summary["failures"]
+    assert sorted(suspects) == ["bf16_prod/#1", "isclose_f16/#1"], summary["failures"]
     for suspect in suspects.values():
         device = suspect["device_reference"]
         # torch's own kernel ran on the GPU (the implementation file not imported) and was judged.

@@ -16,6 +16,8 @@ import uuid
 
 import pytest
 
+from conftest import processes_marked
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile")
 BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -45,20 +47,6 @@ def namespaces_work(mode):
         return os.access(helper, os.X_OK) and subprocess.run(command, capture_output=True, timeout=30).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
-
-
-def processes_marked(mark):
-    """Processes whose environment carries `mark` (every executor of one test inherits it)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                if mark.encode() in f.read():
-                    with open(f"/proc/{pid}/cmdline", "rb") as c:
-                        found.append((int(pid), c.read().replace(b"\0", b" ").decode(errors="replace")))
-        except OSError:
-            continue
-    return found
 
 
 @pytest.fixture

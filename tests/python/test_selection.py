@@ -81,16 +81,16 @@ def test_junit_errors_skipped_and_properties_validate_and_read_back(first_run):
             props = case.child(junitparser.Properties)
             properties[case.name] = {p.name: p.value for p in props} if props is not None else {}
     # Could not be judged: <error>, not <failure>.
-    assert results["crash_second_case/#1"][0][:2] == ("Error", "Crash")
-    assert results["crash_second_case/#0"] == [] and results["crash_second_case/#2"] == []
-    assert results["import_bad/#0"][0][:2] == ("Error", "ImportError")
+    assert results["crash_second_case/#2"][0][:2] == ("Error", "Crash")
+    assert results["crash_second_case/#1"] == [] and results["crash_second_case/#3"] == []
+    assert results["import_bad/#1"][0][:2] == ("Error", "ImportError")
     # Left out by the selection: <skipped>, saying which flag.
     assert results["nan_bad"][0][0] == "Skipped" and "--exclude 'nan_bad'" in results["nan_bad"][0][2]
     bf16 = [n for n in results if n.startswith("add_sweep/") and "bfloat16" in n]
     assert len(bf16) == 2 and all(results[n][0][0] == "Skipped" and "add_sweep/*bfloat16*" in results[n][0][2]
                                   for n in bf16)
     # relu_ok passed and was benchmarked: each case carries its shape's numbers.
-    for i in range(4):
+    for i in range(1, 5):
         props = properties[f"relu_ok/#{i}"]
         assert float(props["latency_ms"]) > 0 and float(props["speedup"]) > 0 and float(props["framework_latency_ms"]) > 0
     # The float32 half of the sweep passed alone, so it was benchmarked too.
@@ -114,7 +114,7 @@ def test_list_prints_the_ids_the_run_then_uses(manifest, tmp_path):
     flags = ["--filter", "relu_ok", "--filter", "add_sweep", "--dtype", "float32"]
     ids = listed(manifest, *flags)
     # relu_ok's dtypes are its inputs' (the task's own cases: #3 is bfloat16); add_sweep's its parameter.
-    assert ids == ["relu_ok/#0", "relu_ok/#1", "relu_ok/#2", 'add_sweep/{"dtype":"float32","n":8}',
+    assert ids == ["relu_ok/#1", "relu_ok/#2", "relu_ok/#3", 'add_sweep/{"dtype":"float32","n":8}',
                    'add_sweep/{"dtype":"float32","n":16}']
     proc = batch(manifest, "--run-dir", tmp_path / "run", *flags)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -122,15 +122,15 @@ def test_list_prints_the_ids_the_run_then_uses(manifest, tmp_path):
     root = ET.parse(tmp_path / "run" / "junit.xml").getroot()
     skipped = {c.get("name"): c.find("skipped").get("message") for c in root.iter("testcase")
                if c.find("skipped") is not None}
-    assert "dtype bfloat16 not in --dtype" in skipped["relu_ok/#3"]
+    assert "dtype bfloat16 not in --dtype" in skipped["relu_ok/#4"]
     assert "no match of --filter" in skipped["nan_bad"]
 
 
 def test_tag_exclude_and_case_globs(manifest):
-    assert listed(manifest, "--tag", "bad", "--exclude", "import_bad", "--exclude", "*/#1") == \
-        ["crash_second_case/#0", "crash_second_case/#2", "nan_bad/#0"]
-    assert listed(manifest, "--filter", "relu_ok/#2", "--filter", "*n\":16*") == \
-        ["relu_ok/#2", 'add_sweep/{"dtype":"float32","n":16}', 'add_sweep/{"dtype":"bfloat16","n":16}']
+    assert listed(manifest, "--tag", "bad", "--exclude", "import_bad", "--exclude", "*/#2") == \
+        ["crash_second_case/#1", "crash_second_case/#3", "nan_bad/#1"]
+    assert listed(manifest, "--filter", "relu_ok/#3", "--filter", "*n\":16*") == \
+        ["relu_ok/#3", 'add_sweep/{"dtype":"float32","n":16}', 'add_sweep/{"dtype":"bfloat16","n":16}']
     # A selection that matches no operator is an error, not an empty run that passes.
     empty = batch(manifest, "--list", "--tag", "nothing")
     assert empty.returncode == 2 and "matches none" in empty.stderr
@@ -139,7 +139,7 @@ def test_tag_exclude_and_case_globs(manifest):
 def test_rerun_failed_runs_exactly_the_failed_cases(manifest, first_run, tmp_path):
     failed = sorted(c.get("name") for c in ET.parse(first_run / "junit.xml").getroot().iter("testcase")
                     if c.find("error") is not None or c.find("failure") is not None)
-    assert failed == ["crash_second_case/#1", "import_bad/#0"]
+    assert failed == ["crash_second_case/#2", "import_bad/#1"]
     assert sorted(listed(manifest, "--rerun-failed", first_run)) == failed
     proc = batch(manifest, "--run-dir", tmp_path / "again", "--rerun-failed", first_run)
     assert proc.returncode == 1, proc.stderr[-3000:]  # they fail again
@@ -192,11 +192,11 @@ def test_references_fail_with_performance_error_naming_operator_and_shape(first_
     check = json.loads((run / "reference_check.json").read_text())
     assert check["violations"] == 0 and check["unmeasured"] == 1  # nan_bad was not run
     bad = dict(ok)
-    bad[device] = dict(ok[device], **{"relu_ok/#1": {"latency_ms": shape_ms[2] / 10, "upper": 0.5}})
+    bad[device] = dict(ok[device], **{"relu_ok/#2": {"latency_ms": shape_ms[2] / 10, "upper": 0.5}})
     references.write_text(json.dumps(bad))
     proc = reduce(run, "--references", references)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert f"PerformanceError: relu_ok shape relu_ok/#1 on {device}" in proc.stdout
+    assert f"PerformanceError: relu_ok shape relu_ok/#2 on {device}" in proc.stdout
     check = json.loads((run / "reference_check.json").read_text())
     assert check["violations"] == 1
     assert [r["error_type"] for r in check["results"] if not r["passed"]] == ["PerformanceError"]
@@ -233,14 +233,14 @@ def test_load_run_returns_cases_verdicts_metrics_and_performance(first_run):
     assert opverify.__version__ and opverify.__version__ in version
     run = opverify.load_run(str(first_run))
     assert run["totals"] == {"operators": 4, "cases": 10, "passed": 8, "failed": 2}
-    assert run["verdicts"]["crash_second_case/#1"] == "Crash" and run["verdicts"]["relu_ok/#0"] == "passed"
-    case = next(c for c in run["cases"] if c["case_id"] == "relu_ok/#3")
+    assert run["verdicts"]["crash_second_case/#2"] == "Crash" and run["verdicts"]["relu_ok/#1"] == "passed"
+    case = next(c for c in run["cases"] if c["case_id"] == "relu_ok/#4")
     assert case["index"] == 3 and case["number"] == 4 and case["input_desc"][0]["dtype"].endswith("bfloat16")
     assert case["verdicts"][0]["passed"] and "metrics" in case["verdicts"][0]
     metrics = run["metrics"]
     assert isinstance(metrics["passed"], np.ndarray) and metrics["passed"].dtype == bool
     assert len(metrics["case_id"]) == len(run["cases"]) == 10
-    assert list(metrics["case_id"][~metrics["passed"]]) == ["crash_second_case/#1", "import_bad/#0"]
+    assert list(metrics["case_id"][~metrics["passed"]]) == ["crash_second_case/#2", "import_bad/#1"]
     assert np.isnan(metrics["max_rel_diff"][~metrics["passed"]]).all()
     assert (metrics["max_rel_diff"][metrics["passed"]] >= 0).all()
     perf = run["operators"]["relu_ok"]["performance"]
@@ -249,3 +249,40 @@ def test_load_run_returns_cases_verdicts_metrics_and_performance(first_run):
     assert {s["case_id"] for s in run["skipped"]} >= {"nan_bad"}
     with pytest.raises(ValueError, match="not a run folder"):
         opverify.load_run(str(first_run / "ops"))
+
+
+def _renumber_from_zero(case_id):
+    """A task's own case id as format_version 1 wrote it: op/#N numbered from 0."""
+    head, sep, tail = case_id.rpartition("/#")
+    number, at, rest = tail.partition("@")
+    return f"{head}/#{int(number) - 1}{at}{rest}" if sep and number.isdigit() else case_id
+
+
+def test_a_format_1_run_folder_is_read_with_todays_ids(manifest, first_run, tmp_path):
+    # first_run as an opverify of format_version 1 left it: ids from #0 in shards and journals.
+    h5py = pytest.importorskip("h5py")
+    import numpy as np
+    old = tmp_path / "old"
+    shutil.copytree(first_run, old)
+    for shard in (old / "shards").glob("*.h5"):
+        with h5py.File(shard, "r+") as f:
+            f.attrs["format_version"] = np.int64(1)
+            for name in f["cases"]:
+                attrs = f["cases"][name].attrs
+                attrs["case_id"] = _renumber_from_zero(attrs["case_id"])
+                extra = json.loads(attrs["extra"])
+                if "case_id" in extra:
+                    extra["case_id"] = _renumber_from_zero(extra["case_id"])
+                    attrs["extra"] = json.dumps(extra)
+    for journal in (old / "shards").glob("*.journal"):
+        lines = [json.loads(line) for line in journal.read_text().splitlines()]
+        journal.write_text("".join(json.dumps(dict(e, case_id=_renumber_from_zero(e["case_id"]))) + "\n"
+                                   for e in lines))
+    assert "crash_second_case/#1" in (old / "shards" / "rank-0000.journal").read_text()
+    # Reported, re-run and listed with the ids of today's numbering.
+    proc = reduce(old)
+    assert proc.returncode == 0 and "8 passed, 2 failed" in proc.stdout, proc.stdout + proc.stderr
+    assert stored_ids(old) == stored_ids(first_run)
+    assert sorted(listed(manifest, "--rerun-failed", old)) == ["crash_second_case/#2", "import_bad/#1"]
+    with h5py.File(old / "results.h5", "r") as f:
+        assert f.attrs["format_version"] == 2 and f.attrs["cases"] == 10

@@ -16,7 +16,7 @@ CHILD = os.path.join(BUILD, "tests", "shard_writer_child")
 
 CASE_ATTRIBUTES = {"case_id", "op_name", "params", "input_desc", "verdict", "route", "error_type", "error_msg",
                    "outputs", "timings", "device", "ab", "extra", "case_index", "rank"}
-TABLE_COLUMNS = ["case_id", "op_name", "case_index", "passed", "route", "error_type", "max_abs_diff",
+TABLE_COLUMNS = ["case_id", "op_name", "case_index", "kind", "passed", "route", "error_type", "max_abs_diff",
                  "max_rel_diff", "rank", "shard", "n", "group", "device", "tensors", "ab_classification", "wall_ms",
                  "compile_ms", "construct_ms", "golden_ms", "impl_ms", "judge_ms"]
 
@@ -44,7 +44,7 @@ def bf16_to_float(raw):
 def test_shard_root_says_what_it_is(run_dir):
     with h5py.File(run_dir / "shards" / "rank-0001.h5", "r") as f:
         assert f.attrs["format"] == "opverify-shard"
-        assert f.attrs["format_version"] == 1
+        assert f.attrs["format_version"] == 2
         assert f.attrs["rank"] == 1
         assert f.attrs["shard"] == 0
         assert f.attrs["policy"] == "all"
@@ -101,6 +101,7 @@ def test_shard_table_is_a_numpy_structured_array(run_dir):
         assert [c.decode() for c in table["case_id"]] == [f"op{i % 3}/case-{i:04d}" for i in range(8)]
         np.testing.assert_array_equal(table["passed"], [1, 1, 1, 0, 1, 1, 1, 0])
         np.testing.assert_array_equal(table["case_index"], np.arange(8))
+        assert {k.decode() for k in table["kind"]} == {"case"}
         np.testing.assert_array_equal(table["impl_ms"], 0.25 * np.arange(8))
         assert np.isnan(table["construct_ms"]).all() and np.isnan(table["max_rel_diff"]).all()
         assert table["max_abs_diff"][3] == 0.125
@@ -115,6 +116,7 @@ def test_results_links_every_shard_and_tables_every_case(run_dir):
     with h5py.File(run_dir / "results.h5", "r") as f:
         assert f.attrs["format"] == "opverify-results"
         assert (f.attrs["cases"], f.attrs["passed"], f.attrs["failed"]) == (12, 9, 3)
+        assert f.attrs["records"] == 12 and f.attrs["format_version"] == 2
         assert json.loads(f.attrs["problems"]) == []
         assert sorted(f["shards"]) == ["rank-0000", "rank-0001"]
         assert isinstance(f["shards"].get("rank-0001", getlink=True), h5py.ExternalLink)

@@ -13,6 +13,7 @@ import datetime
 import glob
 import json
 import os
+import pathlib
 import re
 import shutil
 import signal
@@ -24,6 +25,8 @@ import time
 import pytest
 
 from test_batch import MPI_ENV, verdicts
+from test_long_cases import (STOP_WITHIN_S, assert_complete_partial_reports, executors_of, journaled,
+                             long_manifest, sleeper_folders, sleeping, wait_for)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -443,3 +446,53 @@ def test_usr1_before_the_time_limit_writes_partial_reports(cluster, prefix, tmp_
     assert s["stopped_by_signal"] == "SIGUSR1" and s["unassigned_items"] > 0, logs
     assert 0 < s["totals"]["cases"] < 20
     assert one_task(cluster, sweep)["ExitCode"] == "1:0"  # not every case ran: not a pass
+
+
+@pytest.mark.parametrize("how", ["usr1-to-the-script", "term-to-the-tasks", "term-to-every-process"])
+def test_a_stop_under_srun_with_both_tasks_inside_ten_minute_cases(cluster, prefix, tmp_path, how):
+    # Both tasks are inside cases that sleep for ten minutes when the sweep is
+    # told to stop:
+    # - usr1-to-the-script: the time-limit warning (--signal=B:USR1@300), which
+    #   the script passes on to srun and srun to the tasks;
+    # - term-to-the-tasks: `scancel --signal=TERM`, TERM to the step's tasks;
+    # - term-to-every-process: `scancel --full --signal=TERM`, as at the time
+    #   limit: srun gets TERM too, and srun answers TERM by SIGKILLing its
+    #   tasks, so the dependent reduce step writes the reports.
+    # Either way, complete reports of what is stored within STOP_WITHIN_S,
+    # and no executor left behind.
+    manifest = long_manifest(tmp_path / "long.json", sleeper_folders(tmp_path, 2))
+    env = dict(nightly_env(cluster, prefix, tmp_path, LAUNCHER="srun"), MANIFEST=str(manifest))
+    sweep, reduce, run_dir = submit_nightly(cluster, env)
+    run = pathlib.Path(run_dir)
+    wait_for(lambda: all(sleeping(run, r) for r in range(2)), 240, "both tasks inside a sleeping case")
+    before = sorted(c for c in journaled(run) if "/@" not in c and not c.endswith("@bench"))
+    flags = {"usr1-to-the-script": ["--batch", "--signal=USR1"], "term-to-the-tasks": ["--signal=TERM"],
+             "term-to-every-process": ["--full", "--signal=TERM"]}[how]
+    cluster.command("scancel", *flags, sweep)
+    started = time.monotonic()
+
+    def reported():
+        try:
+            s = json.loads((run / "summary.json").read_text())
+        except (OSError, ValueError):
+            return False
+        return "stopped_by_signal" in s or s.get("reduced_by") == "opverify-reduce"
+
+    wait_for(reported, STOP_WITHIN_S, "summary.json of the stopped sweep")
+    took = time.monotonic() - started
+    cluster.wait_for([sweep, reduce], outputs(run_dir))
+    logs = "".join(tail(p, 200) for p in outputs(run_dir))
+    assert took < STOP_WITHIN_S, f"{took:.1f} s\n{logs}"
+    if how == "term-to-every-process":
+        assert "srun: forcing job termination" in logs, logs
+        s = summary(run_dir)
+        stored = sorted(c for c in journaled(run) if "/@" not in c and not c.endswith("@bench"))
+        assert stored == before and s["totals"]["cases"] == len(stored), (s["totals"], stored)
+        assert s["totals"]["failed"] == 0 and s["totals"]["lost"] > 0, s["totals"]  # no pass, no failure
+        assert "quant_ok: no results stored (the run's plan has it)" in s["incomplete"], s["incomplete"]
+        assert (run / "report.html").exists() and "quant_ok" in (run / "report.md").read_text()
+    else:
+        signame = "SIGUSR1" if how == "usr1-to-the-script" else "SIGTERM"
+        assert_complete_partial_reports(run, signame, ["relu_ok", "transpose_ok"])
+    assert not executors_of(run), "an executor outlived the sweep"
+    assert one_task(cluster, sweep)["ExitCode"] != "0:0", logs  # not every case ran: not a pass

@@ -13,6 +13,9 @@ PROGRAMS = {
     "opverify": os.path.join(BUILD, "runner", "opverify"),
     "opverify-batch": os.path.join(BUILD, "runner", "opverify-batch"),
     "opverify-reduce": os.path.join(BUILD, "reduce", "opverify-reduce"),
+    # The two programs opverify starts itself answer --version too.
+    "opverify-executor": os.path.join(BUILD, "runner", "opverify-executor"),
+    "opverify-sandbox": os.path.join(BUILD, "runner", "opverify-sandbox"),
 }
 
 

@@ -5,14 +5,18 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <memory>
 #include <sstream>
 #include <string>
 
+#include "reduce/html_page.h"
 #include "reduce/html_reporter.h"
 #include "reduce/junit_reporter.h"
 #include "reduce/markdown_reporter.h"
 #include "reduce/perf_result_reporter.h"
 #include "reduce/precision_reporter.h"
+#include "reduce/report_extras.h"
 #include "reduce/summary_json_reporter.h"
 #include "reduce/verify_result_reporter.h"
 #include "tests/support/scratch_dir_test.h"
@@ -38,7 +42,8 @@ CaseRecord Case(const std::string& op, int index, bool passed) {
         {"standard", "seed"},
         {"passed", passed},
         {"metrics",
-         {{"mere_mare",
+         {{"eco", {{"matched_ratio", passed ? 1.0 : 0.98}, {"over_count", 0}, {"passed", passed}}},
+          {"mere_mare",
            {{"MERE", 1e-4}, {"MARE", 2e-3}, {"threshold", 9.77e-4}, {"passed", passed}}}}}}});
   if (!passed) {
     c.error_type = "AccuracyError";
@@ -172,12 +177,15 @@ TEST_F(ReporterTest, JUnitHasASuitePerOperatorAndTheFailureWithItsAbClass) {
   EXPECT_THAT(xml,
               HasSubstr("A/B: real_defect\n  attempt {&quot;label&quot;:&quot;fresh_cache&quot;}"));
   // A benchmarked case carries its shape's numbers; its operator the means and the speedup.
-  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"relu\" name=\"relu/0\" time=\"0.250000\">\n"
-                             "      <properties>\n        <property name=\"speedup\" value=\"2\"/>"));
+  EXPECT_THAT(xml,
+              HasSubstr("<testcase classname=\"relu\" name=\"relu/0\" time=\"0.250000\">\n"
+                        "      <properties>\n        <property name=\"speedup\" value=\"2\"/>"));
   EXPECT_THAT(xml, HasSubstr("<property name=\"latency_ms\" value=\"1\"/>\n"
                              "      <property name=\"framework_latency_ms\" value=\"2\"/>"));
-  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"&lt;b&gt;bad&lt;/b&gt;\" name=\"&lt;b&gt;bad&lt;/b&gt;/0\" "
-                             "time=\"0.250000\"/>"));
+  EXPECT_THAT(
+      xml,
+      HasSubstr("<testcase classname=\"&lt;b&gt;bad&lt;/b&gt;\" name=\"&lt;b&gt;bad&lt;/b&gt;/0\" "
+                "time=\"0.250000\"/>"));
 }
 
 TEST_F(ReporterTest, MarkdownListsOperatorsAndEachFailingOperatorsReproOnce) {
@@ -190,9 +198,8 @@ TEST_F(ReporterTest, MarkdownListsOperatorsAndEachFailingOperatorsReproOnce) {
   // Markup in a name is text, never HTML for the renderer.
   EXPECT_THAT(md, HasSubstr("| &lt;b&gt;bad&lt;/b&gt; | 2 | 1 | 1 | AccuracyError 1  | - |\n"));
   EXPECT_THAT(md, HasSubstr("- geometric mean speedup: 2.000x\n- fast_1.0: 0.50\n"));
-  EXPECT_THAT(
-      md, HasSubstr(
-              "| real_defect | max diff &lt;0.5&gt;   too large |"));  // a pipe would end the cell
+  // Escaped: a bare pipe would end the cell.
+  EXPECT_THAT(md, HasSubstr("| real_defect | max diff &lt;0.5&gt; \\| too large |"));
   const std::string repro =
       "```sh\nopverify-batch '/jobs/sample.json' --filter '<b>bad</b>'\n```\n";
   const auto first = md.find(repro);
@@ -215,17 +222,80 @@ TEST_F(ReporterTest, HtmlEscapesNamesAndShowsTheGridAndFailures) {
       html,
       HasSubstr(
           "<tr><th>&lt;b&gt;bad&lt;/b&gt;</th><td class=\"fail\" title=\"1 of 2 cases failed\">"
-          "&#10007; 1/2</td><td class=\"none\"></td><td>-</td></tr>"));
+          "&#10007; 1/2</td><td class=\"none\"></td><td>-</td><td>-</td><td></td>"));
+  // Its files, by a link that is a relative path whatever the name holds.
+  EXPECT_THAT(html, HasSubstr("<a href=\"ops/b_bad_b-"));
+  EXPECT_THAT(html, HasSubstr("/verify_result.json\">verify</a>"));
+  // The first screen: failures grouped by error type and A/B class, the first one linked.
+  EXPECT_THAT(
+      html, HasSubstr("<tr class=\"fg\"><td>AccuracyError</td><td>real_defect</td><td>1</td>"
+                      "<td>1</td><td><a class=\"fcase\" id=\"first-failure\" href=\"#op-b_bad_b-"));
+  EXPECT_THAT(html, HasSubstr("No baseline:"));
+  EXPECT_THAT(html, HasSubstr("<tr><th>manifest</th><td>/jobs/sample.json (sample)</td></tr>"));
   EXPECT_THAT(
       html,
       HasSubstr("<td class=\"pass\" title=\"0 of 1 cases failed\">&#10003; 1</td><td>2.00x</td>"));
   EXPECT_THAT(
       html, HasSubstr("over 1 operators: 2.00x; fast_1.0 0.50, fast_1.5 0.50, fast_2.0 0.00.</p>"));
-  EXPECT_THAT(html,
-              HasSubstr("<tr><td>&lt;b&gt;bad&lt;/b&gt;</td><td>0.5</td></tr>"));  // least precise
+  // Least precise: each operator by its own route's margin (eco: the mismatched share of the 1%).
+  EXPECT_THAT(html, HasSubstr("<tr data-route=\"eco\"><td>eco</td><td>&lt;b&gt;bad&lt;/b&gt;</td>"
+                              "<td>&lt;b&gt;bad&lt;/b&gt;/1</td><td class=\"bad\">2</td>"
+                              "<td>mismatched share 0.02 / 0.01</td></tr>\n<tr data-route=\"eco\">"
+                              "<td>eco</td><td>relu</td><td>relu/0</td><td>0</td>"));
   EXPECT_THAT(
       html, HasSubstr("<td>real_defect</td><td><pre>max diff &lt;0.5&gt; | too large</pre></td>"));
   EXPECT_THAT(html, Not(HasSubstr("id=\"no-failures\"")));
+}
+
+TEST_F(ReporterTest, HtmlAndMarkdownShowTheBaselineDiffAndTheTrend) {
+  ReportExtras extras;
+  BaselineDiff diff;
+  diff.newly_failing = {"<b>bad</b>"};
+  diff.slower = {{"relu", 1.25, 0.01, 3}};
+  diff.fixed = {"gone|fixed"};
+  extras.baseline = diff;
+  extras.baseline_dir = "/runs/<last night>";
+  extras.history["relu"] = {{"2026-11-30", "c1", 0.02}, {"2026-12-01", "c<2>", 0.01}};
+  for (Reporter* reporter :
+       std::initializer_list<Reporter*>{new HtmlReporter(), new MarkdownReporter()}) {
+    std::unique_ptr<Reporter> owned(reporter);
+    reporter->ReportContext({dir_, &extras});
+    ASSERT_TRUE(reporter->ReportRun(SampleRun()).ok());
+  }
+  const std::string html = Read("report.html");
+  EXPECT_THAT(html, HasSubstr("<code>/runs/&lt;last night&gt;</code>: <span class=\"bad\" "
+                              "id=\"regressed\">REGRESSED</span>"));
+  EXPECT_THAT(html, HasSubstr("newly failing (1): <a href=\"#op-b_bad_b-"));
+  EXPECT_THAT(html, HasSubstr("\">&lt;b&gt;bad&lt;/b&gt;</a></li>"));
+  EXPECT_THAT(html, HasSubstr("slower (1): <a href=\"#op-relu\">relu</a> +25.0%</li>"));
+  EXPECT_THAT(html, HasSubstr("fixed (1): <a href=\"#op-gone_fixed-"));
+  // The trend: two nights, the slower one higher; the commit escaped in its title.
+  EXPECT_THAT(html, HasSubstr("<svg class=\"spark\""));
+  EXPECT_THAT(html, HasSubstr("<polyline points=\"2.0,2.0 78.0,16.0\"/><circle cx=\"78.0\""));
+  EXPECT_THAT(html, HasSubstr("last 0.01 ms (c&lt;2&gt;)</title><polyline"));
+  const std::string md = Read("report.md");
+  EXPECT_THAT(md, HasSubstr("## Against the baseline\n\n`/runs/<last night>`: **REGRESSED**\n\n"
+                            "- newly failing (1): `<b>bad</b>`\n- slower (1): `relu` +25.0%\n"
+                            "- fixed (1): `gone|fixed`\n"));
+}
+
+TEST_F(ReporterTest, HtmlGroupsByTheManifestsFirstTagElseByFamily) {
+  ReportExtras extras;
+  extras.tags["relu"] = {"activation", "nightly"};
+  HtmlReporter tagged;
+  tagged.ReportContext({dir_, &extras});
+  ASSERT_TRUE(tagged.ReportRun(SampleRun()).ok());
+  std::string html = Read("report.html");
+  EXPECT_THAT(html, HasSubstr("2 groups by the manifest's first tag;"));
+  EXPECT_THAT(html, HasSubstr("<summary><b>activation</b>: 1 operators, 1 cases</summary>"));
+  EXPECT_THAT(html,
+              HasSubstr("<details class=\"group\" open><summary><b>(no tag)</b>: 1 operators, "
+                        "2 cases, <span class=\"bad\">1 failing</span></summary>"));
+  EXPECT_EQ(html::OperatorGroup("softmax_backward", {}), "softmax");
+  EXPECT_EQ(html::OperatorGroup("19_ReLU", {}), "ReLU");
+  EXPECT_EQ(html::OperatorGroup("4_abs", {}), "abs");
+  EXPECT_EQ(html::OperatorGroup("layer.norm", {}), "layer");
+  EXPECT_EQ(html::OperatorGroup("_x", {}), "_x");
 }
 
 TEST_F(ReporterTest, HtmlSaysNoneWithoutFailures) {

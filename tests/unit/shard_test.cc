@@ -126,7 +126,7 @@ TEST_F(ShardTest, CasesReadBackWithEveryField) {
   ASSERT_TRUE(file.ok());
   EXPECT_EQ(h5::ReadIntAttribute(file->id(), "rank").value(), std::optional<std::int64_t>(2));
   EXPECT_EQ(h5::ReadIntAttribute(file->id(), "format_version").value(),
-            std::optional<std::int64_t>(1));
+            std::optional<std::int64_t>(kFormatVersion));
   EXPECT_EQ(h5::ReadStringAttribute(file->id(), "policy").value(),
             std::optional<std::string>("all"));
   Result<h5::Handle> group = h5::OpenGroup(file->id(), "/cases/000003");
@@ -268,6 +268,72 @@ TEST_F(ShardTest, ResultsIndexLinksShardsAndTablesEveryCase) {
   for (const auto& entry : fs::directory_iterator(dir_)) {
     EXPECT_THAT(entry.path().filename().string(), ::testing::Not(HasSubstr(".tmp")));
   }
+}
+
+// Records that are not cases are rows too (their `kind` says so) and are
+// not counted as cases by results.h5's root attributes.
+TEST_F(ShardTest, ResultsIndexCountsCasesOnly) {
+  std::unique_ptr<ShardWriter> writer = Writer(0);
+  ASSERT_NE(writer, nullptr);
+  AppendSamples(writer.get(), 0, 0, 4);  // case 3 fails
+  CaseRecord facts;
+  facts.kind = RecordKind::kOperator;
+  facts.case_id = "op0/@operator/0";
+  facts.op_name = "op0";
+  facts.case_index = -1;
+  facts.passed = true;
+  CaseRecord shape = facts;
+  shape.kind = RecordKind::kBenchShape;
+  shape.case_id = "op0/case-0000@bench";
+  shape.passed = false;  // not measured: still no failed case
+  shape.extra = {{"case_id", "op0/case-0000"}};
+  ASSERT_TRUE(writer->Append(facts).ok());
+  ASSERT_TRUE(writer->Append(shape).ok());
+  ASSERT_TRUE(WriteResultsIndex(dir_).ok());
+
+  Result<h5::Handle> file = h5::OpenFile(dir_ + "/results.h5", h5::FileMode::kReadOnly);
+  ASSERT_TRUE(file.ok());
+  const auto attribute = [&](const char* name) {
+    return h5::ReadIntAttribute(file->id(), name).value().value_or(-1);
+  };
+  EXPECT_EQ(attribute("cases"), 4);
+  EXPECT_EQ(attribute("passed"), 3);
+  EXPECT_EQ(attribute("failed"), 1);
+  EXPECT_EQ(attribute("records"), 6);
+  EXPECT_EQ(attribute("format_version"), kFormatVersion);
+  EXPECT_EQ(TableRows(dir_ + "/results.h5", "/cases"), 6);
+}
+
+// Shards of format_version 1 numbered a task's own cases from 0; read back,
+// their ids are today's, numbered from 1, and a sweep's ids are untouched.
+TEST_F(ShardTest, Format1IdsAreRenumberedFromOne) {
+  std::unique_ptr<ShardWriter> writer = Writer(0);
+  ASSERT_NE(writer, nullptr);
+  SampleCase own = MakeSampleCase(0, 0);
+  own.record.case_id = "relu/#0";
+  own.record.op_name = "relu";
+  own.record.params = nullptr;
+  SampleCase swept = MakeSampleCase(1, 0);
+  CaseRecord shape;
+  shape.kind = RecordKind::kBenchShape;
+  shape.case_id = "relu/#0@bench";
+  shape.op_name = "relu";
+  shape.case_index = -1;
+  shape.extra = {{"case_id", "relu/#0"}};
+  for (const CaseRecord* record : {&own.record, &swept.record, &shape}) {
+    ASSERT_TRUE(writer->Append(*record).ok());
+  }
+  writer.reset();
+  EXPECT_THAT(Ids(Records()), ElementsAre("relu/#0", "op1/case-0001", "relu/#0@bench"));
+  {
+    Result<h5::Handle> file = h5::OpenFile(Shard("rank-0000.h5"), h5::FileMode::kReadWrite);
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    ASSERT_GE(H5Adelete(file->id(), "format_version"), 0);
+    ASSERT_TRUE(h5::WriteIntAttribute(file->id(), "format_version", 1).ok());
+  }
+  const std::vector<CaseRecord> records = Records();
+  EXPECT_THAT(Ids(records), ElementsAre("relu/#1", "op1/case-0001", "relu/#1@bench"));
+  EXPECT_EQ(records[2].extra.value("case_id", ""), "relu/#1");
 }
 
 TEST_F(ShardTest, AnEmptyRunFolderHasNoRecords) {
@@ -551,10 +617,12 @@ TEST_F(ShardTest, AFullDiskFailsAnAppendAndKeepsEarlierCases) {
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   std::set<std::string> appended;
   Status failure;
+  int failed = -1;
   for (int i = 0; i < 100 && failure.ok(); ++i) {
     const SampleCase sample = MakeSampleCase(i, 0, 16384);  // 128 KiB of float32 a case
     failure = writer.value()->Append(sample.record);
     if (failure.ok()) appended.insert(sample.record.case_id);
+    failed = i;
   }
   ASSERT_FALSE(failure.ok()) << "1 MiB never filled";
   EXPECT_THAT(failure.message(), HasSubstr(mount_point + "/shards/rank-0000"));
@@ -563,8 +631,9 @@ TEST_F(ShardTest, AFullDiskFailsAnAppendAndKeepsEarlierCases) {
   ASSERT_TRUE(records.ok()) << records.status().ToString();
   const std::vector<std::string> ids = Ids(records.value());
   EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()), appended);
-  // Still full: the next append fails too, and still nothing is lost.
-  EXPECT_FALSE(writer.value()->Append(MakeSampleCase(500, 0, 16384).record).ok());
+  // Still full: the same case again fails too (a failed case has the larger
+  // record: a smaller one may fit what is left), and still nothing is lost.
+  EXPECT_FALSE(writer.value()->Append(MakeSampleCase(failed, 0, 16384).record).ok());
   EXPECT_EQ(ReadRunRecords(mount_point).value().size(), appended.size());
 }
 

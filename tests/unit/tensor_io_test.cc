@@ -555,7 +555,7 @@ TEST(ReadInChildTest, ATensorFileThatCrashesLibhdf5IsAnError) {
   // Found by fuzz_h5: a damaged local heap makes H5HL_protect copy from NULL
   // (h5dump dies on it too).
   const std::string file =
-      std::string(OPVERIFY_SOURCE_DIR) + "/tests/fuzz/corpus/h5/local-heap-crash.h5";
+      std::string(OPVERIFY_SOURCE_DIR) + "/tests/fixtures/corrupt_h5/local-heap-crash.h5";
   const Result<LoadedTensor> read = ReadTensorFile(file + ":/t");
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(read.status().message(),
@@ -565,7 +565,7 @@ TEST(ReadInChildTest, ATensorFileThatCrashesLibhdf5IsAnError) {
 TEST(ReadInChildTest, ATensorFileThatHangsLibhdf5IsAnError) {
   // Found by fuzz_h5: a damaged global heap makes H5HG_read loop.
   const std::string file =
-      std::string(OPVERIFY_SOURCE_DIR) + "/tests/fuzz/corpus/h5/global-heap-loop.h5";
+      std::string(OPVERIFY_SOURCE_DIR) + "/tests/fixtures/corrupt_h5/global-heap-loop.h5";
   const Result<LoadedTensor> read = ReadTensorFile(file + ":/g/t", std::nullopt, std::chrono::seconds(2));
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(read.status().message(), HasSubstr("global-heap-loop.h5:/g/t: its reader made no progress"));

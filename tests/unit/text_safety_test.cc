@@ -67,7 +67,7 @@ std::string ReproFor(const std::string& name, const fs::path& folder) {
   facts.passed = true;
   facts.extra = {{"task_file", (folder / "op_torch.py").string()}, {"impl_name", "cpu_impl"}};
   CaseRecord failed;
-  failed.case_id = name + "/#0";
+  failed.case_id = name + "/#1";
   failed.op_name = name;
   failed.error_type = "AccuracyError";
   const RunModel run = BuildRunModel({facts, failed}, {}, json{{"backend", "cpu"}}, "/run");
@@ -114,7 +114,7 @@ TEST(ReproCommand, TheIssuesInjectionFolderIsOnlyAName) {
 
 TEST(ReproCommand, ASweptOperatorsBatchLineFiltersOnlyItselfAndStaysInTmp) {
   CaseRecord swept;
-  swept.case_id = "a*b/#0";
+  swept.case_id = "a*b/#1";
   swept.op_name = "a*b/../x";
   swept.params = {{"n", 1}};
   const RunModel run = BuildRunModel({swept}, {}, json{{"manifest", "/m/j s.json"}}, "/run");
@@ -175,9 +175,17 @@ TEST(OperatorFolder, AManifestNameIsItselfAndAnyOtherNameStaysUnderOps) {
 TEST(MarkdownCell, HtmlAndControlBytesNeverReachTheRenderer) {
   EXPECT_EQ(MarkdownCell("<script>alert(1)</script> <!-- x"),
             "&lt;script&gt;alert(1)&lt;/script&gt; &lt;!-- x");
-  EXPECT_EQ(MarkdownCell("a|b\nc\x1b[2Jd\x01"), "a b cd");
+  EXPECT_EQ(MarkdownCell("a|b\nc\x1b[2Jd\x01"), "a\\|b cd");
   EXPECT_EQ(MarkdownCell("&amp;"), "&amp;amp;");
   EXPECT_EQ(MarkdownCell("<<<<", 2), "&lt;&lt;...");  // cut first, then escaped
+}
+
+// GFM splits a row at each pipe a backslash does not escape: every pipe of a
+// message is escaped, and so is a backslash, which would escape the pipe's.
+TEST(MarkdownCell, PipesAndBackslashesKeepTheTableColumns) {
+  EXPECT_EQ(MarkdownCell("|golden| - |actual| > 1e-3"), "\\|golden\\| - \\|actual\\| &gt; 1e-3");
+  EXPECT_EQ(MarkdownCell("a\\|b"), "a\\\\\\|b");
+  EXPECT_EQ(MarkdownCell("C:\\x"), "C:\\\\x");
 }
 
 TEST(MarkdownCode, NoBacktickEndsTheSpanEarly) {

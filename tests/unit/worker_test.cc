@@ -98,17 +98,18 @@ TEST_F(Worker, StoresAndReportsEveryCase) {
   const std::vector<json> cases = Run(&stored);
   EXPECT_TRUE(stored);
   ASSERT_EQ(cases.size(), 3U);
-  EXPECT_EQ(cases[2].at("case_id"), "relu/#2");
+  EXPECT_EQ(cases[2].at("case_id"), "relu/#3");
   EXPECT_TRUE(cases[2].at("passed").get<bool>());
   const std::set<std::string> journaled = Journaled();
-  for (const char* id : {"relu/#0", "relu/#1", "relu/#2", "relu/@operator/0"}) EXPECT_EQ(journaled.count(id), 1U) << id;
+  for (const char* id : {"relu/#1", "relu/#2", "relu/#3", "relu/@operator/0"})
+    EXPECT_EQ(journaled.count(id), 1U) << id;
 }
 
 TEST_F(Worker, CasesDoneInAnEarlierRunAreNotRunAgain) {
-  setup_.done = {{"relu/#0", true}, {"relu/#2", false}};
+  setup_.done = {{"relu/#1", true}, {"relu/#3", false}};
   const std::vector<json> cases = Run();
   ASSERT_EQ(cases.size(), 1U);
-  EXPECT_EQ(cases[0].at("case_id"), "relu/#1");
+  EXPECT_EQ(cases[0].at("case_id"), "relu/#2");
   EXPECT_EQ(script_.RequestsOf("run_case").size(), 1U);
 }
 
@@ -119,7 +120,7 @@ TEST_F(Worker, ACrashIsStoredAsTheCasesVerdict) {
   const std::vector<json> cases = Run();
   ASSERT_EQ(cases.size(), 3U);
   EXPECT_EQ(cases[1].at("error_type"), "Crash");
-  EXPECT_EQ(Journaled().count("relu/#1"), 1U);
+  EXPECT_EQ(Journaled().count("relu/#2"), 1U);
   EXPECT_EQ(script_.started(), 2);
 }
 
@@ -133,10 +134,10 @@ TEST_F(Worker, AStopSignalLeavesTheRestForResume) {
   });
   const std::vector<json> cases = Run();
   ASSERT_EQ(cases.size(), 1U);
-  EXPECT_EQ(cases[0].at("case_id"), "relu/#0");
+  EXPECT_EQ(cases[0].at("case_id"), "relu/#1");
   const std::set<std::string> journaled = Journaled();
-  EXPECT_EQ(journaled.count("relu/#1"), 0U);
   EXPECT_EQ(journaled.count("relu/#2"), 0U);
+  EXPECT_EQ(journaled.count("relu/#3"), 0U);
   EXPECT_EQ(script_.RequestsOf("run_case").size(), 2U);
 }
 
@@ -171,7 +172,7 @@ TEST_F(Worker, APassingOperatorIsBenchmarkedAndEachShapeStored) {
   ASSERT_EQ(benches.size(), 1U);
   EXPECT_EQ(benches[0].at("shapes"), 3);
   const std::set<std::string> journaled = Journaled();
-  for (const char* id : {"relu/#0@bench", "relu/#2@bench", "relu/@bench-item/0"}) {
+  for (const char* id : {"relu/#1@bench", "relu/#3@bench", "relu/@bench-item/0"}) {
     EXPECT_EQ(journaled.count(id), 1U) << id;
   }
 }

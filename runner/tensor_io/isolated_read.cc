@@ -1,11 +1,9 @@
 #include "runner/tensor_io/isolated_read.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
@@ -14,128 +12,122 @@
 #include <optional>
 #include <vector>
 
+#include "runner/process/channel.h"
 #include "runner/process/subprocess.h"
 
 namespace opverify {
 namespace {
 
-// What the child sends: one tag byte, then the Status (code, message) or the
-// tensor (dtype, rank, shape, byte count, C-ordered bytes).
+// What the child sends, as channel.h messages: one head, then for a tensor
+// its C-ordered bytes in chunks (a message is at most kMaxMessageBytes). The
+// head is a tag byte and fixed-width fields: a Status (code, the message's
+// bytes) or a tensor (dtype, rank, the shape, the byte count).
 constexpr char kStatusTag = 'S';
 constexpr char kTensorTag = 'T';
+constexpr std::size_t kChunkBytes = std::size_t{64} << 20;
 
-bool WriteAll(int fd, const void* data, std::size_t size) {
-  const char* bytes = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t written = write(fd, bytes, size);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) return false;
-    bytes += written;
-    size -= static_cast<std::size_t>(written);
+template <typename T>
+void Append(std::string* out, T value) {
+  out->append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+// Reads fixed-width fields from a head, front to back; false once it runs out.
+class HeadReader {
+ public:
+  explicit HeadReader(const std::string& head) : head_(head) {}
+  template <typename T>
+  bool Take(T* value) {
+    if (head_.size() - at_ < sizeof(T)) return false;
+    std::memcpy(value, head_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return true;
+  }
+  std::string Rest() const { return head_.substr(at_); }
+
+ private:
+  const std::string& head_;
+  std::size_t at_ = 0;
+};
+
+bool SendAnswer(int fd, const Result<LoadedTensor>& read) {
+  std::string head;
+  if (!read.ok()) {
+    head += kStatusTag;
+    Append(&head, static_cast<std::int32_t>(read.status().code()));
+    head += read.status().message();
+    return SendMessage(fd, head).ok();
+  }
+  const TensorView& view = read->view;
+  std::vector<std::byte> scratch;
+  const char* bytes = reinterpret_cast<const char*>(CContiguousBytes(view, &scratch));
+  const std::uint64_t size = static_cast<std::uint64_t>(view.NumElements()) * DTypeSize(view.dtype);
+  head += kTensorTag;
+  Append(&head, static_cast<std::int32_t>(view.dtype));
+  Append(&head, static_cast<std::uint64_t>(view.shape.size()));
+  for (std::int64_t extent : view.shape) Append(&head, extent);
+  Append(&head, size);
+  if (!SendMessage(fd, head).ok()) return false;
+  for (std::uint64_t sent = 0; sent < size; sent += kChunkBytes) {
+    const std::size_t part =
+        static_cast<std::size_t>(std::min<std::uint64_t>(kChunkBytes, size - sent));
+    if (!SendMessage(fd, std::string_view(bytes + sent, part)).ok()) return false;
   }
   return true;
 }
 
-template <typename T>
-bool WriteValue(int fd, T value) {
-  return WriteAll(fd, &value, sizeof(value));
+Status WithCode(std::int32_t code, std::string message) {
+  switch (static_cast<Status::Code>(code)) {
+    case Status::Code::kInvalidInput:
+      return Status::InvalidInput(std::move(message));
+    case Status::Code::kNotFound:
+      return Status::NotFound(std::move(message));
+    case Status::Code::kIoError:
+      return Status::IoError(std::move(message));
+    case Status::Code::kUnsupported:
+      return Status::Unsupported(std::move(message));
+    default:
+      return Status::Internal(std::move(message));
+  }
 }
 
-bool WriteAnswer(int fd, const Result<LoadedTensor>& read) {
-  if (!read.ok()) {
-    const std::string& message = read.status().message();
-    return WriteValue(fd, kStatusTag) &&
-           WriteValue(fd, static_cast<std::int32_t>(read.status().code())) &&
-           WriteValue(fd, static_cast<std::uint64_t>(message.size())) &&
-           WriteAll(fd, message.data(), message.size());
-  }
-  const TensorView& view = read->view;
-  std::vector<std::byte> scratch;
-  const std::byte* bytes = CContiguousBytes(view, &scratch);
-  const std::uint64_t size = static_cast<std::uint64_t>(view.NumElements()) * DTypeSize(view.dtype);
-  bool ok = WriteValue(fd, kTensorTag) && WriteValue(fd, static_cast<std::int32_t>(view.dtype)) &&
-            WriteValue(fd, static_cast<std::uint64_t>(view.shape.size()));
-  for (std::int64_t extent : view.shape) ok = ok && WriteValue(fd, extent);
-  return ok && WriteValue(fd, size) && WriteAll(fd, bytes, size);
-}
-
-// Reads the child's answer from `fd`; false when the pipe ends early or no
-// byte comes for `idle_limit` (then timed_out()).
-class AnswerReader {
- public:
-  AnswerReader(int fd, std::chrono::milliseconds idle_limit) : fd_(fd), idle_limit_(idle_limit) {}
-
-  bool timed_out() const { return timed_out_; }
-
-  bool ReadAll(void* data, std::size_t size) {
-    char* bytes = static_cast<char*>(data);
-    while (size > 0) {
-      pollfd ready = {fd_, POLLIN, 0};
-      const int polled = poll(&ready, 1, static_cast<int>(idle_limit_.count()));
-      if (polled < 0 && errno == EINTR) continue;
-      if (polled == 0) timed_out_ = true;
-      if (polled <= 0) return false;
-      const ssize_t got = read(fd_, bytes, size);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return false;
-      bytes += got;
-      size -= static_cast<std::size_t>(got);
-    }
-    return true;
-  }
-
-  template <typename T>
-  bool ReadValue(T* value) {
-    return ReadAll(value, sizeof(*value));
-  }
-
- private:
-  int fd_;
-  std::chrono::milliseconds idle_limit_;
-  bool timed_out_ = false;
-};
-
-// The answer, or none when the child did not finish it (it crashed).
-std::optional<Result<LoadedTensor>> ReadAnswer(AnswerReader& reader, const std::string& source) {
+// The child's answer; none when it stopped sending before the end (it died),
+// and *timed_out when a message took longer than `idle_limit_s` to come.
+std::optional<Result<LoadedTensor>> ReceiveAnswer(int fd, const std::string& source,
+                                                  double idle_limit_s, bool* timed_out) {
+  const auto receive = [&]() -> std::optional<std::string> {
+    Received received = ReceiveMessage(fd, idle_limit_s);
+    *timed_out = !received.ok && received.error == ReceiveError::kTimeout;
+    if (!received.ok) return std::nullopt;
+    return std::move(received.message);
+  };
+  const std::optional<std::string> head = receive();
+  if (!head || head->empty()) return std::nullopt;
+  HeadReader reader(*head);
   char tag = 0;
-  if (!reader.ReadValue(&tag)) return std::nullopt;
   std::int32_t code = 0;
-  if (tag == kStatusTag) {
-    std::uint64_t size = 0;
-    if (!reader.ReadValue(&code) || !reader.ReadValue(&size) || size > (1u << 20))
-      return std::nullopt;
-    std::string message(size, '\0');
-    if (!reader.ReadAll(message.data(), size)) return std::nullopt;
-    switch (static_cast<Status::Code>(code)) {
-      case Status::Code::kInvalidInput:
-        return Status::InvalidInput(std::move(message));
-      case Status::Code::kNotFound:
-        return Status::NotFound(std::move(message));
-      case Status::Code::kIoError:
-        return Status::IoError(std::move(message));
-      case Status::Code::kUnsupported:
-        return Status::Unsupported(std::move(message));
-      default:
-        return Status::Internal(std::move(message));
-    }
-  }
+  reader.Take(&tag);
+  if (!reader.Take(&code)) return std::nullopt;
+  if (tag == kStatusTag) return WithCode(code, reader.Rest());
   std::uint64_t rank = 0;
-  if (tag != kTensorTag || !reader.ReadValue(&code) || !reader.ReadValue(&rank) || rank > 64) {
-    return std::nullopt;
-  }
+  if (tag != kTensorTag || !reader.Take(&rank) || rank > 64) return std::nullopt;
   std::vector<std::int64_t> shape(rank);
   for (std::int64_t& extent : shape) {
-    if (!reader.ReadValue(&extent)) return std::nullopt;
+    if (!reader.Take(&extent)) return std::nullopt;
   }
   std::uint64_t size = 0;
-  if (!reader.ReadValue(&size)) return std::nullopt;
+  if (!reader.Take(&size)) return std::nullopt;
   auto buffer = std::make_shared<std::vector<std::byte>>();
   try {
     buffer->resize(size);
   } catch (const std::bad_alloc&) {
     return Status::IoError(source + ": cannot allocate " + std::to_string(size) + " bytes");
   }
-  if (!reader.ReadAll(buffer->data(), size)) return std::nullopt;
+  for (std::uint64_t got = 0; got < size;) {
+    const std::optional<std::string> chunk = receive();
+    if (!chunk || chunk->empty() || chunk->size() > size - got) return std::nullopt;
+    std::memcpy(buffer->data() + got, chunk->data(), chunk->size());
+    got += chunk->size();
+  }
   LoadedTensor tensor;
   tensor.view = TensorView::Contiguous(static_cast<DType>(code), std::move(shape), buffer->data());
   tensor.owner = std::move(buffer);
@@ -157,15 +149,15 @@ std::string HowItEnded(int raw) {
 Result<LoadedTensor> ReadInChild(const std::string& source,
                                  const std::function<Result<LoadedTensor>()>& read,
                                  std::chrono::milliseconds idle_limit) {
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    return Status::IoError(source + ": cannot make a pipe for its reader: " + std::strerror(errno));
-  }
+  Result<Pipe> pipe = MakePipe();
+  if (!pipe.ok())
+    return Status::IoError(source +
+                           ": cannot make a pipe for its reader: " + pipe.status().message());
   const pid_t pid = fork();
   if (pid < 0) {
     const int error = errno;
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
+    CloseFd(&pipe->read_fd);
+    CloseFd(&pipe->write_fd);
     return Status::IoError(source + ": cannot start its reader: " + std::strerror(error));
   }
   if (pid == 0) {
@@ -174,23 +166,23 @@ Result<LoadedTensor> ReadInChild(const std::string& source,
     for (int signal = 1; signal < NSIG; ++signal) {
       if (signal != SIGKILL && signal != SIGSTOP) std::signal(signal, SIG_DFL);
     }
-    close(pipe_fds[0]);
-    const bool answered = WriteAnswer(pipe_fds[1], read());
-    _exit(answered ? 0 : 1);
+    CloseFd(&pipe->read_fd);
+    _exit(SendAnswer(pipe->write_fd, read()) ? 0 : 1);
   }
-  close(pipe_fds[1]);
-  AnswerReader reader(pipe_fds[0], idle_limit);
-  std::optional<Result<LoadedTensor>> answer = ReadAnswer(reader, source);
-  close(pipe_fds[0]);
-  if (reader.timed_out()) kill(pid, SIGKILL);
+  CloseFd(&pipe->write_fd);
+  const double idle_limit_s = static_cast<double>(idle_limit.count()) / 1000.0;
+  bool timed_out = false;
+  std::optional<Result<LoadedTensor>> answer =
+      ReceiveAnswer(pipe->read_fd, source, idle_limit_s, &timed_out);
+  CloseFd(&pipe->read_fd);
+  if (timed_out) kill(pid, SIGKILL);
   int raw = 0;
   while (waitpid(pid, &raw, 0) < 0 && errno == EINTR) {
   }
   if (answer && WIFEXITED(raw) && WEXITSTATUS(raw) == 0) return std::move(*answer);
-  if (reader.timed_out()) {
+  if (timed_out) {
     return Status::IoError(
-        source + ": its reader made no progress for " +
-        std::to_string(idle_limit.count() / 1000.0).substr(0, 5) +
+        source + ": its reader made no progress for " + std::to_string(idle_limit_s).substr(0, 5) +
         " s and was killed: the file is corrupt (libhdf5 loops on some damaged files)");
   }
   return Status::IoError(source + ": reading it crashed the reader (" + HowItEnded(raw) +

@@ -6,8 +6,9 @@
 // file handed to `opverify compare` is the user's, so it is read in a forked
 // child: what the child reads comes back through a pipe, and a child that
 // dies on a signal is an error naming the file, not the caller's death. It
-// also loops forever on some damaged files: a child that sends nothing for
-// the idle limit is killed.
+// also loops forever on some damaged files: a child whose next message
+// (runner/process/channel.h; a tensor's bytes go in 64 MiB chunks) takes
+// longer than the idle limit is killed.
 #pragma once
 
 #include <chrono>

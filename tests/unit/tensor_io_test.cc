@@ -512,6 +512,21 @@ TEST(ReadInChildTest, TheChildsTensorComesBackContiguousWithItsDType) {
   }
 }
 
+TEST(ReadInChildTest, ATensorLargerThanOneMessageComesBackWhole) {
+  // Over 64 MiB: the bytes come in more than one chunk.
+  std::vector<std::uint8_t> values((std::size_t{65} << 20) + 3);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint8_t>(i * 7 + i / 4099);
+  const Result<LoadedTensor> read = ReadInChild("big.h5:/t", [&]() -> Result<LoadedTensor> {
+    LoadedTensor tensor;
+    tensor.view = TensorView::Contiguous(DType::kUInt8, {static_cast<std::int64_t>(values.size())},
+                                         values.data());
+    return tensor;
+  }, kLimit);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ(read->view.NumElements(), static_cast<std::int64_t>(values.size()));
+  EXPECT_EQ(std::memcmp(read->view.data, values.data(), values.size()), 0);
+}
+
 TEST(ReadInChildTest, TheChildsErrorKeepsItsCodeAndMessage) {
   const Result<LoadedTensor> read = ReadInChild(
       "t.h5:/t", []() -> Result<LoadedTensor> { return Status::NotFound("t.h5: no dataset /t"); },

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -26,6 +27,23 @@ std::optional<double> Bound(const json& entry, const char* key, const std::strin
 }
 
 std::string Percent(double fraction) { return Printf("%+.1f%%", fraction * 100); }
+
+// Calls `row` with each line of the history file at `path` (none when it does
+// not exist yet); a line that is not a JSON object is an error naming it.
+Status ForEachHistoryRow(const std::string& path, const std::function<void(const json&)>& row) {
+  std::ifstream in(path);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    const json parsed = json::parse(line, nullptr, false);
+    if (!parsed.is_object()) {
+      return Status::InvalidInput(path + ":" + std::to_string(number) +
+                                  ": not a JSON line of a history file");
+    }
+    row(parsed);
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -166,36 +184,23 @@ Result<std::map<std::string, std::vector<HistoryPoint>>> ReadHistory(const std::
                                                                      const RunModel& run) {
   std::map<std::string, std::string> devices;  // the run's operators -> their bench device
   for (const OperatorModel& op : run.operators) devices[op.name] = BenchDevice(op);
-  std::map<std::string, std::vector<std::pair<std::string, HistoryPoint>>> lines;
-  std::ifstream in(path);
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.empty()) continue;
-    const json row = json::parse(line, nullptr, false);
-    if (!row.is_object()) {
-      return Status::InvalidInput(path + ":" + std::to_string(number) +
-                                  ": not a JSON line of a history file");
-    }
+  std::map<std::string, std::vector<HistoryPoint>> out;
+  const Status read = ForEachHistoryRow(path, [&](const json& row) {
     const auto text = [&row](const char* key) {
       return row.contains(key) && row[key].is_string() ? row[key].get<std::string>()
                                                        : std::string();
     };
     const auto device = devices.find(text("op"));
-    if (device == devices.end()) continue;
-    if (!device->second.empty() && text("device") != device->second) continue;
+    if (device == devices.end()) return;
+    if (!device->second.empty() && text("device") != device->second) return;
     const json& latency = row.contains("geomean_latency_ms") ? row["geomean_latency_ms"] : json();
-    if (!latency.is_number() || !(latency.get<double>() > 0)) continue;
-    HistoryPoint point;
-    point.date = text("date");
-    point.commit = text("commit");
-    point.geomean_latency_ms = latency.get<double>();
-    lines[device->first].emplace_back(point.date, point);
-  }
-  std::map<std::string, std::vector<HistoryPoint>> out;
-  for (auto& [op, points] : lines) {
+    if (!latency.is_number() || !(latency.get<double>() > 0)) return;
+    out[device->first].push_back({text("date"), text("commit"), latency.get<double>()});
+  });
+  if (!read.ok()) return read;
+  for (auto& [op, points] : out) {
     std::stable_sort(points.begin(), points.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [date, point] : points) out[op].push_back(std::move(point));
+                     [](const HistoryPoint& a, const HistoryPoint& b) { return a.date < b.date; });
   }
   return out;
 }
@@ -204,19 +209,10 @@ Status AppendHistory(const std::string& path, const RunModel& run, const std::st
                      const std::string& commit, int* appended) {
   *appended = 0;
   std::set<std::pair<std::string, std::string>> present;  // (run, op) already in the file
-  {
-    std::ifstream in(path);
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-      if (line.empty()) continue;
-      const json row = json::parse(line, nullptr, false);
-      if (!row.is_object()) {
-        return Status::InvalidInput(path + ":" + std::to_string(number) +
-                                    ": not a JSON line of a history file");
-      }
-      present.insert({row.value("run", ""), row.value("op", "")});
-    }
-  }
+  const Status read = ForEachHistoryRow(path, [&present](const json& row) {
+    present.insert({row.value("run", ""), row.value("op", "")});
+  });
+  if (!read.ok()) return read;
   std::ostringstream lines;
   for (const OperatorModel& op : run.operators) {
     const std::optional<double> latency = GeomeanLatency(op);

@@ -28,6 +28,13 @@ std::optional<double> Bound(const json& entry, const char* key, const std::strin
 
 std::string Percent(double fraction) { return Printf("%+.1f%%", fraction * 100); }
 
+// A string field of a history line; "" when it is missing or not a string
+// (the file is the user's: a number there must not throw).
+std::string TextField(const json& row, const char* key) {
+  const auto field = row.find(key);
+  return field != row.end() && field->is_string() ? field->get<std::string>() : std::string();
+}
+
 // Calls `row` with each line of the history file at `path` (none when it does
 // not exist yet); a line that is not a JSON object is an error naming it.
 Status ForEachHistoryRow(const std::string& path, const std::function<void(const json&)>& row) {
@@ -186,10 +193,7 @@ Result<std::map<std::string, std::vector<HistoryPoint>>> ReadHistory(const std::
   for (const OperatorModel& op : run.operators) devices[op.name] = BenchDevice(op);
   std::map<std::string, std::vector<HistoryPoint>> out;
   const Status read = ForEachHistoryRow(path, [&](const json& row) {
-    const auto text = [&row](const char* key) {
-      return row.contains(key) && row[key].is_string() ? row[key].get<std::string>()
-                                                       : std::string();
-    };
+    const auto text = [&row](const char* key) { return TextField(row, key); };
     const auto device = devices.find(text("op"));
     if (device == devices.end()) return;
     if (!device->second.empty() && text("device") != device->second) return;
@@ -210,7 +214,7 @@ Status AppendHistory(const std::string& path, const RunModel& run, const std::st
   *appended = 0;
   std::set<std::pair<std::string, std::string>> present;  // (run, op) already in the file
   const Status read = ForEachHistoryRow(path, [&present](const json& row) {
-    present.insert({row.value("run", ""), row.value("op", "")});
+    present.insert({TextField(row, "run"), TextField(row, "op")});
   });
   if (!read.ok()) return read;
   std::ostringstream lines;

@@ -225,6 +225,21 @@ def test_history_appends_one_line_per_benchmarked_operator(first_run, tmp_path):
     assert proc.returncode == 0 and len(history.read_text().splitlines()) == 2
 
 
+def test_history_lines_of_other_shapes_are_kept_not_fatal(first_run, tmp_path):
+    # The history file is the user's: a line whose fields are numbers, or
+    # missing, is nobody's run and not an error.
+    run = tmp_path / "run"
+    shutil.copytree(first_run, run)
+    history = tmp_path / "history.jsonl"
+    odd = ['{"run": 5, "op": 7, "date": 1, "geomean_latency_ms": "x"}', '{}']
+    history.write_text("\n".join(odd) + "\n")
+    proc = reduce(run, "--history", history, "--history-commit", "abc123")
+    assert proc.returncode == 0, proc.stderr
+    lines = history.read_text().splitlines()
+    assert lines[:2] == odd
+    assert sorted(json.loads(line)["op"] for line in lines[2:]) == ["add_sweep", "relu_ok"]
+
+
 def test_load_run_returns_cases_verdicts_metrics_and_performance(first_run):
     sys.path.insert(0, os.path.join(BUILD, "python"))
     import numpy as np

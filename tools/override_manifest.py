@@ -14,10 +14,13 @@ A line of OPS.txt is `name | op | args | sweep` (`#` starts a comment, blank lin
     where    | torch.where               | T[$n]:bool T[$n] T[$n]     | n=16
     addmm    | torch.addmm               | @opinfo                    |
 
-args, separated by spaces: `T[d0,d1,...]` is a tensor (each dimension an int or `$param`),
+args, separated by spaces: `T[d0,d1,...]` is a tensor (each dimension an int or `$param`; a
+string parameter such as shape=1024x1024,20x320x15 gives whole shapes of any rank),
 optionally `:dtype` (a torch dtype name or `$param`; default `$dtype` when the sweep has a
 dtype, else float32) and `:init` (randn, positive, bool, randint(low,high),
-uniform(low,high)); `key=value` is a keyword argument; anything else is a JSON literal
+uniform(low,high)); `[T[...],T[...]]` is a list of tensors (cat, stack, index), its items
+tensors, `$param`s or literals, separated by commas without spaces (`[$cols]` too); `key=value` is a keyword argument;
+anything else is a JSON literal
 (`-1`, `2.5`, `true`, `[0,1]`, `"tanh"`) or a `$param`. sweep: `key=v1,v2,...` (JSON values,
 else strings). `@opinfo` (with --opinfo) draws the cases from torch's OpInfo database
 (`torch.testing._internal.common_methods_invocations`): one entry per sample input, named
@@ -95,8 +98,18 @@ def tensor_spec(match, sweep, where):
     return spec
 
 
-def split_args(text):
-    """Space-separated tokens, keeping brackets and quoted strings whole."""
+def argument(token, sweep, where):
+    """A tensor, a list holding tensors, or a literal."""
+    match = TENSOR.match(token)
+    if match:
+        return tensor_spec(match, sweep, where)
+    if token.startswith("[") and token.endswith("]") and ("T[" in token or "$" in token):
+        return [argument(item, sweep, where) for item in split_args(token[1:-1], separator=",")]
+    return literal(token, where)
+
+
+def split_args(text, separator=None):
+    """Space-separated tokens (or `separator`-separated), keeping brackets and quoted strings whole."""
     tokens, current, depth, quote = [], "", 0, None
     for c in text:
         if quote:
@@ -108,7 +121,7 @@ def split_args(text):
             depth, current = depth + 1, current + c
         elif c in "])":
             depth, current = depth - 1, current + c
-        elif c.isspace() and depth == 0:
+        elif depth == 0 and (c == separator if separator else c.isspace()):
             if current:
                 tokens.append(current)
             current = ""
@@ -155,8 +168,7 @@ def parse_line(line, where):
         target = None
         if sep and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
             target, token = key, value
-        match = TENSOR.match(token)
-        value = tensor_spec(match, sweep, where) if match else literal(token, where)
+        value = argument(token, sweep, where)
         if target is None:
             if keyword:
                 raise ListError(f"{where}: positional argument {token!r} after a keyword argument")

@@ -602,7 +602,9 @@ def test_runtime_evidence_with_a_library_on_cuda(tmp_path):
     expected = {"lsoftmax_fallback": (3, "torch.exp is PyTorch compute"),  # the static lint, into gpulib
                 "lsoftmax_fallback_nolint": (3, "runtime type 3: ModelNew.forward ran PyTorch compute"),
                 "ov_softmax_fallback": (3, "torch.exp is PyTorch compute"),
-                "ov_softmax_fallback_nolint": (3, "runtime type 3: inside the enable context kernels that are not"),
+                # its registration is made inside the context: what it runs is traced
+                "ov_softmax_fallback_nolint": (3, "runtime type 3: the library's registered kernels computed with "
+                                                  "PyTorch operators inside them"),
                 "ov_softmax_unreached": (2, "runtime type 2: the override is registered but never reached")}
     for op, (rtype, words) in expected.items():
         assert report[op]["passed"] == 0, report[op]

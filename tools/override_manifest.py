@@ -6,7 +6,8 @@ operators") from a short list: one line per ATen op.
         [--python-path DIR] [--name JOB] [--defaults '{"seeds": 3}'] [--opinfo] [-o jobs/mylib.json]
     tools/override_manifest.py --check-opinfo
 
-A line of OPS.txt is `name | op | args | sweep` (`#` starts a comment, blank lines are skipped):
+A line of OPS.txt is `name | op | args | sweep [| tags]` (`#` starts a comment, blank lines are
+skipped; tags, separated by spaces, go to the entry's "tags", e.g. a known verdict's attribution):
 
     softmax  | torch.softmax             | T[$rows,$cols] -1          | rows=1,1000 cols=128,4097 dtype=float16,float32
     gelu     | torch.nn.functional.gelu  | T[$n] approximate="tanh"   | n=1,4097 dtype=float32,bfloat16
@@ -152,16 +153,17 @@ def parse_sweep(text, where):
 
 def parse_line(line, where):
     columns = [c.strip() for c in line.split("|")]
-    if len(columns) < 3 or len(columns) > 4:
-        raise ListError(f"{where}: expected 'name | op | args | sweep', got {len(columns)} column(s)")
+    if len(columns) < 3 or len(columns) > 5:
+        raise ListError(f"{where}: expected 'name | op | args | sweep [| tags]', got {len(columns)} column(s)")
     name, op, args = columns[:3]
-    sweep = parse_sweep(columns[3], where) if len(columns) == 4 else {}
+    sweep = parse_sweep(columns[3], where) if len(columns) >= 4 else {}
+    tags = columns[4].split() if len(columns) == 5 else []
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_-]*", name):
         raise ListError(f"{where}: operator name {name!r} must be letters, digits, _ and -")
     if not re.fullmatch(r"torch(\.[A-Za-z_][A-Za-z0-9_]*)+", op):
         raise ListError(f"{where}: op {op!r} must be a dotted path under torch (torch.softmax, torch.ops.aten.add.Tensor)")
     if args == "@opinfo":
-        return {"name": name, "op": op, "opinfo": True, "sweep": sweep}
+        return {"name": name, "op": op, "opinfo": True, "sweep": sweep, "tags": tags}
     positional, keyword = [], {}
     for token in split_args(args):
         key, sep, value = token.partition("=")
@@ -178,7 +180,7 @@ def parse_line(line, where):
     for ref in re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", json.dumps([positional, keyword])):
         if ref not in sweep:
             raise ListError(f"{where}: ${ref} names no sweep parameter")
-    return {"name": name, "op": op, "args": positional, "kwargs": keyword, "sweep": sweep}
+    return {"name": name, "op": op, "args": positional, "kwargs": keyword, "sweep": sweep, "tags": tags}
 
 
 def opinfo_entries(item, enable):
@@ -227,6 +229,9 @@ def build(lines, args):
             entries = [{"name": item["name"], "override": override}]
             if item["sweep"]:
                 entries[0]["sweep"] = item["sweep"]
+        if item["tags"]:
+            for entry in entries:
+                entry["tags"] = list(item["tags"])
         for entry in entries:
             if entry["name"] in seen:
                 raise ListError(f"{args.list}:{number}: duplicate operator name {entry['name']!r}")

@@ -66,6 +66,24 @@ def test_each_launch_is_attributed_to_where_its_kernel_came_from(standin, tmp_pa
     assert hook.calls == [] if hasattr(hook, "calls") else hook is None
 
 
+def test_ghost_replay_skips_the_own_launches_whatever_path_they_take(standin, tmp_path):
+    """The library's launch cache launches a compiled kernel directly, past JITFunction.run:
+    ghost replay skips launches at Triton's launcher by name, so the cached kernel is silenced
+    too, and what the cache keeps stays a real kernel afterwards."""
+    impl = importlib.import_module("impl_prov")
+    provlib = importlib.import_module("provlib")
+    recorder = runtime_evidence.launch_recorder(impl, ["provlib"])
+    with recorder:
+        impl.run_all(str(tmp_path), [1, 2])
+    own = {n: j for n, j in recorder.jit_functions.items() if n in runtime_evidence.own_names(recorder, {})}
+    with runtime_evidence.ghost_kernels(own):
+        ghost = impl.run_all(str(tmp_path), [1, 2])
+    # own kernels (the file's, the library's, its cached and generated ones) wrote nothing;
+    # the other package's kernels ran
+    assert ghost == [[0, 0]] * 5 + [[3, 6], [4, 8]], ghost
+    assert provlib.cached_scale([1, 2]) == [5, 10]  # the cache still holds a real kernel
+
+
 def test_without_the_library_declared_its_kernels_are_foreign(standin, tmp_path):
     impl = importlib.import_module("impl_prov")
     recorder = runtime_evidence.launch_recorder(impl, [])

@@ -360,9 +360,46 @@ def _judge_foreign(kernels, own):
     return None
 
 
+def _launcher_class():
+    """Triton's launcher class (driver.active.launcher_cls): every launch, through
+    JITFunction.run or a compiled kernel a library's launch cache keeps, ends in its __call__
+    with the launch metadata (the kernel's name) as its seventh argument. None if absent."""
+    import sys
+    driver = getattr(getattr(getattr(sys.modules.get("triton"), "runtime", None), "driver", None), "driver", None)
+    try:
+        launcher = getattr(getattr(driver, "active", None), "launcher_cls", None)
+    except Exception:  # noqa: BLE001 - no usable driver: the fallback below
+        return None
+    return launcher if isinstance(launcher, type) and callable(getattr(launcher, "__call__", None)) else None
+
+
 @contextlib.contextmanager
 def ghost_kernels(own):
-    """Every own kernel's launch a no-op while inside; restored after."""
+    """Every own kernel's launch a no-op while inside; restored after. `own`: {name:
+    JITFunction}. Where Triton's launcher class can be patched, the launches of those names are
+    skipped there (a library's launch cache that keeps compiled kernels is covered too, and
+    whatever it caches stays a real kernel); else each JITFunction's run is replaced."""
+    launcher = _launcher_class()
+    if launcher is not None:
+        from .provenance import kernel_name
+        names = set(own)
+        original = launcher.__dict__.get("__call__")
+
+        def call(self, *args, **kwargs):
+            if len(args) > 6 and kernel_name(args[6], None) in names:
+                return None
+            return launcher_call(self, *args, **kwargs)
+
+        launcher_call = launcher.__call__
+        launcher.__call__ = call
+        try:
+            yield
+        finally:
+            if original is None:
+                del launcher.__call__
+            else:
+                launcher.__call__ = original
+        return
     patched = []
     try:
         for kernel in own.values():

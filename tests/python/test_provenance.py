@@ -105,6 +105,17 @@ def test_a_name_launched_from_two_places_counts_only_if_both_are_own():
     assert runtime_evidence.own_names(recorder, {"k": object()}) == {"k"}
 
 
+def test_a_recorder_that_fails_never_fails_the_launch(standin, tmp_path, monkeypatch):
+    impl = importlib.import_module("impl_prov")
+    recorder = runtime_evidence.launch_recorder(impl, ["provlib"])
+    monkeypatch.setattr(recorder.provenance, "origin", lambda *args: 1 / 0)
+    with recorder:
+        assert impl.run_all(str(tmp_path), [1])[0] == [2]  # every launch still ran
+    entry = recorder.report()["_own_kernel"]
+    assert entry["origins"] == {"unknown": 1} and entry["error"].startswith("ZeroDivisionError")
+    assert runtime_evidence.own_names(recorder, {}) == set()  # and counts as no one's
+
+
 def test_without_triton_imported_nothing_is_installed():
     saved = sys.modules.pop("triton", None)
     try:

@@ -168,10 +168,18 @@ class LaunchRecorder:
             self.jit_functions.setdefault(name, jit)
 
     def _hook(self, metadata=None, *args, **kwargs):
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename == __file__:  # our own chaining
-            frame = frame.f_back
-        self.record(metadata, frame)
+        # Called from inside Triton's launcher: whatever goes wrong here must not fail the launch.
+        try:
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename == __file__:  # our own chaining
+                frame = frame.f_back
+            self.record(metadata, frame)
+        except Exception as error:  # noqa: BLE001 - recorded, shown in the report, never raised
+            name = kernel_name(metadata, None)
+            entry = self.launches.setdefault(name, {"launches": 0, "origins": {}, "defined_in": None, "via": None})
+            entry["launches"] += 1
+            entry["origins"]["unknown"] = entry["origins"].get("unknown", 0) + 1
+            entry["error"] = f"{type(error).__name__}: {error}"
 
     def __enter__(self):
         self._undo = install_launch_hook(self._hook)
@@ -191,7 +199,8 @@ class LaunchRecorder:
 
     def report(self):
         return {name: {"launches": e["launches"], "origins": dict(sorted(e["origins"].items())),
-                       "defined_in": e["defined_in"], **({"via": e["via"]} if e["via"] else {})}
+                       "defined_in": e["defined_in"], **({"via": e["via"]} if e["via"] else {}),
+                       **({"error": e["error"]} if e.get("error") else {})}
                 for name, e in sorted(self.launches.items())}
 
 

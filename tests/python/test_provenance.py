@@ -203,6 +203,40 @@ def test_compute_inside_a_registered_kernel_stays_type_3(op):
     assert verdict[0] == 3 and f"aten::{op} (1x)" in verdict[1] and "result_type" not in verdict[1]
 
 
+def test_torch_on_the_host_with_data_copied_from_the_device_is_compute():
+    """x.cpu(), then torch on the host, then the result copied back: the work moved off the
+    device, which a trace counting device operators alone misses. Host arithmetic on data of the
+    host's own (a launcher's sizes, an autotuner's timings) stays bookkeeping."""
+    host = runtime_evidence.HostData()
+    assert host.step("_to_copy", [("cuda", 1)], [("cpu", 2)]) is False      # x.cpu(): a copy
+    assert host.step("view", [("cpu", 2)], [("cpu", 2)]) is False            # a view of it: not compute
+    assert host.step("tanh", [("cpu", 2)], [("cpu", 3)]) is True             # computed on the host
+    assert host.step("mul", [("cpu", 3), ("cpu", 9)], [("cpu", 4)]) is True  # and what follows from it
+    assert host.step("_to_copy", [("cpu", 4)], [("cuda", 5)]) is False      # copied back
+    assert host.step("add", [("cpu", 7)], [("cpu", 8)]) is False             # the host's own data
+    assert host.step("copy_", [("cpu", 10), ("cuda", 11)], [("cpu", 10)]) is False  # dst.copy_(device src)
+    assert host.step("sum", [("cpu", 10)], [("cpu", 12)]) is True
+    trace = runtime_evidence.DispatchTrace.__new__(runtime_evidence.DispatchTrace)
+    trace.ops = {"tanh": [1, {"cpu", runtime_evidence.HOST_FROM_DEVICE}], "add": [1, {"cpu"}]}
+    assert set(trace.compute_ops()) == {"tanh"}
+    verdict = runtime_evidence.judge_inside_kernels({"tanh": {"tanh": [1, {"cpu", runtime_evidence.HOST_FROM_DEVICE}],
+                                                              "_to_copy": [2, {"cpu", "cuda"}]}})
+    assert verdict[0] == 3 and "aten::tanh (1x)" in verdict[1]  # the registered op's name, but ATen's host kernel
+    assert runtime_evidence.judge_inside_kernels({"tanh": {"tanh": [1, {"cuda"}]}}) is None  # the library's again
+    verdict = runtime_evidence.judge_inside_kernels({"tanh": {"exp": [1, {"cpu", runtime_evidence.HOST_FROM_DEVICE}]}})
+    assert verdict[0] == 3 and "aten::exp (1x)" in verdict[1]
+
+
+def test_the_dispatch_trace_follows_host_copies_of_its_own_tensors():
+    import torch
+    with runtime_evidence.DispatchTrace(torch) as trace:
+        x = torch.randn(16)
+        y = x.clone()  # a host tensor of the host's own: its arithmetic is bookkeeping
+        (y * 2).sum()
+    assert trace.compute_ops() == {}
+    assert trace.host_data.marked == set()
+
+
 def test_the_dispatch_trace_sees_result_type_as_an_operator_and_not_as_compute():
     """torch.result_type on tensors is dispatched (aten::result_type): FlagGems calls it in its
     registered kernels to choose an output dtype."""

@@ -92,3 +92,8 @@ def enabled_tuned_fallback():
 def enabled_copied():
     """tanh computed by torch below the dispatch trace, copied out by a library kernel."""
     return _registered("tanh", generated.tanh_copied)
+
+
+def enabled_host():
+    """tanh computed on the host with torch, copied back and out by a library kernel."""
+    return _registered("tanh", generated.tanh_on_host)

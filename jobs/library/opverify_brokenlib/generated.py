@@ -128,3 +128,12 @@ def tanh_copied(x):
     out = torch.empty_like(y)
     _scale_kernel[(triton.cdiv(y.numel(), 1024),)](y, out, y.numel(), 1.0, BLOCK=1024)
     return out
+
+
+def tanh_on_host(x):
+    """tanh computed by torch on the host (the device data copied over, the result copied back)
+    and copied out by a library kernel: no torch compute operator touches the device."""
+    y = torch.tanh(x.cpu()).to(x.device).contiguous()
+    out = torch.empty_like(y)
+    _scale_kernel[(triton.cdiv(y.numel(), 1024),)](y, out, y.numel(), 1.0, BLOCK=1024)
+    return out

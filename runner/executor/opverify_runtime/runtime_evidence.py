@@ -159,6 +159,43 @@ def op_name(func):
     return name.split("::")[-1].split(".")[0]
 
 
+# The "device" of a host operator that computes on data copied from the device in the same call
+# (x.cpu(), then torch on the host): not a launcher's bookkeeping, the work moved off the device.
+HOST_FROM_DEVICE = "host (data copied from the device)"
+_TRANSFERS = ("_to_copy", "copy_", "copy", "to", "_copy_from", "_copy_from_and_resize")
+
+
+def _storage_key(tensor):
+    """The storage a tensor views (views of one storage share it), or None."""
+    try:
+        storage = tensor.untyped_storage() if hasattr(tensor, "untyped_storage") else tensor.storage()
+        return storage.data_ptr()
+    except Exception:  # noqa: BLE001 - no storage of its own (meta, sparse): never host data
+        return None
+
+
+class HostData:
+    """Follows data a traced call copies from the device to the host: `step` marks the host
+    outputs of such a copy, and of any host operator that reads marked data, and says whether
+    this operator computed on the host with data from the device (a compute operator reading a
+    marked tensor). Tensors are (device type, storage key) pairs."""
+
+    def __init__(self):
+        self.marked = set()
+
+    def step(self, name, inputs, outputs):
+        from_device = any(device != "cpu" for device, _ in inputs)
+        host_outputs = [key for device, key in outputs if device == "cpu" and key is not None]
+        if name in _TRANSFERS and from_device:
+            self.marked.update(host_outputs)
+            return False
+        reads = any(device == "cpu" and key is not None and key in self.marked for device, key in inputs)
+        if not reads:
+            return False
+        self.marked.update(host_outputs)
+        return name not in NOT_COMPUTE_OPS and not name.startswith(("_foreach_zero", "sym_"))
+
+
 class DispatchTrace:
     """Records every aten operator run inside it: {name: [calls, devices]}."""
 
@@ -173,11 +210,15 @@ class DispatchTrace:
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 result = func(*args, **(kwargs or {}))
                 devices = set()
-                for value in list(args) + list((kwargs or {}).values()) + [result]:
+                inputs, outputs = [], []
+                for value, side in [(v, inputs) for v in list(args) + list((kwargs or {}).values())] + [(result, outputs)]:
                     for item in value if isinstance(value, (list, tuple)) else [value]:
                         if isinstance(item, torch.Tensor):
                             devices.add(item.device.type)
+                            side.append((item.device.type, _storage_key(item)))
                 name = op_name(func)
+                if trace.host_data.step(name, inputs, outputs):
+                    devices.add(HOST_FROM_DEVICE)
                 entry = trace.ops.setdefault(name, [0, set()])
                 entry[0] += 1
                 entry[1] |= devices
@@ -187,6 +228,7 @@ class DispatchTrace:
 
         self.ops = {}
         self.kernel_keys = {}  # (qualified name, dispatch key) -> (short name, had a kernel)
+        self.host_data = HostData()
         self.mode = Mode()
 
     def _probe(self, has_kernel, func, name, devices):
@@ -214,8 +256,9 @@ class DispatchTrace:
 
     def compute_ops(self):
         """The compute operators that touched a device (an input or an output
-        there): host-side arithmetic (a launcher's own bookkeeping, an
-        autotuner's statistics) is not the operator's work on the device."""
+        there) or computed on the host with data copied from the device in the
+        same call (HOST_FROM_DEVICE): other host-side arithmetic (a launcher's
+        own bookkeeping, an autotuner's statistics) is not the operator's work."""
         return {name: entry for name, entry in self.ops.items()
                 if name not in NOT_COMPUTE_OPS and not name.startswith(("_foreach_zero", "sym_"))
                 and entry[1] - {"cpu"}}
@@ -250,11 +293,12 @@ def judge_inside_kernels(inside):
     device inside them (below the caller's dispatch trace). `inside`: {registered op:
     {torch op: [calls, devices]}} (override.traced_registrations)."""
     found = {}
-    # an op one kernel calls that the library registered too ran the library's (traced) kernel
+    # an op one kernel calls that the library registered too ran the library's (traced) kernel,
+    # on the device: on the host (HOST_FROM_DEVICE) it ran ATen's
     own_ops = {op.split("::")[-1].split(".")[0] for op in inside}
     for registered, ops in sorted(inside.items()):
         for name, (calls, devices) in sorted(ops.items()):
-            if name not in own_ops and _is_compute(name, devices):
+            if _is_compute(name, devices) and (name not in own_ops or HOST_FROM_DEVICE in devices):
                 found.setdefault(registered, []).append(f"aten::{name} ({calls}x)")
     if not found:
         return None

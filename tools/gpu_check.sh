@@ -3,7 +3,12 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 8 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|tests|gpu|batch|library|perf|perf-large|sandbox|pytest FILE...
+# Usage: tools/gpu_check.sh build|all|tests|gpu|batch|library|perf|perf-large|sandbox|pytest FILE...
+# `all` is the one to verify a tree with: it builds if needed, then runs every GPU test and the
+# library batches (ours, its planted defects, Liger-Kernel, FlagGems) at once, and leaves at most
+# 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, verdicts.jsonl (one line
+# per operator of every library batch, with its job, verdict, error and runtime types and first
+# failures), summaries.json (each batch's summary.json by job), and all.txt (the two tails).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -17,6 +22,38 @@ case "${1:-}" in
       -DVALIJSON_INCLUDE_DIR="$root/.carry/include" > "$out/build.txt" 2>&1 || { tail -30 "$out/build.txt"; exit 1; }
     cmake --build "$build" -j "$(nproc)" >> "$out/build.txt" 2>&1 || { grep -E "error|FAILED" "$out/build.txt" | head -30; exit 1; }
     echo "build ok"
+    ;;
+  all)
+    [ -x "$build/runner/opverify-batch" ] || "$0" build || exit 1
+    start=$(date +%s)
+    # The GPU tests of every file that has them, and the library batches beside them (one
+    # device; the batches' ranks and the tests' workers share it and the host's cores).
+    ( OPVERIFY_BUILD_DIR=$build OPVERIFY_GPU_REPORT=$out/gpu_ops.jsonl python3 -m pytest -n 4 -q -p no:cacheprovider -rs \
+        "$root/tests/python/test_gpu_ops.py" "$root/tests/python/test_npu_standin.py" \
+        "$root/tests/python/test_adversarial.py" "$root/tests/python/test_library.py" \
+        "$root/tests/python/test_reference_trust.py" -k "gpu or ghost or cuda or npu" \
+        > "$out/gpu-tests.txt" 2>&1; echo "gpu tests rc=$? after $(( $(date +%s) - start )) s" >> "$out/gpu-tests.txt" ) &
+    tests_pid=$!
+    ( OPVERIFY_BUILD_DIR=$build OPVERIFY_LIBRARY_RANKS=${RANKS:-4} OPVERIFY_FLAGGEMS_RANKS=${FLAGGEMS_RANKS:-8} \
+        OPVERIFY_LIBRARY_OUT=$out python3 -m pytest -q -p no:cacheprovider -rs "$root/tests/python/test_gpu_library.py" \
+        > "$out/library.txt" 2>&1; echo "library rc=$? after $(( $(date +%s) - start )) s" >> "$out/library.txt" ) &
+    library_pid=$!
+    wait $tests_pid $library_pid
+    python3 - "$out" <<'PY'
+import glob, json, os, sys
+out = sys.argv[1]
+with open(os.path.join(out, "verdicts.jsonl"), "w") as merged:
+    for path in sorted(glob.glob(os.path.join(out, "verdicts-*.jsonl"))):
+        merged.write(open(path).read())
+        os.remove(path)
+summaries = {}
+for path in sorted(glob.glob(os.path.join(out, "summary-*.json"))):
+    summaries[os.path.basename(path)[len("summary-"):-len(".json")]] = json.load(open(path))
+    os.remove(path)
+json.dump(summaries, open(os.path.join(out, "summaries.json"), "w"), indent=1)
+PY
+    { echo "== gpu tests"; tail -25 "$out/gpu-tests.txt"; echo "== library batches"; tail -40 "$out/library.txt"; } \
+      | tee "$out/all.txt"
     ;;
   tests)
     (cd "$build" && ctest -j 12 -E "python.gpu_(ops|library)" --output-on-failure > "$out/ctest.txt" 2>&1); echo "ctest rc=$?"
@@ -51,11 +88,13 @@ case "${1:-}" in
     done
     ;;
   library)
-    # The real libraries (docs/LIBRARIES.md): jobs/library.json, jobs/library_defects.json and
-    # jobs/liger.json (skipped without jobs/liger/src/liger_kernel) through tests/python/test_gpu_library.py, each
-    # batch with $RANKS ranks (default 4, sharing the device); summaries and verdict tables to $OUT.
-    OPVERIFY_BUILD_DIR=$build OPVERIFY_LIBRARY_RANKS=${RANKS:-4} OPVERIFY_LIBRARY_OUT=$out \
-      python3 -m pytest -q -p no:cacheprovider -rs "$root/tests/python/test_gpu_library.py" > "$out/library.txt" 2>&1
+    # The real libraries (docs/LIBRARIES.md): jobs/library.json, jobs/library_defects.json,
+    # jobs/liger.json and jobs/flaggems_override.json (each skipped without its source in jobs/*/src)
+    # through tests/python/test_gpu_library.py, each batch with $RANKS ranks (default 4, sharing the
+    # device; FlagGems with $FLAGGEMS_RANKS, default 8); summaries and verdict tables to $OUT.
+    OPVERIFY_BUILD_DIR=$build OPVERIFY_LIBRARY_RANKS=${RANKS:-4} OPVERIFY_FLAGGEMS_RANKS=${FLAGGEMS_RANKS:-8} \
+      OPVERIFY_LIBRARY_OUT=$out python3 -m pytest -q -p no:cacheprovider -rs "$root/tests/python/test_gpu_library.py" \
+      > "$out/library.txt" 2>&1
     echo "library rc=$?"; tail -40 "$out/library.txt"
     ;;
   sandbox)
@@ -90,5 +129,5 @@ case "${1:-}" in
       > "$out/large/bench_accuracy.txt" 2>&1
     echo "bench_accuracy (perf_large) rc=$?"; tail -30 "$out/large/bench_accuracy.txt"
     ;;
-  *) echo "usage: tools/gpu_check.sh build|tests|gpu|batch|library|perf|perf-large|pytest FILE..." >&2; exit 2 ;;
+  *) echo "usage: tools/gpu_check.sh build|all|tests|gpu|batch|library|perf|perf-large|sandbox|pytest FILE..." >&2; exit 2 ;;
 esac

@@ -6,7 +6,8 @@ operators") from a short list: one line per ATen op.
         [--python-path DIR] [--name JOB] [--defaults '{"seeds": 3}'] [--opinfo] [-o jobs/mylib.json]
     tools/override_manifest.py --check-opinfo
 
-A line of OPS.txt is `name | op | args | sweep` (`#` starts a comment, blank lines are skipped):
+A line of OPS.txt is `name | op | args | sweep [| tags]` (`#` starts a comment, blank lines are
+skipped; tags, separated by spaces, go to the entry's "tags", e.g. a known verdict's attribution):
 
     softmax  | torch.softmax             | T[$rows,$cols] -1          | rows=1,1000 cols=128,4097 dtype=float16,float32
     gelu     | torch.nn.functional.gelu  | T[$n] approximate="tanh"   | n=1,4097 dtype=float32,bfloat16
@@ -14,10 +15,13 @@ A line of OPS.txt is `name | op | args | sweep` (`#` starts a comment, blank lin
     where    | torch.where               | T[$n]:bool T[$n] T[$n]     | n=16
     addmm    | torch.addmm               | @opinfo                    |
 
-args, separated by spaces: `T[d0,d1,...]` is a tensor (each dimension an int or `$param`),
+args, separated by spaces: `T[d0,d1,...]` is a tensor (each dimension an int or `$param`; a
+string parameter such as shape=1024x1024,20x320x15 gives whole shapes of any rank),
 optionally `:dtype` (a torch dtype name or `$param`; default `$dtype` when the sweep has a
 dtype, else float32) and `:init` (randn, positive, bool, randint(low,high),
-uniform(low,high)); `key=value` is a keyword argument; anything else is a JSON literal
+uniform(low,high)); `[T[...],T[...]]` is a list of tensors (cat, stack, index), its items
+tensors, `$param`s or literals, separated by commas without spaces (`[$cols]` too); `key=value` is a keyword argument;
+anything else is a JSON literal
 (`-1`, `2.5`, `true`, `[0,1]`, `"tanh"`) or a `$param`. sweep: `key=v1,v2,...` (JSON values,
 else strings). `@opinfo` (with --opinfo) draws the cases from torch's OpInfo database
 (`torch.testing._internal.common_methods_invocations`): one entry per sample input, named
@@ -95,8 +99,18 @@ def tensor_spec(match, sweep, where):
     return spec
 
 
-def split_args(text):
-    """Space-separated tokens, keeping brackets and quoted strings whole."""
+def argument(token, sweep, where):
+    """A tensor, a list holding tensors, or a literal."""
+    match = TENSOR.match(token)
+    if match:
+        return tensor_spec(match, sweep, where)
+    if token.startswith("[") and token.endswith("]") and ("T[" in token or "$" in token):
+        return [argument(item, sweep, where) for item in split_args(token[1:-1], separator=",")]
+    return literal(token, where)
+
+
+def split_args(text, separator=None):
+    """Space-separated tokens (or `separator`-separated), keeping brackets and quoted strings whole."""
     tokens, current, depth, quote = [], "", 0, None
     for c in text:
         if quote:
@@ -108,7 +122,7 @@ def split_args(text):
             depth, current = depth + 1, current + c
         elif c in "])":
             depth, current = depth - 1, current + c
-        elif c.isspace() and depth == 0:
+        elif depth == 0 and (c == separator if separator else c.isspace()):
             if current:
                 tokens.append(current)
             current = ""
@@ -139,24 +153,24 @@ def parse_sweep(text, where):
 
 def parse_line(line, where):
     columns = [c.strip() for c in line.split("|")]
-    if len(columns) < 3 or len(columns) > 4:
-        raise ListError(f"{where}: expected 'name | op | args | sweep', got {len(columns)} column(s)")
+    if len(columns) < 3 or len(columns) > 5:
+        raise ListError(f"{where}: expected 'name | op | args | sweep [| tags]', got {len(columns)} column(s)")
     name, op, args = columns[:3]
-    sweep = parse_sweep(columns[3], where) if len(columns) == 4 else {}
+    sweep = parse_sweep(columns[3], where) if len(columns) >= 4 else {}
+    tags = columns[4].split() if len(columns) == 5 else []
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_-]*", name):
         raise ListError(f"{where}: operator name {name!r} must be letters, digits, _ and -")
     if not re.fullmatch(r"torch(\.[A-Za-z_][A-Za-z0-9_]*)+", op):
         raise ListError(f"{where}: op {op!r} must be a dotted path under torch (torch.softmax, torch.ops.aten.add.Tensor)")
     if args == "@opinfo":
-        return {"name": name, "op": op, "opinfo": True, "sweep": sweep}
+        return {"name": name, "op": op, "opinfo": True, "sweep": sweep, "tags": tags}
     positional, keyword = [], {}
     for token in split_args(args):
         key, sep, value = token.partition("=")
         target = None
         if sep and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
             target, token = key, value
-        match = TENSOR.match(token)
-        value = tensor_spec(match, sweep, where) if match else literal(token, where)
+        value = argument(token, sweep, where)
         if target is None:
             if keyword:
                 raise ListError(f"{where}: positional argument {token!r} after a keyword argument")
@@ -166,7 +180,7 @@ def parse_line(line, where):
     for ref in re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", json.dumps([positional, keyword])):
         if ref not in sweep:
             raise ListError(f"{where}: ${ref} names no sweep parameter")
-    return {"name": name, "op": op, "args": positional, "kwargs": keyword, "sweep": sweep}
+    return {"name": name, "op": op, "args": positional, "kwargs": keyword, "sweep": sweep, "tags": tags}
 
 
 def opinfo_entries(item, enable):
@@ -215,6 +229,9 @@ def build(lines, args):
             entries = [{"name": item["name"], "override": override}]
             if item["sweep"]:
                 entries[0]["sweep"] = item["sweep"]
+        if item["tags"]:
+            for entry in entries:
+                entry["tags"] = list(item["tags"])
         for entry in entries:
             if entry["name"] in seen:
                 raise ListError(f"{args.list}:{number}: duplicate operator name {entry['name']!r}")

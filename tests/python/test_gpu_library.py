@@ -1,6 +1,7 @@
 """Real libraries through opverify: jobs/library (opverify_testlib, our own Triton library,
-library-backed and dispatch-override operators), its planted defects (opverify_brokenlib) and
-Liger-Kernel (jobs/liger, a public library carried as source in jobs/liger/src).
+library-backed and dispatch-override operators), its planted defects (opverify_brokenlib),
+Liger-Kernel (jobs/liger, a public library carried as source in jobs/liger/src) and FlagGems'
+ATen overrides (jobs/flaggems_override.json, its source carried in jobs/flaggems/src).
 
 The CPU part runs anywhere: the manifests load, and the static lint follows each
 implementation into its declared library. The GPU part runs opverify-batch on each manifest
@@ -8,7 +9,8 @@ with the shipped anti-cheat settings (lint, runtime evidence, 3 seeds) and skips
 
 OPVERIFY_LIBRARY_RANKS=N runs each batch under mpirun with N ranks (default: one rank, no
 mpirun); OPVERIFY_LIBRARY_OUT=DIR copies each run's summary.json and a verdict table
-(verdicts-<job>.jsonl) there (tools/gpu_check.sh library does both).
+(verdicts-<job>.jsonl, one line per operator with its job) there (tools/gpu_check.sh library and
+all do both).
 """
 import json
 import os
@@ -28,6 +30,10 @@ LIGER_SRC = os.path.join(JOBS, "liger", "src")
 HAVE_LIGER = os.path.isdir(os.path.join(LIGER_SRC, "liger_kernel", "ops"))
 NO_LIGER = ("Liger-Kernel's source is not in jobs/liger/src: bring it as jobs/liger/src/README.md says "
             "(git archive of its src/liger_kernel; docs/LIBRARIES.md)")
+FLAGGEMS_SRC = os.path.join(JOBS, "flaggems", "src")
+HAVE_FLAGGEMS = os.path.isdir(os.path.join(FLAGGEMS_SRC, "flag_gems", "ops"))
+NO_FLAGGEMS = ("FlagGems' source is not in jobs/flaggems/src: bring it as jobs/flaggems/src/README.md says "
+               "(git archive of its src/flag_gems; docs/LIBRARIES.md)")
 
 
 def manifest(name):
@@ -58,10 +64,12 @@ def tool(opverify_bin, name):
 
 # ---------------------------------------------------------------- CPU part
 
-@pytest.mark.parametrize("job", ["library.json", "library_defects.json", "liger.json"])
+@pytest.mark.parametrize("job", ["library.json", "library_defects.json", "liger.json", "flaggems_override.json"])
 def test_the_manifest_loads_with_its_cases(opverify_bin, job):
     if job == "liger.json" and not HAVE_LIGER:
         pytest.skip(NO_LIGER)
+    if job == "flaggems_override.json" and not HAVE_FLAGGEMS:
+        pytest.skip(NO_FLAGGEMS)
     proc = subprocess.run([tool(opverify_bin, "opverify-batch"), os.path.join(JOBS, job), "--dry-run"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
@@ -149,6 +157,8 @@ def stored_cases(run_dir):
 
 def run_job(opverify_bin, job, run_dir):
     ranks = int(os.environ.get("OPVERIFY_LIBRARY_RANKS", "1"))
+    if job == "flaggems_override.json":  # 199 operators, each executor importing FlagGems: more ranks
+        ranks = int(os.environ.get("OPVERIFY_FLAGGEMS_RANKS", str(ranks)))
     command = [tool(opverify_bin, "opverify-batch"), os.path.join(JOBS, job), "--backend", "cuda",
                "--run-dir", str(run_dir), "--no-bench"]
     if ranks > 1:
@@ -167,7 +177,7 @@ def run_job(opverify_bin, job, run_dir):
             for op in summary["operators"]:
                 stored = cases.get(op["name"], {"cases": [], "lint": None})
                 f.write(json.dumps({
-                    "op": op["name"], "cases": op["cases"], "passed": op["passed"], "failed": op["failed"],
+                    "job": stem, "op": op["name"], "cases": op["cases"], "passed": op["passed"], "failed": op["failed"],
                     "error_types": op["error_types"], "max_rel_diff": op["max_rel_diff"], "wall_s": op["wall_s"],
                     "static_lint_type": stored["lint"],
                     "runtime_types": sorted({c[3] for c in stored["cases"] if c[3] is not None}),
@@ -191,7 +201,9 @@ def runs(opverify_bin, tmp_path_factory):
 FALSE_POSITIVE = "opverify-false-positive"
 # Known false failures, by whose fault (docs/LIBRARIES.md, "Findings").
 KNOWN = {FALSE_POSITIVE: "opverify's false failure on a correct operator",
-         "reference-suspect": "the CPU golden's rounding on the decision boundary, not the operator"}
+         "reference-suspect": "the CPU golden's rounding on the decision boundary, not the operator",
+         "library-defect": "a defect of the library's own (docs/LIBRARIES.md names the line)",
+         "nondeterministic": "the operator's result is not defined to the bit (duplicate indices, ties)"}
 
 
 def check_entry(runs, job, entry):
@@ -273,3 +285,15 @@ def test_an_aligned_only_kernel_fails_a_one_element_tail(runs):
 @pytest.mark.parametrize("entry", LIGER, ids=[e["name"] for e in LIGER])
 def test_liger_kernel_operators(runs, entry):
     check_entry(runs, "liger.json", entry)
+
+
+FLAGGEMS = entries("flaggems_override.json")
+
+
+@gpu
+@pytest.mark.skipif(not HAVE_FLAGGEMS, reason=NO_FLAGGEMS)
+@pytest.mark.parametrize("entry", FLAGGEMS, ids=[e["name"] for e in FLAGGEMS])
+def test_flaggems_overrides_with_every_check_on(runs, entry):
+    """FlagGems' ATen overrides inside flag_gems.use_gems(), lint, runtime evidence and 3 seeds
+    on: each passes, or fails as its tag says (docs/LIBRARIES.md attributes every one)."""
+    check_entry(runs, "flaggems_override.json", entry)

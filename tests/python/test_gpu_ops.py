@@ -19,6 +19,7 @@ if not torch.cuda.is_available():
     pytest.skip("no CUDA device: the GPU operator tests run on the H200", allow_module_level=True)
 
 JOBS = os.path.join(os.path.dirname(__file__), "..", "..", "jobs")
+SLOW_COMPILE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "gpu_compile")
 
 
 def operators(folder):
@@ -88,7 +89,9 @@ def test_batch_splits_out_triton_compilation(opverify_bin, tmp_path):
 def test_a_persistent_cache_dir_compiles_nothing_the_second_night(opverify_bin, tmp_path):
     """Two nights of the same job with --cache-dir: the second loads every
     kernel from the rank's persistent cache (compile seconds near 0), while
-    the A/B of its accuracy failure still compiles afresh (fresh_effective)."""
+    the A/B of its accuracy failure still compiles afresh (fresh_effective).
+    slow_compile's kernel (tests/fixtures/gpu_compile) takes the compiler
+    seconds, so the first night's compile time is far above noise."""
     import h5py
     batch = os.path.join(os.path.dirname(opverify_bin), "opverify-batch")
     manifest = tmp_path / "nightly.json"
@@ -96,6 +99,7 @@ def test_a_persistent_cache_dir_compiles_nothing_the_second_night(opverify_bin, 
                                     "operators": [
                                         {"name": "softmax", "dir": os.path.join(JOBS, "ops"),
                                          "sweep": {"rows": [128], "cols": [1000, 1023], "dtype": ["float16"]}},
+                                        {"name": "slow_compile", "dir": SLOW_COMPILE},
                                         {"name": "gelu_mask_bug", "dir": os.path.join(JOBS, "defects")}]}))
     cache = tmp_path / "cache"
     splits, ab = [], None
@@ -113,7 +117,7 @@ def test_a_persistent_cache_dir_compiles_nothing_the_second_night(opverify_bin, 
                   and f["cases"][n].attrs["ab"] not in ("", "null")]
     first, second = splits
     print(f"compile_s: first night {first:.3f}, second night {second:.3f}")
-    assert first > 0.5 and second < max(0.25, 0.05 * first), splits
+    assert first > 1.0 and second < max(0.25, 0.05 * first), splits
     assert ab and all(a["fresh_effective"] is True for a in ab), ab
     assert all(a["classification"] == "real_defect" for a in ab), ab
     fresh = [t["cache_dir"] for a in ab for t in a["attempts"] if t["label"] == "fresh_cache"]

@@ -416,6 +416,57 @@ def test_the_generator_writes_a_manifest_the_batch_accepts(tmp_path):
     assert "softmax (8 sweep cases)" in dry.stdout and "gelu (2 sweep cases)" in dry.stdout
 
 
+def test_the_generator_writes_tensor_lists_whole_shape_sweeps_and_tags(tmp_path):
+    """FlagGems' cat, stack and index take lists of tensors; its test shapes have different ranks
+    (a string parameter, "20x320x15", is a whole shape); a fifth column tags an entry."""
+    import torch
+    from opverify_runtime import override
+    ops = tmp_path / "ops.txt"
+    ops.write_text("cat | torch.cat | [T[16,$n],T[7,$n]] 0 | n=256 dtype=float16\n"
+                   "index | torch.ops.aten.index.Tensor | T[64,8] [T[5]:int64:randint(0,64)] |\n"
+                   "abs | torch.abs | T[$shape] | shape=1024x1024,20x320x15 | library-defect\n"
+                   "ln | torch.nn.functional.layer_norm | T[4,$c] [$c] | c=8\n")
+    out = tmp_path / "ops.json"
+    proc = subprocess.run([sys.executable, TOOL, str(ops), "--library", "x", "--enable", "x:on", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    entries = {e["name"]: e for e in json.loads(out.read_text())["operators"]}
+    assert entries["cat"]["override"]["args"] == [[{"shape": [16, "$n"], "dtype": "$dtype"},
+                                                   {"shape": [7, "$n"], "dtype": "$dtype"}], 0]
+    assert entries["index"]["override"]["args"][1] == [{"shape": [5], "init": "randint", "low": 0, "high": 64,
+                                                        "dtype": "int64"}]
+    assert entries["abs"]["sweep"]["shape"] == ["1024x1024", "20x320x15"] and entries["abs"]["tags"] == ["library-defect"]
+    assert entries["ln"]["override"]["args"][1] == ["$c"] and "tags" not in entries["ln"]
+    # what the executor makes of them
+    params = {"n": 256, "dtype": "float16"}
+    made = override.make_value(entries["cat"]["override"]["args"][0], params, torch)
+    assert [list(t.shape) for t in made] == [[16, 256], [7, 256]] and made[0].dtype == torch.float16
+    shape = entries["abs"]["override"]["args"][0]
+    assert list(override.make_tensor(shape, {"shape": "20x320x15"}, torch).shape) == [20, 320, 15]
+    assert list(override.make_tensor(shape, {"shape": ""}, torch).shape) == []
+    with pytest.raises(Exception, match="dimensions joined by x"):
+        override.make_tensor(shape, {"shape": "20 by 3"}, torch)
+
+
+def test_the_flaggems_manifest_is_the_one_its_op_list_writes(tmp_path):
+    """jobs/flaggems_override.json is generated: from jobs/flaggems/ops.txt by the command at the
+    list's top (an edit of the JSON alone would be lost the next time it is written)."""
+    ops = os.path.join(ROOT, "jobs", "flaggems", "ops.txt")
+    out = tmp_path / "flaggems_override.json"
+    proc = subprocess.run([sys.executable, TOOL, ops, "--library", "flag_gems", "--enable", "flag_gems:use_gems",
+                           "--python-path", "flaggems/src", "--python-path", "flaggems/adapter", "--name",
+                           "flaggems_override", "--defaults", '{"seeds": 3, "lint": true, "runtime_checks": true, '
+                           '"timeout_s": 600, "bench": {"enabled": false}}', "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    written = json.loads(out.read_text())
+    written["description"] = written["description"].replace(ops, "jobs/flaggems/ops.txt")
+    with open(os.path.join(ROOT, "jobs", "flaggems_override.json")) as f:
+        assert json.load(f) == written
+    with open(ops) as f:
+        assert "tools/override_manifest.py jobs/flaggems/ops.txt --library flag_gems" in f.read()
+
+
 def test_the_generator_names_the_bad_line(tmp_path):
     ops = tmp_path / "ops.txt"
     ops.write_text("softmax | torch.softmax | T[$rows] -1 | cols=3\n")
@@ -602,7 +653,9 @@ def test_runtime_evidence_with_a_library_on_cuda(tmp_path):
     expected = {"lsoftmax_fallback": (3, "torch.exp is PyTorch compute"),  # the static lint, into gpulib
                 "lsoftmax_fallback_nolint": (3, "runtime type 3: ModelNew.forward ran PyTorch compute"),
                 "ov_softmax_fallback": (3, "torch.exp is PyTorch compute"),
-                "ov_softmax_fallback_nolint": (3, "runtime type 3: inside the enable context kernels that are not"),
+                # its registration is made inside the context: what it runs is traced
+                "ov_softmax_fallback_nolint": (3, "runtime type 3: the library's registered kernels computed with "
+                                                  "PyTorch operators inside them"),
                 "ov_softmax_unreached": (2, "runtime type 2: the override is registered but never reached")}
     for op, (rtype, words) in expected.items():
         assert report[op]["passed"] == 0, report[op]

@@ -7,6 +7,8 @@ import triton.language as tl
 
 from opverify_testlib.ops import elementwise
 
+from . import generated
+
 
 @contextlib.contextmanager
 def enabled_wrong_key():
@@ -63,3 +65,35 @@ def enabled_decoy():
         yield
     finally:
         lib._destroy()
+
+
+@contextlib.contextmanager
+def _registered(op, fn):
+    lib = torch.library.Library("aten", "IMPL")
+    lib.impl(op, fn, "CUDA")
+    try:
+        yield
+    finally:
+        lib._destroy()
+
+
+def enabled_generated():
+    """silu through a module the library generates at run time: its wrapper computes with torch
+    and its generated kernel copies the result out."""
+    return _registered("silu", generated.silu_generated)
+
+
+def enabled_tuned_fallback():
+    """relu through the library's own launch wrapper, which computes with torch for inputs under
+    65 536 elements."""
+    return _registered("relu", generated.relu_tuned)
+
+
+def enabled_copied():
+    """tanh computed by torch below the dispatch trace, copied out by a library kernel."""
+    return _registered("tanh", generated.tanh_copied)
+
+
+def enabled_host():
+    """tanh computed on the host with torch, copied back and out by a library kernel."""
+    return _registered("tanh", generated.tanh_on_host)

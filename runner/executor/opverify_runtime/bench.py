@@ -188,6 +188,19 @@ class Timer:
         return peak / mib, (peak - before) / mib if before is not None else None
 
 
+def do_bench_ms(backend, fn):
+    """triton.testing.do_bench's median of the same callable (its own warm-up, L2 flush and
+    repeats), in ms: a second clock beside ours, recorded for the dispatch-override operators,
+    whose call goes through the library's Python wrappers. None off cuda or without Triton."""
+    if backend.name != "cuda":
+        return None
+    try:
+        from triton.testing import do_bench
+    except ImportError:
+        return None
+    return float(do_bench(fn, return_mode="median"))
+
+
 def _status_bytes(key):
     with open("/proc/self/status") as f:
         for line in f:

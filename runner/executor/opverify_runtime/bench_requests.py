@@ -1,7 +1,7 @@
 """The executor's benchmark requests (bench_prepare, bench_measure,
 bench_release, bench_transfer), a part of executor.Session: one prepared case
 timed side by side, with bench.py's timer."""
-from . import bench
+from . import bench, override
 from .case_io import CaseError, clone_to, describe_inputs, flatten_outputs, input_dtypes, input_tensors, seed_everything
 
 
@@ -20,6 +20,7 @@ class BenchRequests:
         self._known = {"input_desc": describe_inputs(inputs, torch), "input_dtypes": input_dtypes(inputs, torch)}
         reply = dict(self._known)
         sides = {}
+        holds = {}  # what each side's forwards run inside, entered once (an override's enable context)
         resident = {}  # each side's inputs and model state: the cpu backend's peak memory starts there
         self.compile_clock.install()
         self.compile_clock.take()
@@ -43,13 +44,15 @@ class BenchRequests:
             except BaseException as error:  # noqa: BLE001
                 raise self.classify(error, f"{side}: building the model on {device}") from error
             sides[side] = self._bench_callable(model, args)
+            holds[side] = override.held_context(model)
             weights = list(model.parameters()) + list(model.buffers()) if isinstance(model, torch.nn.Module) else []
             resident[side] = bench.state_bytes(weights + arg_tensors)
         warmup = int(request.get("warmup", 5))
         for side, fn in sides.items():
             try:
-                for _ in range(warmup):
-                    fn()
+                with holds[side]():
+                    for _ in range(warmup):
+                        fn()
                 self.backend.synchronize()
             except BaseException as error:  # noqa: BLE001
                 raise self.classify(error, f"{side}: warm-up") from error
@@ -57,7 +60,7 @@ class BenchRequests:
         # What the memory roofline needs: the bytes one forward must at least
         # read (its inputs) and write (its outputs), and the peak bandwidth.
         try:
-            with torch.no_grad():
+            with torch.no_grad(), holds["implementation"]():
                 outputs = flatten_outputs(sides["implementation"](), torch)
             self.backend.synchronize()
             reply["bytes_moved"] = sum(t.numel() * t.element_size() for t in arg_tensors + outputs)
@@ -65,7 +68,7 @@ class BenchRequests:
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, "implementation: a forward after the warm-up") from error
         reply["memory_bandwidth_gbs"] = self.backend.memory_bandwidth_gbs()
-        self._bench = {"sides": sides, "resident": resident,
+        self._bench = {"sides": sides, "holds": holds, "resident": resident,
                        "timer": bench.Timer(torch, self.backend, bool(request.get("flush_l2", True)))}
         return reply, []
 
@@ -88,13 +91,17 @@ class BenchRequests:
         if fn is None:
             raise CaseError("RuntimeError", f"bench_measure: side {side!r} was not prepared")
         timer = state["timer"]
+        hold = state["holds"][side]
         self.compile_clock.take()
         try:
-            peak_mb, added_mb = timer.peak_memory_mb(fn, state["resident"].get(side, 0))
-            stats = timer.repeats(fn, int(request.get("repeats", 50)), adaptive=bool(request.get("adaptive")),
-                                  max_repeats=request.get("max_repeats"),
-                                  rse_target=float(request.get("rse_target", 0.01)),
-                                  max_seconds=float(request.get("max_seconds", 60.0)))
+            with hold():
+                peak_mb, added_mb = timer.peak_memory_mb(fn, state["resident"].get(side, 0))
+                stats = timer.repeats(fn, int(request.get("repeats", 50)), adaptive=bool(request.get("adaptive")),
+                                      max_repeats=request.get("max_repeats"),
+                                      rse_target=float(request.get("rse_target", 0.01)),
+                                      max_seconds=float(request.get("max_seconds", 60.0)))
+                if self.override:  # the same call under triton.testing.do_bench, beside ours (docs/BENCH.md)
+                    stats["do_bench_ms"] = bench.do_bench_ms(self.backend, fn)
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, f"{side}: timing") from error
         reply = {"side": side, "stats": stats, "peak_memory_mb": peak_mb, "added_memory_mb": added_mb,
@@ -106,8 +113,9 @@ class BenchRequests:
         # forward did is checked before it runs, then the baseline moves on.
         tainted_before = self._tainted()
         try:
-            reply["operators"] = bench.kernel_breakdown(self.torch, self.backend, fn,
-                                                        int(request.get("profile_iterations", 10)))
+            with hold():
+                reply["operators"] = bench.kernel_breakdown(self.torch, self.backend, fn,
+                                                            int(request.get("profile_iterations", 10)))
         except Exception as error:  # noqa: BLE001 - the profiler is optional; its failure is not the case's
             reply["operators"] = {}
             reply["warnings"].append(f"{side}: profiler failed: {type(error).__name__}: {error}")

@@ -472,6 +472,7 @@ class Session(BenchRequests):
                         prof = watching.enter_context(profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]))
                         trace = watching.enter_context(runtime_evidence.DispatchTrace(torch, probe_kernels=bool(
                             self.override)))
+                        launches = watching.enter_context(runtime_evidence.launch_recorder(self.impl, self.library))
                     actual = model_new(*impl_args)
                     self.backend.synchronize()
                 actual = flatten_outputs(actual, torch)
@@ -494,9 +495,12 @@ class Session(BenchRequests):
             if evidence:
                 kernels = bench.device_kernels(torch, prof)
                 self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library)  # lazily imported ones too
+                own = runtime_evidence.own_names(launches, self.own_kernels, override=bool(self.override))
+                self.own_kernels.update({n: j for n, j in launches.jit_functions.items() if n in own})  # ghost replay
                 reply["runtime_evidence"] = {
-                    "torch_ops": trace.report(), "own_kernels": sorted(self.own_kernels), "library": self.library,
-                    "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in kernels.items()}}
+                    "torch_ops": trace.report(), "own_kernels": sorted(own), "library": self.library,
+                    "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in kernels.items()},
+                    "triton_launches": launches.report() if launches.active else None}
                 registered = set()
                 if baseline is not None:
                     registered = trace.registered_ops(torch)  # asked now, outside the enable context
@@ -506,7 +510,8 @@ class Session(BenchRequests):
                     reply["runtime_evidence"]["inside_registered_kernels"] = {
                         op: {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in ops.items()}
                         for op, ops in sorted(inside.items())}
-                verdict = runtime_evidence.judge_evidence(trace, kernels, self.own_kernels, baseline, registered, inside)
+                verdict = runtime_evidence.judge_evidence(trace, kernels, own, baseline, registered, inside,
+                                                          launches.report())
                 if verdict is not None:
                     raise CaseError("LintError", verdict[1], regression_type=verdict[0],
                                     runtime_evidence=reply["runtime_evidence"])

@@ -1,0 +1,6 @@
+class SQLAlchemyError(Exception):
+    pass
+
+
+class IntegrityError(SQLAlchemyError):
+    pass

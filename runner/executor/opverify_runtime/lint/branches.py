@@ -199,6 +199,11 @@ class _Branches:
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
             x = self._value(expr.operand, env, scope, depth + 1)
             return UNKNOWN if x is UNKNOWN else not bool(_plain(x))
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):  # dim=-1
+            x = self._value(expr.operand, env, scope, depth + 1)
+            if isinstance(x, (int, float)) and not isinstance(x, bool):
+                return -x if isinstance(expr.op, ast.USub) else x
+            return UNKNOWN
         if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords:
             if any(r.kind == "path" and r.value in CONSTEXPR_PATHS for r in self.resolve(expr.func, scope)):
                 x = self._value(expr.args[0], env, scope, depth + 1)

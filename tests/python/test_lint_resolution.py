@@ -220,4 +220,61 @@ def test_branches_the_arguments_known_values_rule_out_are_not_reached(arguments,
     if pruned:
         assert_valid(result)
     else:
-        assert result["regression_type"] == 3 and "torch.sum" in violation_calls(result)
+        assert 3 in result["regression_types"] and "torch.sum" in violation_calls(result)
+
+
+@pytest.mark.parametrize("arguments, pruned", [("x", True), ("x, None", True), ("x, sorter=None, vendor='other'", True),
+                                               ("x, s", False), ("x, s, 'other'", False)])
+def test_statements_after_a_branch_that_returns_and_decided_conditional_expressions(arguments, pruned):
+    """`if sorter is None: return` ends _check_sorter for sorter=None: torch.any after it never
+    runs; `sorter.contiguous() if sorter is not None else None` is None then, so is the gather's
+    test."""
+    result = lint_call("lintpkg_aten", f"lintpkg_aten.search({arguments})", params="x, s=None")
+    if pruned:
+        assert_valid(result)
+    else:
+        assert result["regression_type"] == 3 and "torch.any" in violation_calls(result)
+
+
+def test_a_kernel_a_helper_returns_in_a_tuple_is_launched():
+    result = lint_call("lintpkg_aten", "lintpkg_aten.unpacked(x)")
+    assert_valid(result)
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_scale_kernel"]
+
+
+# ---- the rules themselves, on source text ------------------------------------------------------
+
+def test_all_is_read_where_the_module_builds_it_and_unknown_where_it_cannot_be_read():
+    from opverify_runtime.lint.exports import UNKNOWN_ALL, dunder_all
+    import ast
+    built = ast.parse(textwrap.dedent('''\
+        try:
+            __all__ = ["a"]
+        except ImportError:
+            __all__ = []
+        __all__ += ["b"]
+        __all__.extend(["c"])
+        __all__.append("d")
+
+
+        def f():
+            __all__ = [1]  # a local, not the module's
+    '''))
+    assert dunder_all(built) == {"a", "b", "c", "d"}
+    assert dunder_all(ast.parse("x = 1")) is None
+    assert dunder_all(ast.parse("__all__ = [n for n in dir() if n[0] != '_']")) == UNKNOWN_ALL
+
+
+def test_the_last_binding_wins_unless_it_may_not_happen():
+    from opverify_runtime.lint.exports import conditional_spans, last_binders
+    import ast
+    tree = ast.parse(textwrap.dedent('''\
+        from a import *
+        from b import f
+        if FAST:
+            from c import f
+    '''))
+    spans = conditional_spans(tree)
+    assert last_binders([(1, "a"), (2, "b")], spans) == ["b"]
+    assert last_binders([(1, "a"), (2, "b"), (4, "c")], spans) == ["b", "c"]  # c only if FAST
+    assert last_binders([(4, "c")], spans) == ["c"]

@@ -15,6 +15,32 @@ from .symbols import (ClassInfo, Ref, Scope, _const_str, _dotted, _fold_str, _is
                       _op_name, _unparse)
 
 
+RETURNED_KINDS = ("kernel", "kernel_launcher", "wrapped", "generated")
+
+
+class Unpacked(ast.expr):
+    """The index-th item of what `call` returns (`a, b = f(...)`): resolved through f's returns."""
+    _fields = ()
+
+    def __init__(self, call, index):
+        super().__init__(lineno=call.lineno, col_offset=call.col_offset)
+        self.call, self.index = call, index
+
+
+def _return_values(fn):
+    """The expressions fn returns (a lambda's body), not those of functions nested in it."""
+    if isinstance(fn, ast.Lambda):
+        return [fn.body]
+    out, stack = [], list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            out.append(node.value)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
 class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
     def __init__(self, tree, filename, non_compute, library=(), python_path=()):
         self.tree = tree
@@ -142,6 +168,11 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
                 and len(target.elts) == len(value.elts):
             for t, v in zip(target.elts, value.elts):
                 self._bind_target(t, v, scope, line)
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Call):
+            # kernel, block, warps = _kernel_meta(dtype): the i-th item of what the callee returns
+            for i, t in enumerate(target.elts):
+                if not isinstance(t, ast.Starred):
+                    self._bind_target(t, Unpacked(value, i), scope, line)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             s = scope
             if s.kind == "function" and s.cls is not None and target.value.id == s.self_name:
@@ -234,7 +265,27 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
             return [r for v in expr.values for r in self.resolve(v, scope, seen, depth + 1)]
         if isinstance(expr, (ast.NamedExpr, ast.Starred, ast.Await)):
             return self.resolve(expr.value, scope, seen, depth + 1)
+        if isinstance(expr, Unpacked):
+            return self._unpacked(expr, scope, seen, depth)
         return []
+
+    def _returned(self, fn, seen, depth, index=None):
+        """The launchers a call of fn gives back (RETURNED_KINDS), from its `return`
+        statements; with `index`, the index-th item of a returned tuple."""
+        if ("returns", fn) in seen:
+            return []
+        seen = seen | {("returns", fn)}
+        fscope = self.scope_of.get(fn, self.module)
+        out = []
+        for value in _return_values(fn):
+            if index is not None and isinstance(value, (ast.Tuple, ast.List)):
+                value = value.elts[index] if index < len(value.elts) else None
+            out += [x for x in self.resolve(value, fscope, seen, depth + 1) if x.kind in RETURNED_KINDS]
+        return out
+
+    def _unpacked(self, expr, scope, seen, depth):
+        return [x for r in self.resolve(expr.call.func, scope, seen, depth + 1) if r.kind == "func"
+                for x in self._returned(r.value, seen, depth, expr.index)]
 
     def _resolve_name(self, name, scope, seen, depth):
         s = scope
@@ -397,6 +448,8 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
                 out += self.resolve(call.args[0], scope, seen, depth + 1)
             elif r.kind == "class":
                 out.append(Ref("instance", r.value, r.via))
+            elif r.kind == "func":
+                out += self._returned(r.value, seen, depth)
         return out
 
     def _loaded_module(self, call, path):

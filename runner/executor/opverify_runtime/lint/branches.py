@@ -11,8 +11,12 @@ arms whose test those constants decide. Kept small, bounded and conservative:
   module-level names bound exactly once (a dict or tuple literal may be indexed by a constant when
   its module only ever reads it with `name[...]`), in a module that never names globals(), vars(),
   setattr, `__globals__`, `__dict__` or `sys.modules`;
-* a test is decided only by ==, !=, in, not in, `is (not) None`, and/or/not over those; anything
-  else (a call, an attribute of an argument, a name assigned in a loop or a try) leaves both arms;
+* a test is decided only by ==, !=, in, not in, `is (not) None`, and/or/not over those (and a
+  conditional expression whose test they decide); anything else (a call, an attribute of an
+  argument such as `x.dtype`, a name assigned in a loop or a try) leaves both arms;
+* what follows a statement no path runs past (`return`, `raise`, `break`, `continue`, or an
+  `if` whose live arms all end so) is not reached: `if sorter is None: return` ends the
+  function for sorter=None;
 * a function is scanned in at most MAX_CONTEXTS contexts, then once with none known.
 
 Assumed, as the rest of the walk assumes: a decorated function is called with the arguments its
@@ -21,6 +25,8 @@ evidence sees what really runs). Mixed into analysis._Analysis."""
 import ast
 
 UNKNOWN = object()
+ENDS = None  # what _live_block gives when no path runs past the block's end
+ENDING = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 # A module that can write its globals by name has no constants.
 WRITES_BY_NAME = " writes globals by name"
 GLOBALS_WRITERS = {"globals", "vars", "setattr", "exec", "eval", "__import__", "__builtins__"}
@@ -99,8 +105,12 @@ class _Branches:
         return out
 
     def _live_block(self, stmts, env, out, scope):
+        """The env after the block, or ENDS when no path runs past its end (each returns,
+        raises, breaks or continues): the statements after such a statement never run."""
         for stmt in stmts:
             env = self._live_stmt(stmt, env, out, scope)
+            if env is ENDS:
+                break
         return env
 
     def _live_stmt(self, stmt, env, out, scope):
@@ -108,15 +118,17 @@ class _Branches:
             out.append((stmt, env))
             self._live_expr(stmt.test, env, out, scope)
             truth = self._truth(stmt.test, env, scope)
+            after_body = after_else = ENDS
             if truth is not False:
                 after_body = self._live_block(stmt.body, dict(env), out, scope)
             if truth is not True:
                 after_else = self._live_block(stmt.orelse, dict(env), out, scope)
-            if truth is True:
-                return after_body
-            if truth is False:
-                return after_else
+            if after_body is ENDS or after_else is ENDS:  # `if dim is None: return ...` and the rest
+                return after_else if after_body is ENDS else after_body
             return {k: v for k, v in after_body.items() if k in after_else and _same(after_else[k], v)}
+        if isinstance(stmt, ENDING):
+            self._live_expr(stmt, env, out, scope)
+            return ENDS
         if isinstance(stmt, NESTED_SCOPES):  # a nested def or class: scanned whole, nothing known inside
             out.extend((n, {}) for n in ast.walk(stmt))
             return _without(env, _assigned_names(stmt))
@@ -188,6 +200,9 @@ class _Branches:
             return UNKNOWN if any(i is UNKNOWN for i in items) else tuple(items)
         if isinstance(expr, ast.Compare):
             return self._compare(expr, env, scope, depth)
+        if isinstance(expr, ast.IfExp):  # sorter.contiguous() if sorter is not None else None
+            truth = self._truth(expr.test, env, scope)
+            return UNKNOWN if truth is None else self._value(expr.body if truth else expr.orelse, env, scope, depth + 1)
         if isinstance(expr, ast.BoolOp):
             for v in expr.values[:-1]:
                 x = self._value(v, env, scope, depth + 1)

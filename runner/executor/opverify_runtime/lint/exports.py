@@ -42,7 +42,9 @@ def dunder_all(tree):
     if tree is None:
         return None
     names, seen = set(), False
-    for node in ast.walk(tree):
+    for node in _module_statements(tree.body):
+        if isinstance(node, ast.Expr):
+            node = node.value
         value = _all_value(node)
         if value is None:
             continue
@@ -52,6 +54,19 @@ def dunder_all(tree):
             return UNKNOWN_ALL
         names.update(listed)
     return names if seen else None
+
+
+def _module_statements(body):
+    """The statements run at import: the module's own, and those inside its compound
+    statements (an `if`, a `try`), never a function's or a class's."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, COMPOUND):
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                for inner in getattr(stmt, field, None) or []:
+                    yield from _module_statements(getattr(inner, "body", None) or [inner]) \
+                        if isinstance(inner, (ast.ExceptHandler, getattr(ast, "match_case", ast.ExceptHandler))) \
+                        else _module_statements([inner])
 
 
 def _all_value(node):

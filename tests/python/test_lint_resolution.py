@@ -278,3 +278,13 @@ def test_the_last_binding_wins_unless_it_may_not_happen():
     assert last_binders([(1, "a"), (2, "b")], spans) == ["b"]
     assert last_binders([(1, "a"), (2, "b"), (4, "c")], spans) == ["b", "c"]  # c only if FAST
     assert last_binders([(4, "c")], spans) == ["c"]
+
+
+@pytest.mark.parametrize("arguments, pruned", [("x, 10, -1.0, 1.0", True), ("x, 10, 0, 1", True),
+                                               ("x", False), ("x, 10, 0, 0", False), ("x, 10, lo, 1.0", False)])
+def test_a_known_constant_converted_by_float_or_int_still_decides_branches(arguments, pruned):
+    result = lint_call("lintpkg_aten", f"lintpkg_aten.histogram({arguments})", params="x, lo=0.0")
+    if pruned:
+        assert_valid(result)
+    else:
+        assert result["regression_type"] == 3 and "x.min" in violation_calls(result)

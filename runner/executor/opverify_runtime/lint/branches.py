@@ -35,6 +35,7 @@ MAX_CONTEXTS = 4
 MAX_DEPTH = 12
 CONSTEXPR_PATHS = ("triton.language.constexpr", "triton.language.core.constexpr", "triton.constexpr")
 CONSTANT_TYPES = (str, int, float, bool, type(None), bytes)
+CONVERSIONS = {"builtins.float": float, "builtins.int": int, "builtins.bool": bool, "builtins.str": str}
 NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
                  ast.DictComp, ast.GeneratorExp)
 
@@ -155,6 +156,13 @@ class _Branches:
         if value is not UNKNOWN and all(isinstance(t, ast.Name) for t in targets):
             env = dict(env)
             env.update({t.id: value for t in targets})
+        elif len(targets) == 1 and isinstance(targets[0], ast.Tuple) and isinstance(stmt.value, ast.Tuple) \
+                and len(targets[0].elts) == len(stmt.value.elts):  # lo, hi = float(min), float(max)
+            env = dict(env)
+            for t, v in zip(targets[0].elts, stmt.value.elts):
+                known = self._value(v, here, scope)
+                if isinstance(t, ast.Name) and known is not UNKNOWN:
+                    env[t.id] = known
         return env
 
     def _live_expr(self, expr, env, out, scope):
@@ -220,10 +228,23 @@ class _Branches:
                 return -x if isinstance(expr.op, ast.USub) else x
             return UNKNOWN
         if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords:
-            if any(r.kind == "path" and r.value in CONSTEXPR_PATHS for r in self.resolve(expr.func, scope)):
-                x = self._value(expr.args[0], env, scope, depth + 1)
-                return UNKNOWN if x is UNKNOWN or isinstance(x, Constexpr) else Constexpr(x)
+            return self._converted(expr, env, scope, depth)
         return UNKNOWN
+
+    def _converted(self, call, env, scope, depth):
+        """tl.constexpr(c), and float(c)/int(c)/bool(c)/str(c) of a known constant (min_val = float(min))."""
+        paths = {r.value for r in self.resolve(call.func, scope) if r.kind == "path"}
+        x = self._value(call.args[0], env, scope, depth + 1)
+        if x is UNKNOWN or isinstance(x, Constexpr) or len(paths) != 1:
+            return UNKNOWN
+        (path,) = paths
+        if path in CONSTEXPR_PATHS:
+            return Constexpr(x)
+        convert = CONVERSIONS.get(path)
+        try:
+            return convert(x) if convert is not None else UNKNOWN
+        except (TypeError, ValueError, OverflowError):
+            return UNKNOWN
 
     def _compare(self, expr, env, scope, depth):
         left = self._value(expr.left, env, scope, depth + 1)

@@ -135,7 +135,7 @@ def not_functional(name, overload):
     """Why (name, overload) is not a functional forward operator, or None."""
     if name.endswith("_") and not name.endswith("__"):
         return "in-place overload"
-    if "out" in overload.split("_") or overload == "out":
+    if any(part.lower().startswith("out") for part in overload.split("_")):  # out, values_out, OutScalar_Self
         return "out= overload"
     if "backward" in name or name.startswith("__") or name.startswith("_"):
         return "backward, dunder or internal operator"
@@ -413,6 +413,18 @@ def manifest_entry(task, rel):
     return entry
 
 
+def remove_stale(out, names):
+    """Files this tool wrote before for operators it no longer generates (never anyone else's)."""
+    for entry in os.listdir(out):
+        name = entry[:-len("_torch.py")] if entry.endswith("_torch.py") else \
+            entry[:-len("_triton_impl.py")] if entry.endswith("_triton_impl.py") else None
+        if name is None or name in names:
+            continue
+        with open(os.path.join(out, entry), encoding="utf-8") as f:
+            if "tools/flaggems_tasks.py" in f.read(1000).replace("\n", " "):
+                os.remove(os.path.join(out, entry))
+
+
 def write(path, text):
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -427,6 +439,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     tasks, skipped = collect(args.src, args.tests)
     os.makedirs(args.out, exist_ok=True)
+    remove_stale(args.out, {t["name"] for t in tasks})
     for task in tasks:
         write(os.path.join(args.out, f"{task['name']}_torch.py"), task_source(task))
         write(os.path.join(args.out, f"{task['name']}_triton_impl.py"), impl_source(task))

@@ -38,6 +38,7 @@ def small_flaggems(tmp_path):
             ("abs_", abs_),
             ("add.Tensor", add),
             ("add.out", add_out),
+            ("xlogy.OutTensor", xlogy_out),
             ("sum.dim_IntList", sum_dim),
             ("unsqueeze", unsqueeze),
             ("mm", mm),
@@ -88,11 +89,19 @@ def test_the_generator_writes_a_task_and_an_implementation_per_functional_operat
     assert mm.Model()(a, b).shape == (64, 48)
 
 
+def test_the_generator_removes_the_files_it_wrote_for_operators_it_no_longer_generates(small_flaggems, tmp_path):
+    out, manifest = small_flaggems
+    write(out / "gone_torch.py", '''"""FlagGems `gone`, written by tools/flaggems_tasks.py."""\n''')
+    write(out / "ours_torch.py", '''"""A task of someone else's."""\n''')
+    assert flaggems_tasks.main(["--src", str(tmp_path / "src"), "--out", str(out), "--manifest", str(manifest)]) == 0
+    assert not (out / "gone_torch.py").exists() and (out / "ours_torch.py").exists()
+
+
 def test_the_generator_says_why_it_left_each_registration_out(small_flaggems):
     out, manifest = small_flaggems
     with open(out / "INDEX.md") as f:
         index = f.read()
-    for overload, why in [("abs_", "in-place overload"), ("add.out", "out= overload"),
+    for overload, why in [("abs_", "in-place overload"), ("add.out", "out= overload"), ("xlogy.OutTensor", "out="),
                           ("unsqueeze", "a view or metadata query"), ("bernoulli.p", "random operator"),
                           ("no_such_op_in_torch", "this torch has no such ATen operator")]:
         assert f"| `{overload}` |" in index and why in index.split(f"| `{overload}` |")[1].split("\n")[0]

@@ -1,9 +1,0 @@
-"""FlagGems `xlogy_out`, library-backed: the call ATen's dispatcher makes to FlagGems'
-registered function. Written by tools/flaggems_tasks.py."""
-import torch
-import flag_gems
-
-
-class ModelNew(torch.nn.Module):
-    def forward(self, x0, x1, x2):
-        return flag_gems.xlogy_out(x0, x1, out=x2)

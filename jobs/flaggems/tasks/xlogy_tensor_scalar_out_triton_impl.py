@@ -1,9 +1,0 @@
-"""FlagGems `xlogy_tensor_scalar_out`, library-backed: the call ATen's dispatcher makes to FlagGems'
-registered function. Written by tools/flaggems_tasks.py."""
-import torch
-import flag_gems
-
-
-class ModelNew(torch.nn.Module):
-    def forward(self, x0, x1):
-        return flag_gems.xlogy_tensor_scalar_out(x0, 0.5, out=x1)

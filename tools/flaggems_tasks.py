@@ -281,8 +281,8 @@ def integer_input(shape, dtype):
 def task_source(task):
     params = ", ".join(t for t, _ in task["tensors"])
     integer = task["dtypes"][0] in ("bool", "int16", "int32", "int64")
-    inputs = ",\n            ".join(integer_input(s, task["dtypes"][0]) if integer else input_expression(s, task["init"])
-                                    for _, s in task["tensors"])
+    inputs = ",\n            ".join(integer_input(shape, task["dtypes"][0]) if integer
+                                    else input_expression(shape, task["init"]) for _, shape in task["tensors"])
     cases = ", ".join(f'dict(dtype="{d}")' for d in task["dtypes"])
     aten = f"aten::{task['op']}" + ("" if task["overload"] == "default" else f".{task['overload']}")
     head = (f"FlagGems `{task['fn']}` ({aten}), library-backed: the reference is the ATen operator, the "

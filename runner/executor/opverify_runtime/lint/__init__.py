@@ -18,11 +18,22 @@ local, module-level, class-attribute and default-argument aliases, once per cont
 constant arguments: branches a literal argument (or an omitted parameter's default) rules out
 are not reached (branches.py). Lines are the file's own.
 
+Names resolve as Python binds them: in a declared library, `pkg.name` is the package's
+attribute (the last binding its `__init__` makes, star imports included) before the submodule
+`pkg/name.py`; `from M import *` exports what M's `__all__` lists, else its names not starting
+with `_`, and a later binding wins over an earlier one. A kernel under a declared library's
+own decorator (an element function its generated wrapper launches) and a module the library
+generates and imports at run time are launches the lint cannot see into: types 1 and 2 are
+then left to the runtime evidence ("unproven" in the result), never reported as failures.
+ATen operators called directly in a library (torch.ops.aten.mul.Tensor, torch._C._nn.gelu)
+are type 3 unless they only read metadata, take views or allocate (names.ATEN_NON_COMPUTE).
+
 The package, one job per module: names (the tables), symbols (scopes, refs, path helpers),
 analysis (resolution) with module_checks (types 3 and 5 anywhere), reachability (types 2
-and 3 from forward) and branches (the constants that decide its branches), library (the declared library packages read as source, so kernels and
-functions defined there are the file's own), kernel_taint (type 4), result (the JSON result),
-text (the summary and the command line).
+and 3 from forward) and branches (the constants that decide its branches), library (the
+declared library packages read as source, so kernels and functions defined there are the
+file's own) with exports (Python's rules for a module's names, as pure functions),
+kernel_taint (type 4), result (the JSON result), text (the summary and the command line).
 """
 from .names import (ALLOWED_TENSOR_METHODS, ALLOWED_TORCH_CALLS, CHECK_TYPES, COMPUTED, CONVENTIONAL_NAMES,
                     DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, GETATTR_TORCH_METADATA, HOOK_REGISTRARS,

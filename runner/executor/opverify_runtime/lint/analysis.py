@@ -9,10 +9,36 @@ import builtins
 from .branches import _Branches
 from .library import _Library
 from .module_checks import _ModuleChecks
-from .names import CONVENTIONAL_NAMES, VIOLATION_CHECKS
+from .names import CONVENTIONAL_NAMES, GENERATED_MODULE_CALLS, METADATA_VALUES, VIOLATION_CHECKS
 from .reachability import _Reachability
 from .symbols import (ClassInfo, Ref, Scope, _const_str, _dotted, _fold_str, _is_jit_path, _is_tuner_path,
                       _op_name, _unparse)
+
+
+RETURNED_KINDS = ("kernel", "kernel_launcher", "wrapped", "generated")
+
+
+class Unpacked(ast.expr):
+    """The index-th item of what `call` returns (`a, b = f(...)`): resolved through f's returns."""
+    _fields = ()
+
+    def __init__(self, call, index):
+        super().__init__(lineno=call.lineno, col_offset=call.col_offset)
+        self.call, self.index = call, index
+
+
+def _return_values(fn):
+    """The expressions fn returns (a lambda's body), not those of functions nested in it."""
+    if isinstance(fn, ast.Lambda):
+        return [fn.body]
+    out, stack = [], list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            out.append(node.value)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
 
 
 class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
@@ -26,6 +52,7 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
         self.classes = {}        # ClassDef -> ClassInfo
         self.star_imports = []   # (module, line)
         self.kernel_nodes = set()
+        self.wrapped_kernels = {}  # kernel node -> the declared library's decorator around its triton.jit
         self.parents = {}
         self._resolved = {}
         self._steps = 0
@@ -34,6 +61,7 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
         self.scope_module = {}   # id(module Scope) -> a library module's name
         self._node_env = {}      # constants known where the node being scanned runs (branches.py)
         self.allowed_paths = ()  # path prefixes allowed in what forward reaches (an override's torch.library)
+        self.launches, self.unproven, self.unproven_kernels = {}, [], set()  # set by the reachability walk
         self._init_library(library, python_path)
         self.module = Scope("module", tree, None)
         for stmt in tree.body:
@@ -89,10 +117,14 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
             module = self._absolute_import(node) or "." * node.level + (node.module or "")
             for alias in node.names:
                 if alias.name == "*" and self._visiting is not None:
-                    self.library_stars.setdefault(self._visiting[0], []).append(module)
+                    self.library_stars.setdefault(self._visiting[0], []).append((module, node.lineno))
                     continue
                 if alias.name == "*":
                     self.star_imports.append((module, node.lineno))
+                    continue
+                if self.library_index.owns(module) and not module.startswith("."):
+                    # kept as (module, name): the module is found by the import system, the name is its attribute
+                    scope.bind(alias.asname or alias.name, "from", (module, alias.name), node.lineno)
                     continue
                 path = f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
                 scope.bind(alias.asname or alias.name, "import", path, node.lineno)
@@ -136,10 +168,18 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
                 and len(target.elts) == len(value.elts):
             for t, v in zip(target.elts, value.elts):
                 self._bind_target(t, v, scope, line)
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Call):
+            # kernel, block, warps = _kernel_meta(dtype): the i-th item of what the callee returns
+            for i, t in enumerate(target.elts):
+                if not isinstance(t, ast.Starred):
+                    self._bind_target(t, Unpacked(value, i), scope, line)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             s = scope
             if s.kind == "function" and s.cls is not None and target.value.id == s.self_name:
                 s.cls.self_attrs.setdefault(target.attr, []).append((value, s, line))
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute):
+            # self.cache[key] = value: what self.cache[...] may give back (a table of launchers)
+            self._bind_target(target.value, ast.List(elts=[value], lineno=line, col_offset=0), scope, line)
 
     def _docstrings(self):
         ids = set()
@@ -155,11 +195,12 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
         tree = tree or self.tree
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for d in node.decorator_list:
+                for i, d in enumerate(node.decorator_list):
                     target = d.func if isinstance(d, ast.Call) else d
                     if any(r.kind == "path" and _is_jit_path(r.value)
                            for r in self.resolve(target, self.enclosing[d])):
                         self.kernel_nodes.add(node)
+                        self._note_library_wrapper(node, node.decorator_list[:i])
         for node in ast.walk(tree):  # kernel = triton.jit(fn), triton.jit(**kw)(fn)
             if isinstance(node, ast.Call) and node.args:
                 scope = self.enclosing.get(node, self.module)
@@ -168,6 +209,17 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
                     for r in self.resolve(node.args[0], scope):
                         if r.kind == "func" and isinstance(r.value, (ast.FunctionDef, ast.AsyncFunctionDef)):
                             self.kernel_nodes.add(r.value)
+
+    def _note_library_wrapper(self, kernel, outer):
+        """A kernel under a decorator of a declared library (FlagGems' @pointwise_dynamic): its
+        name is the decorator's product, which launches it from code generated at run time."""
+        for d in outer:
+            target = d.func if isinstance(d, ast.Call) else d
+            refs = self.resolve(target, self.enclosing[d])
+            if any(r.kind in ("func", "class") and (r.value if r.kind == "func" else r.value.node) in self.file_of
+                   or r.kind == "path" and self.library_index.owns(r.value) for r in refs):
+                self.wrapped_kernels[kernel] = f"@{_unparse(target, 60)}"
+                return
 
     # ---- resolution ------------------------------------------------------------------------
 
@@ -213,12 +265,36 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
             return [r for v in expr.values for r in self.resolve(v, scope, seen, depth + 1)]
         if isinstance(expr, (ast.NamedExpr, ast.Starred, ast.Await)):
             return self.resolve(expr.value, scope, seen, depth + 1)
+        if isinstance(expr, Unpacked):
+            return self._unpacked(expr, scope, seen, depth)
         return []
 
+    def _returned(self, fn, seen, depth, index=None):
+        """The launchers a call of fn gives back (RETURNED_KINDS), from its `return`
+        statements; with `index`, the index-th item of a returned tuple."""
+        if ("returns", fn) in seen:
+            return []
+        seen = seen | {("returns", fn)}
+        fscope = self.scope_of.get(fn, self.module)
+        out = []
+        for value in _return_values(fn):
+            if index is not None and isinstance(value, (ast.Tuple, ast.List)):
+                value = value.elts[index] if index < len(value.elts) else None
+            out += [x for x in self.resolve(value, fscope, seen, depth + 1) if x.kind in RETURNED_KINDS]
+        return out
+
+    def _unpacked(self, expr, scope, seen, depth):
+        return [x for r in self.resolve(expr.call.func, scope, seen, depth + 1) if r.kind == "func"
+                for x in self._returned(r.value, seen, depth, expr.index)]
+
     def _resolve_name(self, name, scope, seen, depth):
-        s = root = scope
+        s = scope
         while s is not None:
-            root = s
+            if s.kind == "module" and id(s) in self.scope_module:  # a library module: Python's binding order
+                found = self._module_name(self.scope_module[id(s)], name, seen, depth, guess_stars=True)
+                if found is not None:
+                    return found
+                break
             if name in s.bindings:
                 key = (name, id(s))
                 if key in seen:
@@ -242,17 +318,27 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
             return [Ref("path", "builtins." + name)]
         if name in CONVENTIONAL_NAMES:
             return [Ref("path", CONVENTIONAL_NAMES[name])]
-        if id(root) in self.scope_module:  # a library module: its own star imports
-            stars = self.library_stars.get(self.scope_module[id(root)], [])
-            return [Ref("path", _dotted(star, name)) for star in stars[:1]]
-        if self.star_imports:
-            module, line = self.star_imports[0]
-            return [Ref("path", _dotted(module, name), f"star import from {module} (line {line})")]
+        if s is not None:  # a library module's name bound nowhere in it
+            return []
+        return self._file_star_refs(name, seen, depth)
+
+    def _file_star_refs(self, name, seen, depth):
+        """A name the implementation file binds only through `from M import *`: the last
+        declared-library module that exports it, else (a module not read) the first star's."""
+        stars = [(module, line, f"star import from {module} (line {line})") for module, line in self.star_imports]
+        found = self._star_import_refs(stars, name, seen, depth) if stars else None
+        if found is not None:
+            return found
+        if stars:
+            module, _, via = stars[0]
+            return [Ref("path", _dotted(module, name), via)]
         return []
 
     def _binding_refs(self, name, b, scope, seen, depth):
         if b.kind == "import":
             return [Ref("path", b.value)]
+        if b.kind == "from":
+            return self._from_import(*b.value, seen, depth + 1)
         if b.kind == "def":
             return [Ref("kernel" if b.value in self.kernel_nodes else "func", b.value)]
         if b.kind == "class":
@@ -320,6 +406,10 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
                 return [Ref("kernel_run", base.value, base.via)]
             if attr == "warmup":
                 return [Ref("kernel_warmup", base.value, base.via)]
+            if base.value in self.wrapped_kernels:  # copy_func.instantiate(ndim)(...)
+                return [Ref("wrapped", base.value, base.via)]
+        if base.kind in ("generated", "value"):  # a generated module's functions; torch.finfo(...).max
+            return [base]
         return []
 
     def _resolve_call(self, call, scope, seen, depth):
@@ -330,6 +420,12 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
                 if p == "builtins.getattr" and len(call.args) >= 2 and _const_str(call.args[1]) is not None:
                     for base in self.resolve(call.args[0], scope, seen, depth + 1):
                         out += self._member(base, _const_str(call.args[1]), seen, depth)
+                elif p == "builtins.getattr" and len(call.args) >= 2:
+                    out += [b for b in self.resolve(call.args[0], scope, seen, depth + 1) if b.kind == "generated"]
+                elif p in METADATA_VALUES:  # torch.finfo(x.dtype).max: a number, not a tensor method
+                    out.append(Ref("value", p))
+                elif p in GENERATED_MODULE_CALLS:
+                    out += self._loaded_module(call, p)
                 elif p in ("functools.partial", "functools.partialmethod") and call.args:
                     via = f"functools.partial (line {call.lineno})"
                     out += [x.routed(via) for x in self.resolve(call.args[0], scope, seen, depth + 1)]
@@ -346,11 +442,23 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
                         out += self.resolve(call.args[0], scope, seen, depth + 1)
                     else:
                         out.append(Ref("passthrough", p))
+            elif r.kind == "wrapped":
+                out.append(r)
             elif r.kind == "passthrough" and call.args:
                 out += self.resolve(call.args[0], scope, seen, depth + 1)
             elif r.kind == "class":
                 out.append(Ref("instance", r.value, r.via))
+            elif r.kind == "func":
+                out += self._returned(r.value, seen, depth)
         return out
+
+    def _loaded_module(self, call, path):
+        """The module an importlib call loads: a declared library's module named by a constant,
+        else one generated or chosen at run time."""
+        name = _const_str(call.args[0]) if call.args and path == "importlib.import_module" else None
+        if name is not None and self.library_index.owns(name) and self.library_index.find(name) is not None:
+            return [Ref("path", name)]
+        return [Ref("generated", call)]
 
     # ---- reporting -------------------------------------------------------------------------
 

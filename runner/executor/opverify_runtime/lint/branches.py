@@ -11,8 +11,12 @@ arms whose test those constants decide. Kept small, bounded and conservative:
   module-level names bound exactly once (a dict or tuple literal may be indexed by a constant when
   its module only ever reads it with `name[...]`), in a module that never names globals(), vars(),
   setattr, `__globals__`, `__dict__` or `sys.modules`;
-* a test is decided only by ==, !=, in, not in, `is (not) None`, and/or/not over those; anything
-  else (a call, an attribute of an argument, a name assigned in a loop or a try) leaves both arms;
+* a test is decided only by ==, !=, in, not in, `is (not) None`, and/or/not over those (and a
+  conditional expression whose test they decide); anything else (a call, an attribute of an
+  argument such as `x.dtype`, a name assigned in a loop or a try) leaves both arms;
+* what follows a statement no path runs past (`return`, `raise`, `break`, `continue`, or an
+  `if` whose live arms all end so) is not reached: `if sorter is None: return` ends the
+  function for sorter=None;
 * a function is scanned in at most MAX_CONTEXTS contexts, then once with none known.
 
 Assumed, as the rest of the walk assumes: a decorated function is called with the arguments its
@@ -21,6 +25,8 @@ evidence sees what really runs). Mixed into analysis._Analysis."""
 import ast
 
 UNKNOWN = object()
+ENDS = None  # what _live_block gives when no path runs past the block's end
+ENDING = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 # A module that can write its globals by name has no constants.
 WRITES_BY_NAME = " writes globals by name"
 GLOBALS_WRITERS = {"globals", "vars", "setattr", "exec", "eval", "__import__", "__builtins__"}
@@ -29,6 +35,7 @@ MAX_CONTEXTS = 4
 MAX_DEPTH = 12
 CONSTEXPR_PATHS = ("triton.language.constexpr", "triton.language.core.constexpr", "triton.constexpr")
 CONSTANT_TYPES = (str, int, float, bool, type(None), bytes)
+CONVERSIONS = {"builtins.float": float, "builtins.int": int, "builtins.bool": bool, "builtins.str": str}
 NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
                  ast.DictComp, ast.GeneratorExp)
 
@@ -99,8 +106,12 @@ class _Branches:
         return out
 
     def _live_block(self, stmts, env, out, scope):
+        """The env after the block, or ENDS when no path runs past its end (each returns,
+        raises, breaks or continues): the statements after such a statement never run."""
         for stmt in stmts:
             env = self._live_stmt(stmt, env, out, scope)
+            if env is ENDS:
+                break
         return env
 
     def _live_stmt(self, stmt, env, out, scope):
@@ -108,15 +119,17 @@ class _Branches:
             out.append((stmt, env))
             self._live_expr(stmt.test, env, out, scope)
             truth = self._truth(stmt.test, env, scope)
+            after_body = after_else = ENDS
             if truth is not False:
                 after_body = self._live_block(stmt.body, dict(env), out, scope)
             if truth is not True:
                 after_else = self._live_block(stmt.orelse, dict(env), out, scope)
-            if truth is True:
-                return after_body
-            if truth is False:
-                return after_else
+            if after_body is ENDS or after_else is ENDS:  # `if dim is None: return ...` and the rest
+                return after_else if after_body is ENDS else after_body
             return {k: v for k, v in after_body.items() if k in after_else and _same(after_else[k], v)}
+        if isinstance(stmt, ENDING):
+            self._live_expr(stmt, env, out, scope)
+            return ENDS
         if isinstance(stmt, NESTED_SCOPES):  # a nested def or class: scanned whole, nothing known inside
             out.extend((n, {}) for n in ast.walk(stmt))
             return _without(env, _assigned_names(stmt))
@@ -143,6 +156,13 @@ class _Branches:
         if value is not UNKNOWN and all(isinstance(t, ast.Name) for t in targets):
             env = dict(env)
             env.update({t.id: value for t in targets})
+        elif len(targets) == 1 and isinstance(targets[0], ast.Tuple) and isinstance(stmt.value, ast.Tuple) \
+                and len(targets[0].elts) == len(stmt.value.elts):  # lo, hi = float(min), float(max)
+            env = dict(env)
+            for t, v in zip(targets[0].elts, stmt.value.elts):
+                known = self._value(v, here, scope)
+                if isinstance(t, ast.Name) and known is not UNKNOWN:
+                    env[t.id] = known
         return env
 
     def _live_expr(self, expr, env, out, scope):
@@ -188,6 +208,9 @@ class _Branches:
             return UNKNOWN if any(i is UNKNOWN for i in items) else tuple(items)
         if isinstance(expr, ast.Compare):
             return self._compare(expr, env, scope, depth)
+        if isinstance(expr, ast.IfExp):  # sorter.contiguous() if sorter is not None else None
+            truth = self._truth(expr.test, env, scope)
+            return UNKNOWN if truth is None else self._value(expr.body if truth else expr.orelse, env, scope, depth + 1)
         if isinstance(expr, ast.BoolOp):
             for v in expr.values[:-1]:
                 x = self._value(v, env, scope, depth + 1)
@@ -199,11 +222,29 @@ class _Branches:
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
             x = self._value(expr.operand, env, scope, depth + 1)
             return UNKNOWN if x is UNKNOWN else not bool(_plain(x))
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):  # dim=-1
+            x = self._value(expr.operand, env, scope, depth + 1)
+            if isinstance(x, (int, float)) and not isinstance(x, bool):
+                return -x if isinstance(expr.op, ast.USub) else x
+            return UNKNOWN
         if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords:
-            if any(r.kind == "path" and r.value in CONSTEXPR_PATHS for r in self.resolve(expr.func, scope)):
-                x = self._value(expr.args[0], env, scope, depth + 1)
-                return UNKNOWN if x is UNKNOWN or isinstance(x, Constexpr) else Constexpr(x)
+            return self._converted(expr, env, scope, depth)
         return UNKNOWN
+
+    def _converted(self, call, env, scope, depth):
+        """tl.constexpr(c), and float(c)/int(c)/bool(c)/str(c) of a known constant (min_val = float(min))."""
+        paths = {r.value for r in self.resolve(call.func, scope) if r.kind == "path"}
+        x = self._value(call.args[0], env, scope, depth + 1)
+        if x is UNKNOWN or isinstance(x, Constexpr) or len(paths) != 1:
+            return UNKNOWN
+        (path,) = paths
+        if path in CONSTEXPR_PATHS:
+            return Constexpr(x)
+        convert = CONVERSIONS.get(path)
+        try:
+            return convert(x) if convert is not None else UNKNOWN
+        except (TypeError, ValueError, OverflowError):
+            return UNKNOWN
 
     def _compare(self, expr, env, scope, depth):
         left = self._value(expr.left, env, scope, depth + 1)

@@ -13,6 +13,7 @@ import importlib.machinery
 import os
 import sys
 
+from .exports import conditional_spans, dunder_all, last_binders, star_exports
 from .symbols import Ref, Scope, _is_main_guard
 
 MAX_MODULES = 256
@@ -59,8 +60,9 @@ class _Library:
     def _init_library(self, library, python_path):
         self.library_index = LibraryIndex(library, python_path)
         self.library_scopes = {}   # module name -> its module Scope (None: could not be read)
-        self.library_stars = {}    # module name -> absolute modules it star-imports
+        self.library_stars = {}    # module name -> [(absolute module it star-imports, line)]
         self.library_notes = []    # modules that could not be read, and why
+        self.module_facts = {}     # module name -> (its __all__, its conditional spans): exports.py
         self.file_of = {}          # def / lambda / class node of a library module -> its file
         self._library_bytes = 0
         self._visiting = None      # (module name, its package) while a library module is visited
@@ -138,42 +140,104 @@ class _Library:
         return out
 
     def _library_path(self, path, seen, depth):
-        """What `path` (inside a declared package) names: a module stays a path, a name bound in
-        a module resolves as a binding there; None when the source does not say."""
+        """What the dotted `path` (inside a declared package) names, attribute by attribute as
+        Python looks it up: `pkg.name` is the package's attribute before its submodule (see
+        _module_member); None when the source does not say."""
         if depth > 24:
             return None
-        if self.library_index.find(path) is not None:
-            return [Ref("path", path)]
-        module, _, attr = path.rpartition(".")
-        if not module:
-            return None
-        if self.library_index.find(module) is not None:
-            return self._module_member(module, attr, seen, depth)
-        bases = self._library_path(module, seen, depth + 1)
+        parent, _, attr = path.rpartition(".")
+        if not parent:
+            return [Ref("path", path)] if self.library_index.find(path) is not None else None
+        bases = self._library_path(parent, seen, depth + 1)
         if not bases:
             return None
         out = []
         for base in bases:
+            if base.kind == "path" and self._is_library_module(base.value):
+                out.extend(self._module_member(base.value, attr, seen, depth) or [])
+                continue
             member = self._member(base, attr, seen, depth)
             out.extend(self._into_library(member, seen, depth + 1) if base.kind == "path" else member)
         return out or None
 
+    def _is_library_module(self, name):
+        return self.library_index.owns(name) and self.library_index.find(name) is not None
+
     def _module_member(self, module, attr, seen, depth):
+        """module.attr once the module has run: its own binding of `attr` or a star import's,
+        the last one winning (exports.py); else the submodule `module.attr`; else None."""
+        found = self._module_name(module, attr, seen, depth)
+        if found is not None:
+            return found
+        if self.library_index.find(f"{module}.{attr}") is not None:
+            return [Ref("path", f"{module}.{attr}")]
+        return None
+
+    def _module_name(self, module, attr, seen, depth, guess_stars=False):
+        """What library module `module` binds `attr` to (itself or by star import), or None.
+        guess_stars: a name bound nowhere may come from a star import of a module outside the
+        declared packages (not read): the first such module's attribute."""
         scope = self._library_module(module)
-        if scope is None:
+        if scope is None or depth > 24:
             return None
-        if attr in scope.bindings:
-            key = (attr, id(scope))
-            if key in seen:
-                return []
-            out = []
-            for b in scope.bindings[attr]:
-                out.extend(self._binding_refs(attr, b, scope, seen | {key}, depth + 1))
-            return self._into_library(out, seen | {key}, depth + 1)
-        for star in self.library_stars.get(module, []):
-            found = self._library_path(f"{star}.{attr}", seen, depth + 1)
-            if found:
+        key = (attr, id(scope))
+        if key in seen:
+            return []
+        seen = seen | {key}
+        stars = self.library_stars.get(module, [])
+        events = [(b.line, b) for b in scope.bindings.get(attr, []) if not self._imports_itself(b, module, attr)]
+        events += [(line, star) for star, line in stars
+                   if self.library_index.owns(star) and self._exports(star, attr, seen, depth + 1)]
+        if not events:
+            outside = [star for star, _ in stars if not self.library_index.owns(star)]
+            return [Ref("path", f"{outside[0]}.{attr}")] if guess_stars and outside else None
+        out = []
+        for binder in last_binders(events, self._facts(module, scope)[1]):
+            if isinstance(binder, str):  # a star import
+                out.extend(self._module_member(binder, attr, seen, depth + 1) or [])
+            else:
+                out.extend(self._binding_refs(attr, binder, scope, seen, depth + 1))
+        return self._into_library(out, seen, depth + 1)
+
+    @staticmethod
+    def _imports_itself(binding, module, attr):
+        """`from . import sub` in the package's own __init__: the submodule, not a binding to follow."""
+        return binding.kind == "from" and binding.value == (module, attr)
+
+    def _exports(self, module, attr, seen, depth):
+        """Whether `from module import *` binds `attr` (exports.star_exports)."""
+        scope = self._library_module(module)
+        if scope is None or depth > 24 or ("*", module) in seen:
+            return False
+        listed = self._facts(module, scope)[0]
+        if isinstance(listed, set):
+            return attr in listed
+        bound = attr in scope.bindings or any(self.library_index.owns(star) and
+                                              self._exports(star, attr, seen | {("*", module)}, depth + 1)
+                                              for star, _ in self.library_stars.get(module, []))
+        return star_exports(attr, listed, bound)
+
+    def _facts(self, module, scope):
+        """(dunder_all, conditional_spans) of a library module, computed once."""
+        if module not in self.module_facts:
+            self.module_facts[module] = (dunder_all(scope.node), conditional_spans(scope.node))
+        return self.module_facts[module]
+
+    def _from_import(self, module, attr, seen, depth):
+        """`from module import attr` in library or implementation code: the module found by the
+        import system, then its attribute (or submodule)."""
+        if self._is_library_module(module):
+            found = self._module_member(module, attr, seen, depth)
+            if found is not None:
                 return found
+        return [Ref("path", f"{module}.{attr}")]
+
+    def _star_import_refs(self, stars, name, seen, depth):
+        """`name` in a module that binds it only through star imports [(module, line, via)]: the
+        last declared-library module exporting it; None when no library module does."""
+        for module, _, via in reversed(stars):
+            if self._is_library_module(module) and self._exports(module, name, seen, depth):
+                return [r.routed(via) for r in self._module_member(module, name, seen, depth) or []]
         return None
 
     def library_entry(self, text):
@@ -181,7 +245,10 @@ class _Library:
         module, _, attr = text.partition(":")
         if not self.library_index.owns(module):
             return None
-        refs = self._library_path(f"{module}.{attr}", frozenset(), 1) or []
+        first, _, rest = attr.partition(".")
+        refs = self._from_import(module, first, frozenset(), 1) if first else []
+        for name in rest.split(".") if rest else []:
+            refs = [m for r in refs for m in self._into_library(self._member(r, name, frozenset(), 1), frozenset(), 1)]
         nodes = []
         for r in refs:
             if r.kind == "func":

@@ -39,8 +39,36 @@ ALLOWED_TORCH_CALLS = {
         "set_rng_state", "Generator", "Tensor",
         "nn.Parameter", "nn.parameter.Parameter", "nn.Module", "nn.ParameterList",
         "nn.ParameterDict", "nn.Buffer", "nn.Identity",
+        # views and layout in function form (the same as the methods ALLOWED_TENSOR_METHODS allows)
+        "squeeze", "unsqueeze", "movedim", "moveaxis", "broadcast_to", "broadcast_tensors", "reshape",
+        "permute", "transpose", "swapaxes", "swapdims", "flatten", "unflatten", "t", "adjoint", "narrow",
+        "select", "as_strided", "view_as_real", "view_as_complex", "real", "imag", "split", "chunk",
+        "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "diagonal", "atleast_1d", "atleast_2d",
+        "atleast_3d", "detach", "alias", "conj", "resolve_conj", "resolve_neg", "clone",
+        # allocation and metadata
+        "empty_permuted", "zeros_like", "numel", "is_same_size", "is_nonzero", "is_signed",
+        "is_inference", "is_storage", "get_device", "is_autocast_enabled", "get_autocast_gpu_dtype",
+        "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     )
 }
+# ATen operators that compute nothing: metadata queries, views, allocation, and the copies and
+# fills the tensor methods ALLOWED_TENSOR_METHODS allows. Called directly (torch.ops.aten.<op>,
+# torch._C._VariableFunctions.<op>, ...) any other ATen operator is PyTorch compute.
+ATEN_NON_COMPUTE = set("""
+size sym_size stride sym_stride numel sym_numel dim storage_offset sym_storage_offset is_contiguous
+is_non_overlapping_and_dense is_same_size is_floating_point is_complex is_signed is_nonzero
+result_type promote_types can_cast empty empty_like empty_strided empty_permuted new_empty
+new_empty_strided zeros zeros_like ones ones_like full full_like new_zeros new_ones new_full scalar_tensor
+arange view view_as _unsafe_view reshape _reshape_alias as_strided expand expand_as permute transpose t
+squeeze unsqueeze select slice narrow alias detach lift_fresh movedim unbind split split_with_sizes
+chunk flatten unflatten diagonal view_as_real view_as_complex real imag conj _conj resolve_conj
+resolve_neg contiguous clone copy_ _to_copy to _copy_from fill_ zero_ resize_ set_ sym_constrain_range
+""".split())
+# Where ATen operators are reached directly: prefix -> index of the operator's name in the path.
+ATEN_ROOTS = (("torch.ops.aten.", 3), ("torch.ops.prims.", 3), ("torch._ops.ops.aten.", 4),
+              ("torch._ops.ops.prims.", 4), ("torch._C._nn.", 3), ("torch._C._VariableFunctions.", 3),
+              ("torch._C._linalg.", 3), ("torch._C._special.", 3), ("torch._C._fft.", 3),
+              ("torch._C._TensorBase.", 3), ("torch._VF.", 2), ("torch._refs.", 2), ("torch._prims.", 2))
 # torch attributes that are values, not compute (dtypes, layouts, namespaces).
 TORCH_VALUES = {
     "float16", "float32", "float64", "bfloat16", "half", "float", "double", "int8", "int16",
@@ -182,6 +210,11 @@ PATH_RULES = [
     ("unittest.mock", "no_timer_tampering", "patches objects at run time (timers, torch)"),
     ("mock", "no_timer_tampering", "patches objects at run time (timers, torch)"),
 ]
+# Calls whose result is a number or dtype record, not a tensor: its .max/.min are values.
+METADATA_VALUES = {"torch.finfo", "torch.iinfo"}
+# Calls that load a module chosen or written at run time (a library's generated code).
+GENERATED_MODULE_CALLS = {"importlib.util.module_from_spec", "importlib.import_module", "imp.load_source",
+                          "imp.load_module", "types.ModuleType"}
 IMPORTLIB_CALLS = {"importlib.import_module", "importlib.util.spec_from_file_location",
                    "importlib.util.module_from_spec", "importlib.machinery.SourceFileLoader",
                    "importlib.reload", "importlib.__import__", "runpy.run_path", "runpy.run_module",

@@ -6,7 +6,7 @@ from collections import deque
 
 from .branches import MAX_CONTEXTS, context_key
 from .names import DEVICE_NAMESPACE_CALLS, DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, HOOK_REGISTRARS, NN_MODULE_API
-from .symbols import _const_str, _shown, _torch_compute_reason, _unparse
+from .symbols import _aten_compute_reason, _const_str, _shown, _torch_compute_reason, _unparse
 
 
 class _Reachability:
@@ -47,6 +47,8 @@ class _Reachability:
         """Scan forward and what it reaches; returns (launches, reached functions)."""
         self.model_mro = self._mro(info)
         self.launches = {}       # kernel node -> [line]
+        self.unproven = []       # launches only the runtime evidence can show (_record_unproven)
+        self.unproven_kernels = set()
         self.visited = set()
         self.launch_params = {}
         entry_nodes = self.entries(info)
@@ -57,6 +59,7 @@ class _Reachability:
         """walk_reachable from given functions (an override's enable callables), none of them a forward."""
         self.model_mro = []
         self.launches, self.visited, self.launch_params = {}, set(), {}
+        self.unproven, self.unproven_kernels = [], set()
         self._drain(entry_nodes, set())
 
     def _drain(self, entry_nodes, forward_nodes):
@@ -87,7 +90,10 @@ class _Reachability:
     def _compute_reason(self, path):
         if any(path == p or path.startswith(p + ".") for p in self.allowed_paths):
             return None
-        return _torch_compute_reason(path)
+        reason = _torch_compute_reason(path)
+        if reason is None and self._scan_file is not None:  # in a library: torch.ops.aten.mul.Tensor too
+            reason = _aten_compute_reason(path)
+        return reason
 
     def _params_launched(self, fn):
         if fn not in self.launch_params:
@@ -109,6 +115,23 @@ class _Reachability:
 
     def _record_launch(self, kernel, line):
         self.launches.setdefault(kernel, []).append(line)
+
+    def _record_unproven(self, ref, call):
+        """A launch through a declared library's own machinery: a kernel under its decorator
+        (launched from code the decorator generates) or a module it generates and imports. The
+        lint cannot see the kernel launched there: the runtime evidence must."""
+        if self._scan_file is None:
+            return  # the implementation file's own: importlib there is type 3 already
+        if ref.kind == "generated":
+            how = "calls into a module the library generates and imports at run time"
+        else:
+            how = f"{self.wrapped_kernels[ref.value]} launches {ref.value.name} from code it generates at run time"
+        entry = {"file": self._scan_file, "line": call.lineno, "call": _unparse(call.func, 60), "how": how}
+        if ref.kind != "generated":
+            entry["kernel"] = ref.value.name
+            self.unproven_kernels.add(ref.value)
+        if entry not in self.unproven:
+            self.unproven.append(entry)
 
     def _scan_function(self, fn, is_forward, queue, bound):
         """Scans what of fn can run with its parameters bound to `bound`: the branches those
@@ -182,7 +205,8 @@ class _Reachability:
         for r in refs:
             if r.kind == "path":
                 if r.value == "builtins.getattr" and len(call.args) >= 2 and _const_str(call.args[1]) is None \
-                        and not self._device_namespace_lookup(call, fn, scope):
+                        and not self._device_namespace_lookup(call, fn, scope) \
+                        and not self._generated_module_lookup(call, scope):
                     self.report("no_dynamic_lookup", call.lineno, self._getattr_display(call),
                                 "getattr with a computed name hides which attribute is used")
                 if r.value in ("builtins.getattr",) and len(call.args) >= 2 and _const_str(call.args[1]) is not None:
@@ -200,6 +224,8 @@ class _Reachability:
                 self._launches_through_params(call, r.value, scope, func)
             elif r.kind in ("kernel_run", "kernel_launcher"):
                 self._record_launch(r.value, call.lineno)
+            elif r.kind in ("wrapped", "generated") or r.kind == "kernel" and r.value in self.wrapped_kernels:
+                self._record_unproven(r, call)
             elif r.kind == "class":
                 for name in ("__init__", "forward", "__call__"):
                     for m in self._class_member(r.value, name, frozenset(), 0, instance=False) or []:
@@ -223,6 +249,12 @@ class _Reachability:
         if is_forward and isinstance(func, ast.Attribute) and func.attr == "append":
             self.report("no_forbidden_torch_ops", call.lineno, f"{func_text}(...)",
                         "forward() may not build lists with append (host-side state belongs in the kernel)")
+
+    def _generated_module_lookup(self, call, scope):
+        """`getattr(m, wrapper_name)` in a declared library, m a module it generated: the
+        function it wrote, not a torch name hidden from the lint."""
+        bases = self.resolve(call.args[0], scope)
+        return self._scan_file is not None and bool(bases) and all(b.kind == "generated" for b in bases)
 
     def _device_namespace_lookup(self, call, fn, scope):
         """Whether `getattr(torch, <computed>, ...)` in a declared library's function is only

@@ -7,7 +7,7 @@ import stat
 
 from .analysis import _Analysis
 from .kernel_taint import _KernelTaint
-from .names import CHECK_TYPES, VIOLATION_CHECKS
+from .names import CHECK_TYPES, COMPUTED, LOADED, VIOLATION_CHECKS
 from .symbols import _is_main_guard
 
 
@@ -186,14 +186,15 @@ def _finish(a, result, kernels, launched, non_compute, override=False):
         checks[name] = {"passed": not violations, "violations": violations}
 
     placeholders = []
+    through_library = sorted(a.unproven_kernels - set(launched), key=lambda n: (a.file_of.get(n, ""), n.lineno))
+    launched = list(launched) + through_library  # type 4 judges the decorator-made launches too
     if non_compute:
         checks["no_placeholder_kernels"] = {
             "passed": True, "placeholders": [], "skipped": "non-compute operator: kernels may only move data"}
     else:
         taint = _KernelTaint(a)
         for k in launched:
-            _, computes = taint.summary(k)
-            if not computes:
+            if not _computes(a, taint, k):
                 placeholders.append(k)
         all_placeholders = bool(launched) and len(placeholders) == len(launched)
         checks["no_placeholder_kernels"] = {
@@ -215,9 +216,7 @@ def _finish(a, result, kernels, launched, non_compute, override=False):
     if not kernels and 2 in types:
         types.remove(2)  # type 2 needs kernels to exist
         types = sorted(set(types) | {1})
-    if override:  # what a static walk cannot show is the runtime evidence's to decide
-        result["override"]["unproven"] = [t for t in types if t in (1, 2)]
-        types = [t for t in types if t not in (1, 2)]
+    types = _defer_unproven(a, result, types, override)
     result["regression_types"] = types
     result["regression_type"] = types[0] if types else None
     result["valid"] = not types
@@ -226,6 +225,42 @@ def _finish(a, result, kernels, launched, non_compute, override=False):
     return result
 
 
+def _computes(a, taint, kernel):
+    """Whether a launched kernel computes: stores computed data; a kernel under a library's
+    decorator (an element function whose generated wrapper stores what it returns, its
+    parameters being loaded values) also when it returns computed data."""
+    if kernel not in a.unproven_kernels:
+        return taint.summary(kernel)[1]
+    params = len(a.scope_of[kernel].param_order) if kernel in a.scope_of else 0
+    ret, computes = taint.summary(kernel, (LOADED,) * params)
+    return computes or ret == COMPUTED
+
+
+def _defer_unproven(a, result, types, override):
+    """Types 1 and 2 that only the runtime evidence can decide, taken out of `types`: for an
+    override every one (its registrations are not followed statically); otherwise when the
+    walk reached launches through the declared library's own machinery (a decorator's
+    generated wrapper, a generated module) that it cannot see into."""
+    deferred = []
+    if override:
+        deferred = [t for t in types if t in (1, 2)]
+        result["override"]["unproven"] = deferred
+    elif a.unproven:
+        generated = any("kernel" not in u for u in a.unproven)
+        deferred = [t for t in types if t == 2 or t == 1 and generated]
+    for t in deferred:
+        name = "triton_kernel_exists" if t == 1 else "kernel_called_from_forward"
+        result["checks"][name]["unproven"] = "left to the runtime evidence (see unproven)"
+    if a.unproven:
+        result["unproven"] = {
+            "types": deferred, "launches": a.unproven[:MAX_UNPROVEN_SHOWN], "count": len(a.unproven),
+            "note": "launches through the declared library's own machinery (a decorator's generated wrapper, a module "
+                    "it generates and imports): the lint cannot see the kernels launched there, the runtime evidence "
+                    "must show the library's kernels running"}
+    return [t for t in types if t not in deferred]
+
+
+MAX_UNPROVEN_SHOWN = 8
 MAX_SOURCE_BYTES = 16 << 20  # a larger implementation file is refused, not parsed
 
 

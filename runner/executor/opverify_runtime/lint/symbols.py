@@ -5,13 +5,16 @@ import ast
 import os
 import re
 
-from .names import (ALLOWED_TENSOR_METHODS, ALLOWED_TORCH_CALLS, DYNAMIC_DUNDERS, NN_HOLDERS, PATH_RULES,
-                    SDPA, TORCH_VALUES)
+from .names import (ALLOWED_TENSOR_METHODS, ALLOWED_TORCH_CALLS, ATEN_NON_COMPUTE, ATEN_ROOTS, DYNAMIC_DUNDERS,
+                    NN_HOLDERS, PATH_RULES, SDPA, TORCH_VALUES)
 
 class Ref:
     """What an expression may denote: kind in path (a dotted module path), func (a def or
     lambda), kernel (a jit def), kernel_run, kernel_launcher, class, instance, self, super,
-    selfattr, param, passthrough (a decorator factory)."""
+    selfattr, param, passthrough (a decorator factory), wrapped (what a declared library's
+    decorator made of a kernel, and its methods' results: launches the lint cannot see),
+    generated (a module loaded at run time, and its attributes), value (a number or dtype
+    record such as torch.finfo(...))."""
     __slots__ = ("kind", "value", "via")
 
     def __init__(self, kind, value, via=None):
@@ -172,6 +175,27 @@ def _classify_path(path):
         if _path_matches(path, prefix):
             return check, reason
     return None
+
+
+def _aten_operator(path):
+    """The ATen operator a direct path to it names (torch.ops.aten.mul.Tensor -> mul), or None."""
+    for prefix, index in ATEN_ROOTS:
+        if path.startswith(prefix):
+            parts = path.split(".")
+            name = parts[index] if len(parts) > index else None
+            return name if name not in ("default", "__call__") else None
+    return None
+
+
+def _aten_compute_reason(path):
+    """Why calling an ATen operator directly (torch.ops.aten.mul.Tensor, torch._C._nn.gelu,
+    ...) is PyTorch compute, or None (not one, or one that only reads metadata, views or
+    allocates). In the implementation file the module-wide no_aten_ops check reports any such
+    path; in a declared library this is what finds them."""
+    aten = _aten_operator(path)
+    if aten is None or aten in ATEN_NON_COMPUTE:
+        return None
+    return f"{path} is PyTorch compute (the ATen operator {aten}, called directly)"
 
 
 def _torch_compute_reason(path):

@@ -28,6 +28,17 @@ def _check_lines(result):
     return sorted(out, key=lambda x: (x[0] != f, x[0], x[1]))
 
 
+def _unproven_lines(result):
+    """The launches the lint left to the runtime evidence, the first few."""
+    unproven = result.get("unproven")
+    if not unproven:
+        return ""
+    lines = [f"unproven: {unproven['count']} launch(es) through the declared library's own machinery; "
+             "the runtime evidence must show its kernels running"]
+    lines += [f"{u['file']}:{u['line']}: {u['call']} \u2014 {u['how']}" for u in unproven["launches"][:3]]
+    return "\n".join(lines) + "\n"
+
+
 def format_text(result):
     """The human summary: valid/invalid, the type, each violation as `file:line: call — reason`."""
     f = result["file"]
@@ -37,8 +48,9 @@ def format_text(result):
     called = result["checks"]["kernel_called_from_forward"]["called"]
     if result["valid"]:
         mode = " (non-compute)" if result["non_compute"] else ""
-        return (f"{f}: valid{mode}: kernels {', '.join(kernels)}; launched from forward: "
-                f"{', '.join(called)}\n")
+        launched = ", ".join(called) or "none the lint can see"
+        return f"{f}: valid{mode}: kernels {', '.join(kernels)}; launched from forward: {launched}\n" + \
+            _unproven_lines(result)
     types = result["regression_types"]
     head = f"{f}: INVALID: regression type {types[0]} ({TYPE_TITLES[types[0]]})"
     if len(types) > 1:
@@ -46,6 +58,7 @@ def format_text(result):
     lines = [head]
     lines += [f"{where}:{line}: {call} \u2014 {reason}" for where, line, call, reason in _check_lines(result)]
     lines += [f"library: {note}" for note in result.get("library", {}).get("notes", [])]
+    lines += [line for line in _unproven_lines(result).splitlines()]
     lines.append(f"suggestion: {result['suggestion']}")
     return "\n".join(lines) + "\n"
 

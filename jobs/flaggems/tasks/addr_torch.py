@@ -1,0 +1,26 @@
+"""FlagGems `addr` (aten::addr), library-backed: the reference is the ATen operator, the implementation
+(addr_triton_impl.py) calls flag_gems.addr. Written by tools/flaggems_tasks.py; inputs from
+FlagGems' no FlagGems test read: default shape. Case parameters: dtype."""
+import torch
+
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        return torch.ops.aten.addr.default(x0, x1, x2, beta=1, alpha=1)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(dtype="float16"):
+    dt = getattr(torch, dtype)
+    return [torch.randn((64, 48)).to(dt),
+            torch.randn((64,)).to(dt),
+            torch.randn((48,)).to(dt)]
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]

@@ -1,0 +1,24 @@
+"""FlagGems `argmax` (aten::argmax), library-backed: the reference is the ATen operator, the
+implementation (argmax_triton_impl.py) calls flag_gems.argmax. Written by tools/flaggems_tasks.py;
+inputs from FlagGems' tests/test_argmax.py: utils.REDUCTION_SMALL_SHAPES. Case parameters: dtype."""
+import torch
+
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0):
+        return torch.ops.aten.argmax.default(x0, None, False)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(dtype="float16"):
+    dt = getattr(torch, dtype)
+    return [torch.randn((4096, 256)).to(dt)]
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]

@@ -1,0 +1,27 @@
+"""FlagGems `diag_embed` (aten::diag_embed), library-backed: the reference is the ATen operator, the
+implementation (diag_embed_triton_impl.py) calls flag_gems.diag_embed. Written by
+tools/flaggems_tasks.py; inputs from FlagGems' tests/test_diag_embed.py: utils.FLOAT_DTYPES. Case
+parameters: dtype."""
+import torch
+
+NON_COMPUTE = True
+
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0):
+        return torch.ops.aten.diag_embed.default(x0, 0, -2, -1)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(dtype="float16"):
+    dt = getattr(torch, dtype)
+    return [torch.randn((20, 320, 15)).to(dt)]
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]

@@ -1,0 +1,9 @@
+"""FlagGems `div_mode`, library-backed: the call ATen's dispatcher makes to FlagGems'
+registered function. Written by tools/flaggems_tasks.py."""
+import torch
+import flag_gems
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x0):
+        return flag_gems.div_mode(x0, 0.5, rounding_mode=None)

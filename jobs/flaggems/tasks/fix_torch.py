@@ -1,0 +1,31 @@
+"""FlagGems `fix` (aten::fix), library-backed: the reference is the ATen operator, the implementation
+(fix_triton_impl.py) calls flag_gems.fix. Written by tools/flaggems_tasks.py; inputs from FlagGems'
+tests/test_fix.py: utils.POINTWISE_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype.
+
+Expected to fail the lint (type 3): FlagGems computes with torch on this path,
+flag_gems/ops/fix.py:85 (torch.trunc for complex inputs; not taken for real ones, but the lint
+cannot know the dtype)."""
+import torch
+
+EXPECTED_ERROR_TYPE = "LintError"
+EXPECTED_LINT_TYPE = 3
+
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0):
+        return torch.ops.aten.fix.default(x0)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(dtype="float16"):
+    dt = getattr(torch, dtype)
+    return [torch.randn((20, 320, 15)).to(dt)]
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]

@@ -1,0 +1,26 @@
+"""FlagGems `huber_loss` (aten::huber_loss), library-backed: the reference is the ATen operator, the
+implementation (huber_loss_triton_impl.py) calls flag_gems.huber_loss. Written by
+tools/flaggems_tasks.py; inputs from FlagGems' tests/test_huber_loss.py: utils.FLOAT_DTYPES. Case
+parameters: dtype."""
+import torch
+
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0, x1):
+        return torch.ops.aten.huber_loss.default(x0, x1, 1, 1.0)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(dtype="float16"):
+    dt = getattr(torch, dtype)
+    return [torch.randn((20, 320, 15)).to(dt),
+            torch.randn((20, 320, 15)).to(dt)]
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]

@@ -1,0 +1,26 @@
+"""FlagGems `log_sigmoid_forward` (aten::log_sigmoid_forward), library-backed: the reference is the
+ATen operator, the implementation (log_sigmoid_forward_triton_impl.py) calls
+flag_gems.log_sigmoid_forward. Written by tools/flaggems_tasks.py; inputs from FlagGems'
+tests/test_log_sigmoid_forward.py: utils.POINTWISE_SHAPES, utils.FLOAT_DTYPES. Case parameters:
+dtype."""
+import torch
+
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0):
+        return torch.ops.aten.log_sigmoid_forward.default(x0)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(dtype="float16"):
+    dt = getattr(torch, dtype)
+    return [torch.randn((20, 320, 15)).to(dt)]
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]

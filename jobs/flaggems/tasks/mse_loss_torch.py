@@ -1,0 +1,26 @@
+"""FlagGems `mse_loss` (aten::mse_loss), library-backed: the reference is the ATen operator, the
+implementation (mse_loss_triton_impl.py) calls flag_gems.mse_loss. Written by
+tools/flaggems_tasks.py; inputs from FlagGems' tests/test_mse_loss.py: utils.REDUCTION_SHAPES. Case
+parameters: dtype."""
+import torch
+
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0, x1):
+        return torch.ops.aten.mse_loss.default(x0, x1, 1)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(dtype="float16"):
+    dt = getattr(torch, dtype)
+    return [torch.randn((4096, 256)).to(dt),
+            torch.randn((4096, 256)).to(dt)]
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]

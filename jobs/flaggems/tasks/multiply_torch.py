@@ -1,0 +1,32 @@
+"""FlagGems `multiply` (aten::multiply.Scalar), library-backed: the reference is the ATen operator, the
+implementation (multiply_triton_impl.py) calls flag_gems.multiply. Written by
+tools/flaggems_tasks.py; inputs from FlagGems' tests/test_multiply.py: utils.POINTWISE_SHAPES,
+utils.FLOAT_DTYPES. Case parameters: dtype.
+
+Expected to fail the lint (type 3): FlagGems computes with torch on this path,
+flag_gems/ops/mul.py:590, :735 (through mul: torch.ops.aten.mul redispatched to ATen for tensors off
+the device)."""
+import torch
+
+EXPECTED_ERROR_TYPE = "LintError"
+EXPECTED_LINT_TYPE = 3
+
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0):
+        return torch.ops.aten.multiply.Scalar(x0, 0.5)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(dtype="float16"):
+    dt = getattr(torch, dtype)
+    return [torch.randn((20, 320, 15)).to(dt)]
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]

@@ -1,0 +1,31 @@
+"""FlagGems `nanmedian_dim` (aten::nanmedian.dim), library-backed: the reference is the ATen operator,
+the implementation (nanmedian_dim_triton_impl.py) calls flag_gems.nanmedian_dim. Written by
+tools/flaggems_tasks.py; inputs from FlagGems' no FlagGems test read: default shape. Case
+parameters: dtype.
+
+Expected to fail the lint (type 3): FlagGems computes with torch on this path,
+flag_gems/ops/nanmedian.py:895-958 (the kthvalue fallback: torch.where, isnan, kthvalue, sort)."""
+import torch
+
+EXPECTED_ERROR_TYPE = "LintError"
+EXPECTED_LINT_TYPE = 3
+
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0):
+        return torch.ops.aten.nanmedian.dim(x0, -1, False)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(dtype="float16"):
+    dt = getattr(torch, dtype)
+    return [torch.randn((20, 320, 15)).to(dt)]
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]

@@ -1,0 +1,25 @@
+"""FlagGems `prod_dim` (aten::prod.dim_int), library-backed: the reference is the ATen operator, the
+implementation (prod_dim_triton_impl.py) calls flag_gems.prod_dim. Written by
+tools/flaggems_tasks.py; inputs from FlagGems' tests/test_prod.py: utils.REDUCTION_SHAPES. Case
+parameters: dtype."""
+import torch
+
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0):
+        return torch.ops.aten.prod.dim_int(x0, -1, False, dtype=None)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(dtype="float16"):
+    dt = getattr(torch, dtype)
+    return [torch.randn((4096, 256)).to(dt)]
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]

@@ -1,0 +1,25 @@
+"""FlagGems `special_logsumexp` (aten::special_logsumexp), library-backed: the reference is the ATen
+operator, the implementation (special_logsumexp_triton_impl.py) calls flag_gems.special_logsumexp.
+Written by tools/flaggems_tasks.py; inputs from FlagGems' tests/test_special_logsumexp.py:
+utils.REDUCTION_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype."""
+import torch
+
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0):
+        return torch.ops.aten.special_logsumexp.default(x0, [-1], False)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs(dtype="float16"):
+    dt = getattr(torch, dtype)
+    return [torch.randn((4096, 256)).to(dt)]
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]

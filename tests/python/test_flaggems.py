@@ -1,0 +1,145 @@
+"""FlagGems in its library-backed form (jobs/flaggems_library.json, jobs/flaggems/tasks):
+tools/flaggems_tasks.py on a small FlagGems-shaped tree of our own, and the static lint of
+every generated implementation through FlagGems' real source when it is in jobs/flaggems/src
+(docs/LIBRARIES.md, "FlagGems"): each passes, or fails with the type its task file expects
+(FlagGems' own torch compute on the operator's path, attributed there)."""
+import importlib.util
+import json
+import os
+import textwrap
+
+import pytest
+
+import flaggems_tasks
+from opverify_runtime import lint
+from task_file import task_constants
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+JOBS = os.path.join(ROOT, "jobs")
+SRC = os.path.join(JOBS, "flaggems", "src")
+TASKS = os.path.join(JOBS, "flaggems", "tasks")
+HAVE_FLAGGEMS = os.path.isdir(os.path.join(SRC, "flag_gems", "ops"))
+NO_FLAGGEMS = "FlagGems' source is not in jobs/flaggems/src: bring it as jobs/flaggems/src/README.md says"
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(textwrap.dedent(text))
+
+
+@pytest.fixture
+def small_flaggems(tmp_path):
+    """A FlagGems-shaped source tree: the registration table, and a test of one op."""
+    write(tmp_path / "src" / "flag_gems" / "__init__.py", '''\
+        from flag_gems.ops import *  # noqa: F403
+        _FULL_CONFIG = (
+            ("abs", abs),
+            ("abs_", abs_),
+            ("add.Tensor", add),
+            ("add.out", add_out),
+            ("xlogy.OutTensor", xlogy_out),
+            ("sum.dim_IntList", sum_dim),
+            ("unsqueeze", unsqueeze),
+            ("mm", mm),
+            ("bernoulli.p", bernoulli_p),
+            ("no_such_op_in_torch", no_such),
+        )
+    ''')
+    write(tmp_path / "tests" / "accuracy_utils.py", '''\
+        QUICK_MODE = False
+        POINTWISE_SHAPES = [(2, 19, 7)] if QUICK_MODE else [(), (1,), (64, 80), (8, 8, 1024)]
+    ''')
+    write(tmp_path / "tests" / "test_abs.py", '''\
+        @pytest.mark.parametrize("shape", utils.POINTWISE_SHAPES)
+        @pytest.mark.parametrize("dtype", utils.FLOAT_DTYPES)
+        def test_abs(shape, dtype):
+            pass
+    ''')
+    out = tmp_path / "jobs" / "fg" / "tasks"
+    manifest = tmp_path / "jobs" / "fg.json"
+    assert flaggems_tasks.main(["--src", str(tmp_path / "src"), "--tests", str(tmp_path / "tests"),
+                                "--out", str(out), "--manifest", str(manifest)]) == 0
+    return out, manifest
+
+
+def load_task(path):
+    spec = importlib.util.spec_from_file_location("generated_task", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_generator_writes_a_task_and_an_implementation_per_functional_operator(small_flaggems):
+    out, manifest = small_flaggems
+    assert sorted(os.listdir(out)) == ["INDEX.md", "abs_torch.py", "abs_triton_impl.py", "add_torch.py",
+                                       "add_triton_impl.py", "mm_torch.py", "mm_triton_impl.py", "sum_dim_torch.py",
+                                       "sum_dim_triton_impl.py"]
+    with open(out / "abs_triton_impl.py") as f:
+        assert "return flag_gems.abs(x0)" in f.read()
+    with open(out / "sum_dim_triton_impl.py") as f:  # every argument, as ATen's dispatcher passes them
+        assert "return flag_gems.sum_dim(x0, [-1], False, dtype=None)" in f.read()
+    abs_task = load_task(out / "abs_torch.py")
+    (x,) = abs_task.get_inputs(dtype="float32")
+    assert tuple(x.shape) == (64, 80)  # FlagGems' own test shape: the smallest of 4096 elements or more
+    assert abs_task.CASES == [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+    assert abs_task.Model()(x).equal(x.abs())
+    mm = load_task(out / "mm_torch.py")
+    a, b = mm.get_inputs(dtype="float32")
+    assert mm.Model()(a, b).shape == (64, 48)
+
+
+def test_the_generator_removes_the_files_it_wrote_for_operators_it_no_longer_generates(small_flaggems, tmp_path):
+    out, manifest = small_flaggems
+    write(out / "gone_torch.py", '''"""FlagGems `gone`, written by tools/flaggems_tasks.py."""\n''')
+    write(out / "ours_torch.py", '''"""A task of someone else's."""\n''')
+    assert flaggems_tasks.main(["--src", str(tmp_path / "src"), "--out", str(out), "--manifest", str(manifest)]) == 0
+    assert not (out / "gone_torch.py").exists() and (out / "ours_torch.py").exists()
+
+
+def test_the_generator_says_why_it_left_each_registration_out(small_flaggems):
+    out, manifest = small_flaggems
+    with open(out / "INDEX.md") as f:
+        index = f.read()
+    for overload, why in [("abs_", "in-place overload"), ("add.out", "out= overload"), ("xlogy.OutTensor", "out="),
+                          ("unsqueeze", "a view or metadata query"), ("bernoulli.p", "random operator"),
+                          ("no_such_op_in_torch", "this torch has no such ATen operator")]:
+        assert f"| `{overload}` |" in index and why in index.split(f"| `{overload}` |")[1].split("\n")[0]
+    with open(manifest) as f:
+        job = json.load(f)
+    assert job["defaults"]["library"] == ["flag_gems"] and job["defaults"]["python_path"] == ["flaggems/src"]
+    assert [e["name"] for e in job["operators"]] == ["abs", "add", "sum_dim", "mm"]
+    assert job["operators"][0] == {"name": "abs", "dir": "fg/tasks", "sweep": {"dtype": ["float16", "float32",
+                                                                                     "bfloat16"]}}
+
+
+def flaggems_entries():
+    with open(os.path.join(JOBS, "flaggems_library.json")) as f:
+        return json.load(f)["operators"]
+
+
+ENTRIES = flaggems_entries()
+
+
+def test_the_committed_manifest_matches_the_committed_tasks():
+    names = {e["name"] for e in ENTRIES}
+    files = {f[:-len("_triton_impl.py")] for f in os.listdir(TASKS) if f.endswith("_triton_impl.py")}
+    assert names == files and len(names) > 200
+    for entry in ENTRIES:
+        expected = task_constants(os.path.join(TASKS, f"{entry['name']}_torch.py"))
+        assert ("torch-in-library" in entry.get("tags", [])) == ("EXPECTED_LINT_TYPE" in expected), entry
+
+
+@pytest.mark.skipif(not HAVE_FLAGGEMS, reason=NO_FLAGGEMS)
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["name"] for e in ENTRIES])
+def test_the_static_lint_of_flaggems_implementations(entry):
+    """Every implementation passes the lint through FlagGems' source, or fails with the type
+    its task file expects: no refusal of opverify's own (docs/LIBRARIES.md attributes each)."""
+    expected = task_constants(os.path.join(TASKS, f"{entry['name']}_torch.py"))
+    result = lint.lint_file(os.path.join(TASKS, f"{entry['name']}_triton_impl.py"),
+                            non_compute=bool(expected.get("NON_COMPUTE")), library=["flag_gems"], python_path=[SRC])
+    shown = json.dumps({k: v for k, v in result["checks"].items() if not v["passed"]})[:3000]
+    if "EXPECTED_LINT_TYPE" in expected:
+        assert result["regression_type"] == expected["EXPECTED_LINT_TYPE"], shown
+    else:
+        assert result["valid"], shown

@@ -1,0 +1,290 @@
+"""The static lint resolves names as Python does, on small packages of our own
+(tests/fixtures/lint/lintpkg_*, read as source, never imported): package attributes before
+submodules, star imports by binding order and `__all__`, kernels launched through a library's
+own decorators and generated modules (followed or left to the runtime evidence, never a false
+type 1/2), views and metadata in function form, branches the arguments rule out, and ATen
+operators called directly inside a declared library (type 3, however they are named)."""
+import os
+import textwrap
+
+import pytest
+
+from opverify_runtime import lint
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "lint")
+
+
+def lint_call(package, call, params="x", imports=None, filename="op_triton_impl.py"):
+    """The lint of an implementation whose forward returns `call`, with `package` declared."""
+    source = textwrap.dedent(f'''\
+        import torch
+        {imports or "import " + package}
+
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, {params}):
+                return {call}
+    ''')
+    return lint.lint_source(source, filename, library=[package], python_path=[FIXTURES])
+
+
+def failing(result):
+    return {name: check for name, check in result["checks"].items() if not check["passed"]}
+
+
+def assert_valid(result):
+    assert result["valid"] and result["regression_type"] is None, failing(result)
+
+
+def violation_calls(result):
+    return [v["call"] for check in result["checks"].values() for v in check.get("violations", [])]
+
+
+# ---- package attributes before submodules ------------------------------------------------------
+
+@pytest.mark.parametrize("imports, call", [
+    ("import lintpkg_shadow", "lintpkg_shadow.ops.neg(x)"),
+    ("import lintpkg_shadow.ops", "lintpkg_shadow.ops.neg(x)"),
+    ("from lintpkg_shadow import ops", "ops.neg(x)"),
+    ("from lintpkg_shadow.ops import neg", "neg(x)"),
+    ("from lintpkg_shadow.ops import *", "neg(x)"),
+])
+def test_a_package_attribute_rebinding_a_submodules_name_is_the_function(imports, call):
+    """ops/__init__.py binds `neg` to the function after importing ops/neg.py: Python's
+    lintpkg_shadow.ops.neg is the function, whose kernel launch the lint must find."""
+    result = lint_call("lintpkg_shadow", call, imports=imports)
+    assert_valid(result)
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_neg_kernel"]
+
+
+def test_the_submodule_is_meant_only_where_nothing_rebinds_its_name():
+    """`from lintpkg_shadow.ops.scale import scale` names the module's own torch helper (the
+    import system finds the module); `lintpkg_shadow.ops.scale` is the kernel launcher the
+    package bound to that name."""
+    package = lint_call("lintpkg_shadow", "lintpkg_shadow.ops.scale(x)")
+    assert_valid(package)
+    assert package["checks"]["kernel_called_from_forward"]["called"] == ["_scale_kernel"]
+    module = lint_call("lintpkg_shadow", "scale(x)", imports="from lintpkg_shadow.ops.scale import scale")
+    assert 3 in module["regression_types"] and "torch.mul" in violation_calls(module)
+    submodule = lint_call("lintpkg_shadow", "scale.scale_rows(x)", imports="from lintpkg_shadow.ops import neg, scale")
+    assert submodule["regression_type"] is not None  # the function scale_rows has no attribute scale_rows
+
+
+# ---- star imports -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, kernel", [("relu", "_relu_kernel"), ("gelu", "_act_kernel"), ("silu", "_act_kernel")])
+def test_star_imports_the_last_binding_wins_and_all_limits_the_export(name, kernel):
+    """lintpkg_star/__init__.py star-imports torchy (torch), then listed (`__all__ = ["relu"]`),
+    then kernels: relu is listed's, gelu kernels' (listed does not export its own), silu the
+    explicit binding after the stars. The first star import is torch's and must not be taken."""
+    result = lint_call("lintpkg_star", f"lintpkg_star.{name}(x)")
+    assert_valid(result)
+    assert result["checks"]["kernel_called_from_forward"]["called"] == [kernel]
+
+
+def test_star_imports_in_the_other_order_find_the_torch_function_bound_last():
+    result = lint_call("lintpkg_star", "reversed_order.gelu(x)", imports="from lintpkg_star import reversed_order")
+    assert 3 in result["regression_types"]
+    assert any("torch.nn.functional.gelu" in call for call in violation_calls(result))
+
+
+def test_a_star_import_without_all_does_not_export_underscore_names():
+    """reversed_order star-imports kernels, then torchy: torchy's `_silu` (torch) is not
+    exported, so the kernels' `_silu` bound... nowhere: the package binds no `_silu` at all."""
+    result = lint_call("lintpkg_star", "reversed_order._silu(x)", imports="from lintpkg_star import reversed_order")
+    assert "torch.nn.functional.silu" not in str(violation_calls(result))
+
+
+def test_the_implementation_files_own_star_import_of_the_library():
+    result = lint_call("lintpkg_star", "gelu(x)", imports="from lintpkg_star import *")
+    assert_valid(result)
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_act_kernel"]
+
+
+# ---- launches through the library's own machinery ---------------------------------------------
+
+@pytest.mark.parametrize("call", ["lintpkg_gen.add_one(x)", "lintpkg_gen.add_one_2d(x)"])
+def test_a_kernel_under_the_librarys_decorator_is_launched_unproven_not_type_2(call):
+    """@elementwise makes an object that generates a wrapper and launches add_one_func at run
+    time (called directly, or through .instantiate(ndim)(...)): not a type 2, and the launch is
+    listed for the runtime evidence to show."""
+    result = lint_call("lintpkg_gen", call)
+    assert_valid(result)
+    unproven = result["unproven"]
+    assert unproven["types"] == [2]
+    assert {u["kernel"] for u in unproven["launches"]} == {"add_one_func"}
+    assert unproven["launches"][0]["how"].startswith("@elementwise launches add_one_func")
+    assert unproven["launches"][0]["file"].endswith(os.path.join("lintpkg_gen", "ops.py"))
+
+
+def test_a_decorated_element_function_that_only_copies_is_a_placeholder():
+    result = lint_call("lintpkg_gen", "lintpkg_gen.copy_any(x)")
+    assert result["regression_type"] == 4
+    assert result["checks"]["no_placeholder_kernels"]["placeholders"] == ["copy_func"]
+    assert_valid(lint.lint_source(textwrap.dedent('''\
+        import torch
+        import lintpkg_gen
+
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                return lintpkg_gen.copy_any(x)
+    '''), "copy_triton_impl.py", non_compute=True, library=["lintpkg_gen"], python_path=[FIXTURES]))
+
+
+def test_a_module_the_library_generates_and_imports_leaves_types_1_and_2_to_the_runtime():
+    """gathered() launches a kernel of a module it writes into a cache folder and imports
+    (getattr of a computed name on it): no kernel in the source, no type 1."""
+    result = lint_call("lintpkg_gen", "lintpkg_gen.gathered(x, i)", params="x, i")
+    assert_valid(result)
+    assert result["unproven"]["types"] == [1]
+    assert any("generates and imports" in u["how"] for u in result["unproven"]["launches"])
+    alone = lint.lint_source(textwrap.dedent('''\
+        import torch
+        from lintpkg_gen.gather import GatherFunction
+
+        _gather = GatherFunction()
+
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x, i):
+                return _gather(x, i)
+    '''), "gather_triton_impl.py", library=["lintpkg_gen"], python_path=[FIXTURES])
+    assert alone["valid"] and alone["unproven"]["types"] == [1]
+
+
+def test_generated_code_in_the_implementation_file_itself_stays_type_3():
+    source = textwrap.dedent('''\
+        import importlib.util
+        import torch
+
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                spec = importlib.util.spec_from_file_location("k", "/tmp/k.py")
+                m = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(m)
+                return getattr(m, "run" + str(x.ndim))(x)
+    ''')
+    result = lint.lint_source(source, "gen_triton_impl.py", library=["lintpkg_gen"], python_path=[FIXTURES])
+    assert result["regression_type"] == 1 and 3 in result["regression_types"]
+    assert "unproven" not in result
+
+
+# ---- torch in the library: views, metadata, ATen operators ------------------------------------
+
+@pytest.mark.parametrize("call", ["lintpkg_aten.views(x)", "lintpkg_aten.clamp_max_finite(x)",
+                                  "lintpkg_aten.is_dense(x)"])
+def test_views_in_function_form_dtype_limits_and_metadata_are_not_compute(call):
+    assert_valid(lint_call("lintpkg_aten", call))
+
+
+@pytest.mark.parametrize("function, shown", [
+    ("aten_ops_mul", "torch.ops.aten.mul.Tensor"),
+    ("aten_mul", "aten.mul"),
+    ("aten_alias_mul", "mul (torch.ops.aten.mul.default)"),
+    ("aten_getattr_mul", "getattr(torch.ops.aten, 'mul') (torch.ops.aten.mul)"),
+    ("aten_prims_mul", "torch._ops.ops.prims.mul"),
+    ("aten_nn_gelu", "torch._C._nn.gelu"),
+])
+def test_aten_operators_called_directly_inside_the_library_are_type_3(function, shown):
+    """The hole: torch.mul in a library function was type 3, torch.ops.aten.mul.Tensor passed."""
+    result = lint_call("lintpkg_aten", f"lintpkg_aten.{function}(x, y)", params="x, y")
+    assert result["regression_type"] == 3, failing(result)
+    found = [v for check in result["checks"].values() for v in check.get("violations", [])]
+    assert any(v["call"] == shown and "ATen operator" in v["reason"] for v in found), found
+    assert all(v["file"].endswith(os.path.join("lintpkg_aten", "ops.py")) for v in found)
+
+
+@pytest.mark.parametrize("line", ["torch.ops.aten.mul.Tensor(x, y)", "getattr(torch.ops.aten, 'mul')(x, y)",
+                                  "torch._C._nn.gelu(x)", "torch._ops.ops.aten.add(x, y)"])
+def test_aten_operators_in_the_implementation_file_are_type_3(line):
+    result = lint.lint_source(textwrap.dedent(f'''\
+        import torch
+        import lintpkg_aten
+
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x, y):
+                return lintpkg_aten.views({line})
+    '''), "mul_triton_impl.py", library=["lintpkg_aten"], python_path=[FIXTURES])
+    assert result["regression_type"] == 3
+
+
+@pytest.mark.parametrize("arguments, pruned", [
+    ("x, -1", True), ("x, dim=-1, keepdim=False", True), ("x, -1, False, None", True),
+    ("x", False), ("x, -1, True", False), ("x, -1, keepdim=k", False), ("x, d", False),
+])
+def test_branches_the_arguments_known_values_rule_out_are_not_reached(arguments, pruned):
+    result = lint_call("lintpkg_aten", f"lintpkg_aten.reduce_rows({arguments})", params="x, k=False, d=None")
+    if pruned:
+        assert_valid(result)
+    else:
+        assert 3 in result["regression_types"] and "torch.sum" in violation_calls(result)
+
+
+@pytest.mark.parametrize("arguments, pruned", [("x", True), ("x, None", True), ("x, sorter=None, vendor='other'", True),
+                                               ("x, s", False), ("x, s, 'other'", False)])
+def test_statements_after_a_branch_that_returns_and_decided_conditional_expressions(arguments, pruned):
+    """`if sorter is None: return` ends _check_sorter for sorter=None: torch.any after it never
+    runs; `sorter.contiguous() if sorter is not None else None` is None then, so is the gather's
+    test."""
+    result = lint_call("lintpkg_aten", f"lintpkg_aten.search({arguments})", params="x, s=None")
+    if pruned:
+        assert_valid(result)
+    else:
+        assert result["regression_type"] == 3 and "torch.any" in violation_calls(result)
+
+
+def test_a_kernel_a_helper_returns_in_a_tuple_is_launched():
+    result = lint_call("lintpkg_aten", "lintpkg_aten.unpacked(x)")
+    assert_valid(result)
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_scale_kernel"]
+
+
+# ---- the rules themselves, on source text ------------------------------------------------------
+
+def test_all_is_read_where_the_module_builds_it_and_unknown_where_it_cannot_be_read():
+    from opverify_runtime.lint.exports import UNKNOWN_ALL, dunder_all
+    import ast
+    built = ast.parse(textwrap.dedent('''\
+        try:
+            __all__ = ["a"]
+        except ImportError:
+            __all__ = []
+        __all__ += ["b"]
+        __all__.extend(["c"])
+        __all__.append("d")
+
+
+        def f():
+            __all__ = [1]  # a local, not the module's
+    '''))
+    assert dunder_all(built) == {"a", "b", "c", "d"}
+    assert dunder_all(ast.parse("x = 1")) is None
+    assert dunder_all(ast.parse("__all__ = [n for n in dir() if n[0] != '_']")) == UNKNOWN_ALL
+
+
+def test_the_last_binding_wins_unless_it_may_not_happen():
+    from opverify_runtime.lint.exports import conditional_spans, last_binders
+    import ast
+    tree = ast.parse(textwrap.dedent('''\
+        from a import *
+        from b import f
+        if FAST:
+            from c import f
+    '''))
+    spans = conditional_spans(tree)
+    assert last_binders([(1, "a"), (2, "b")], spans) == ["b"]
+    assert last_binders([(1, "a"), (2, "b"), (4, "c")], spans) == ["b", "c"]  # c only if FAST
+    assert last_binders([(4, "c")], spans) == ["c"]
+
+
+@pytest.mark.parametrize("arguments, pruned", [("x, 10, -1.0, 1.0", True), ("x, 10, 0, 1", True),
+                                               ("x", False), ("x, 10, 0, 0", False), ("x, 10, lo, 1.0", False)])
+def test_a_known_constant_converted_by_float_or_int_still_decides_branches(arguments, pruned):
+    result = lint_call("lintpkg_aten", f"lintpkg_aten.histogram({arguments})", params="x, lo=0.0")
+    if pruned:
+        assert_valid(result)
+    else:
+        assert result["regression_type"] == 3 and "x.min" in violation_calls(result)

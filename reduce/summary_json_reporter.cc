@@ -64,8 +64,9 @@ ordered_json OperatorRow(const OperatorModel& op) {
   for (const auto& [dtype, cell] : op.dtypes)
     dtypes[dtype] = {{"cases", cell.cases}, {"failed", cell.failed}};
   return {{"name", op.name},
-          {"cases", op.passed + op.failed},
+          {"cases", op.passed + op.waived + op.failed},
           {"passed", op.passed},
+          {"waived", op.waived},
           {"failed", op.failed},
           {"error_types", op.error_types},
           {"reference_suspect", op.reference_suspect},
@@ -102,6 +103,7 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
   summary["totals"] = {{"operators", run.totals.operators},
                        {"cases", run.totals.cases},
                        {"passed", run.totals.passed},
+                       {"waived", run.totals.waived},
                        {"failed", run.totals.failed},
                        {"lost", run.totals.lost}};
   if (run.time_split) summary["time_split"] = TimeSplitJson(*run.time_split);
@@ -119,6 +121,14 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
     if (f.reference_suspect()) suspects.push_back(SuspectJson(f));
   }
   summary["reference_suspect"] = std::move(suspects);
+  ordered_json waived = ordered_json::array();
+  for (const WaivedRow& w : run.waived) {
+    waived.push_back({{"case_id", w.case_id}, {"op", w.op}, {"waivers", ordered_json::parse(w.waivers.dump())}});
+  }
+  summary["waived"] = std::move(waived);
+  ordered_json allowances = ordered_json::array();
+  for (const AllowanceUse& use : run.allowances) allowances.push_back(AllowanceUseJson(use));
+  summary["allow_torch"] = std::move(allowances);
   summary["problems"] = run.problems;
   summary["incomplete"] = run.incomplete;
   return WriteReportJson((std::filesystem::path(context().run_dir) / "summary.json").string(),

@@ -23,6 +23,8 @@
 """
 import contextlib
 
+from . import allowances
+
 # aten operators that allocate, copy, move or re-view memory, or read metadata.
 DATA_MOVEMENT_OPS = set("""
 empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like new_zeros ones ones_like
@@ -143,6 +145,8 @@ class DispatchTrace:
                         if isinstance(item, torch.Tensor):
                             devices.add(item.device.type)
                 name = op_name(func)
+                if name not in DATA_MOVEMENT_OPS and devices - {"cpu"}:
+                    allowances.record_site(trace, name)  # where from: declared exceptions may name it
                 entry = trace.ops.setdefault(name, [0, set()])
                 entry[0] += 1
                 entry[1] |= devices
@@ -151,6 +155,10 @@ class DispatchTrace:
                 return result
 
         self.ops = {}
+        # Declared exceptions (allowances.waive_runtime): each compute operator's call sites,
+        # and the operators an allowance covers, which compute_ops leaves out.
+        self.sites, self.sites_overflow, self.allowed = {}, set(), set()
+        self.skipped = allowances.skipped_folders(torch)
         self.kernel_keys = {}  # (qualified name, dispatch key) -> (short name, had a kernel)
         self.mode = Mode()
 
@@ -183,7 +191,7 @@ class DispatchTrace:
         autotuner's statistics) is not the operator's work on the device."""
         return {name: entry for name, entry in self.ops.items()
                 if name not in DATA_MOVEMENT_OPS and not name.startswith(("_foreach_zero", "sym_"))
-                and entry[1] - {"cpu"}}
+                and entry[1] - {"cpu"} and name not in self.allowed}
 
     def report(self):
         return {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in sorted(self.ops.items())}

@@ -75,7 +75,7 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
           ? Printf(" (stopped by %s: %d work items not started; --resume runs the rest)",
                    SignalName(stop.load()).c_str(), outcome.unassigned)
           : "";
-  std::printf("%s%s -> %s\n", TotalsLine(*totals).c_str(), stopped.c_str(),
+  std::printf("%s%s -> %s\n", TotalsLine(totals.value()).c_str(), stopped.c_str(),
               TerminalSafe((fs::path(options.run_dir) / "summary.json").string()).c_str());
   std::fflush(stdout);
   if (totals->lost > 0) {

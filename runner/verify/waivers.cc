@@ -47,7 +47,7 @@ std::string WaiverLine(const json& waiver) {
   return line;
 }
 
-std::string FindingsWaiverField(const json& waiver) {
+std::string FindingsText(const json& waiver) {
   std::string text;
   const json found = waiver.is_object() && waiver.contains("found") && waiver["found"].is_array() ? waiver["found"]
                                                                                                  : json::array();

@@ -173,7 +173,7 @@ def test_the_store_keeps_the_waived_verdict(run):
 
 def test_opverify_reduce_reports_the_same_from_the_store(run):
     proc = subprocess.run([program("opverify-reduce"), str(run.dir)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0, proc.stderr  # the reports were written (failures are not its exit code)
     assert "4 operators, 6 cases: 1 passed, 2 waived, 3 failed" in proc.stdout
     assert "WAIVED sorted_scale/#1" in proc.stdout and "aten::topk" in proc.stderr
     assert read_json(run.dir / "summary.json")["totals"]["waived"] == 2

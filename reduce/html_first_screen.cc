@@ -44,9 +44,9 @@ void Totals(std::ostringstream& html, const RunModel& run) {
   for (const FailureRow& f : run.failures) failing.insert(f.op);
   html << "<p class=\"totals\" id=\"totals\">" << t.operators << " operators, " << t.cases
        << " cases: " << t.passed << " passed, ";
-  if (t.waived > 0) html << "<a class=\"waived\" href=\"#declared-exceptions\">" << t.waived << " waived</a>, ";
-  html << "<span class=\"" << (t.failed > 0 ? "bad" : "")
-       << "\">" << t.failed << " failed</span>";
+  if (t.waived > 0)
+    html << "<a class=\"waived\" href=\"#declared-exceptions\">" << t.waived << " waived</a>, ";
+  html << "<span class=\"" << (t.failed > 0 ? "bad" : "") << "\">" << t.failed << " failed</span>";
   if (!failing.empty()) html << " (in " << failing.size() << " operators)";
   if (!run.skipped.empty()) html << ", " << run.skipped.size() << " not run";
   if (run.performance.geomean_speedup)
@@ -107,10 +107,11 @@ void DeclaredExceptions(std::ostringstream& html, const RunModel& run) {
   if (run.waived.empty() && stale.empty()) return;
   html << "<section id=\"declared-exceptions\"><h2>Declared exceptions</h2>\n";
   if (!run.waived.empty()) {
-    html << "<p>" << run.waived.size()
-         << " cases passed as <b>waived</b>: judged for accuracy, and using torch operators the "
-            "manifest allows (<code>allow_torch</code>).</p>\n<table id=\"waived\">\n<tr><th>allowed"
-            "</th><th>why</th><th>cases</th><th>found at</th></tr>\n";
+    html
+        << "<p>" << run.waived.size()
+        << " cases passed as <b>waived</b>: judged for accuracy, and using torch operators the "
+           "manifest allows (<code>allow_torch</code>).</p>\n<table id=\"waived\">\n<tr><th>allowed"
+           "</th><th>why</th><th>cases</th><th>found at</th></tr>\n";
     for (const AllowanceUse& use : run.allowances) {
       if (use.cases == 0) continue;
       std::string cases, found;
@@ -118,22 +119,26 @@ void DeclaredExceptions(std::ostringstream& html, const RunModel& run) {
       for (const WaivedRow& w : run.waived) {
         if (!w.waivers.is_array()) continue;
         for (const json& waiver : w.waivers) {
-          if (WaiverField(waiver, "declared_at") != WaiverField(use.allowance, "declared_at")) continue;
+          if (WaiverField(waiver, "declared_at") != WaiverField(use.allowance, "declared_at"))
+            continue;
           if (found.empty()) found = FindingsText(waiver);
           if (++shown <= kCasesPerGroup)
             cases += (cases.empty() ? "" : ", ") + OperatorLink(w.op, w.case_id);
         }
       }
-      if (shown > kCasesPerGroup) cases += " and " + std::to_string(shown - kCasesPerGroup) + " more";
+      if (shown > kCasesPerGroup)
+        cases += " and " + std::to_string(shown - kCasesPerGroup) + " more";
       html << "<tr class=\"waived\"><td><code>" << MarkupEscape(WaiverField(use.allowance, "op"))
-           << "</code></td><td>" << MarkupEscape(WaiverField(use.allowance, "why")) << "</td><td>" << cases
-           << "</td><td>" << MarkupEscape(found) << "</td></tr>\n";
+           << "</code></td><td>" << MarkupEscape(WaiverField(use.allowance, "why")) << "</td><td>"
+           << cases << "</td><td>" << MarkupEscape(found) << "</td></tr>\n";
     }
     html << "</table>\n";
   }
   if (!stale.empty()) {
-    html << "<p>Stale allowances (no case needed them: remove them):</p>\n<ul id=\"stale-allowances\">\n";
-    for (const std::string& line : stale) html << "<li class=\"bad\">" << MarkupEscape(line) << "</li>\n";
+    html << "<p>Stale allowances (no case needed them: remove them):</p>\n<ul "
+            "id=\"stale-allowances\">\n";
+    for (const std::string& line : stale)
+      html << "<li class=\"bad\">" << MarkupEscape(line) << "</li>\n";
     html << "</ul>\n";
   }
   html << "</section>\n";

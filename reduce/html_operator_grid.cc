@@ -37,8 +37,8 @@ std::string ShapeLatencies(const OperatorModel& op) {
 }
 
 void Row(std::ostringstream& html, const OperatorModel& op, const std::set<std::string>& dtypes,
-         const std::vector<const FailureRow*>& failures, const std::vector<const WaivedRow*>& waived,
-         const ReportExtras& extras) {
+         const std::vector<const FailureRow*>& failures,
+         const std::vector<const WaivedRow*>& waived, const ReportExtras& extras) {
   std::string key = op.name;
   for (const auto& [type, count] : op.error_types) key += " " + type;
   for (const FailureRow* f : failures) key += " " + f->case_id;
@@ -80,14 +80,17 @@ void Row(std::ostringstream& html, const OperatorModel& op, const std::set<std::
   for (std::size_t i = 0; i < waived.size() && i < kFailuresPerOperator; ++i) {
     std::string allowed;
     if (waived[i]->waivers.is_array()) {
-      for (const nlohmann::json& w : waived[i]->waivers) allowed += (allowed.empty() ? "" : "; ") + WaiverLine(w);
+      for (const nlohmann::json& w : waived[i]->waivers)
+        allowed += (allowed.empty() ? "" : "; ") + WaiverLine(w);
     }
-    html << "<tr class=\"case waived\"><td colspan=\"" << columns << "\">" << MarkupEscape(waived[i]->case_id)
-         << " <b>waived</b>: " << MarkupEscape(allowed) << "</td></tr>\n";
+    html << "<tr class=\"case waived\"><td colspan=\"" << columns << "\">"
+         << MarkupEscape(waived[i]->case_id) << " <b>waived</b>: " << MarkupEscape(allowed)
+         << "</td></tr>\n";
   }
   if (waived.size() > kFailuresPerOperator) {
     html << "<tr class=\"case waived\"><td colspan=\"" << columns << "\">and "
-         << waived.size() - kFailuresPerOperator << " more waived cases (verify_result.json)</td></tr>\n";
+         << waived.size() - kFailuresPerOperator
+         << " more waived cases (verify_result.json)</td></tr>\n";
   }
   if (failures.size() > kFailuresPerOperator) {
     html << "<tr class=\"case\"><td colspan=\"" << columns << "\">and "

@@ -43,7 +43,8 @@ void Property(std::ostringstream& xml, const std::string& name, const std::strin
 
 // The declared exceptions a waived case needed (extra.details.waivers).
 nlohmann::json CaseWaivers(const CaseRecord& c) {
-  if (!c.waived || !c.extra.is_object() || !c.extra.contains("details") || !c.extra["details"].is_object())
+  if (!c.waived || !c.extra.is_object() || !c.extra.contains("details") ||
+      !c.extra["details"].is_object())
     return nlohmann::json::array();
   const nlohmann::json waivers = c.extra["details"].value("waivers", nlohmann::json::array());
   return waivers.is_array() ? waivers : nlohmann::json::array();
@@ -71,7 +72,8 @@ void CaseProperties(std::ostringstream& xml, const ShapeResult* shape, const Cas
     Property(xml, "verdict", "waived");
     for (const nlohmann::json& w : waivers) {
       Property(xml, "waiver",
-               WaiverField(w, "op") + ": " + WaiverField(w, "why") + " [" + WaiverField(w, "declared_at") + "]");
+               WaiverField(w, "op") + ": " + WaiverField(w, "why") + " [" +
+                   WaiverField(w, "declared_at") + "]");
     }
   }
   if (shape != nullptr) {
@@ -80,7 +82,8 @@ void CaseProperties(std::ostringstream& xml, const ShapeResult* shape, const Cas
     if (shape->framework.latency_ms)
       Property(xml, "framework_latency_ms", Number(*shape->framework.latency_ms));
     if (shape->speedup) Property(xml, "speedup", Number(*shape->speedup));
-    if (!shape->passed && !shape->error_type.empty()) Property(xml, "bench_error", shape->error_type);
+    if (!shape->passed && !shape->error_type.empty())
+      Property(xml, "bench_error", shape->error_type);
   }
   xml << "      </properties>\n";
 }
@@ -113,7 +116,8 @@ void WriteCase(std::ostringstream& xml, const std::string& name, const CaseRecor
   xml << ">\n";
   CaseProperties(xml, shape, c, waivers);
   if (c.passed) {
-    if (c.waived) xml << "      <system-out>" << MarkupEscape(WaiverOutput(waivers)) << "</system-out>\n";
+    if (c.waived)
+      xml << "      <system-out>" << MarkupEscape(WaiverOutput(waivers)) << "</system-out>\n";
     xml << "    </testcase>\n";
     return;
   }

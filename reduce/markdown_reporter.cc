@@ -80,8 +80,9 @@ void DeclaredExceptions(std::ostringstream& md, const RunModel& run) {
       if (!w.waivers.is_array()) continue;
       for (const nlohmann::json& waiver : w.waivers) {
         if (!waiver.is_object()) continue;
-        md << "| " << MarkdownCell(w.case_id, 200) << " | " << MarkdownCode(WaiverField(waiver, "op"))
-           << " | " << MarkdownCell(WaiverField(waiver, "why"), 300) << " | "
+        md << "| " << MarkdownCell(w.case_id, 200) << " | "
+           << MarkdownCode(WaiverField(waiver, "op")) << " | "
+           << MarkdownCell(WaiverField(waiver, "why"), 300) << " | "
            << MarkdownCell(FindingsText(waiver), 400) << " |\n";
       }
     }
@@ -130,8 +131,9 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
     for (const auto& [type, count] : op.error_types)
       errors += type + " " + std::to_string(count) + " ";
     md << "| " << MarkdownCell(op.name, 200) << " | " << op.passed + op.waived + op.failed << " | "
-       << op.passed << (op.waived > 0 ? " (+" + std::to_string(op.waived) + " waived)" : std::string())
-       << " | " << op.failed << " | " << MarkdownCell(errors, 200) << " | "
+       << op.passed
+       << (op.waived > 0 ? " (+" + std::to_string(op.waived) + " waived)" : std::string()) << " | "
+       << op.failed << " | " << MarkdownCell(errors, 200) << " | "
        << (op.performance ? Number(op.performance->speedup, 2, "x") : "-") << " |\n";
   }
   const PerformanceModel& p = run.performance;

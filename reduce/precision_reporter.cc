@@ -97,7 +97,8 @@ std::string PrecisionReport(const OperatorModel& op) {
         "output.\n";
 
   md << "\n## Verification results\n\n- passed: " << passed
-     << (op.waived > 0 ? " (" + std::to_string(op.waived) + " waived: declared exceptions, verify_result.json)"
+     << (op.waived > 0 ? " (" + std::to_string(op.waived) +
+                             " waived: declared exceptions, verify_result.json)"
                        : std::string())
      << "\n- failed: " << cases.size() - passed << "\n- total: " << cases.size() << "\n";
 

@@ -300,14 +300,19 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
     op.facts = records_of_op.facts;
     op.repro = ReproCommand(name, records_of_op, run_info);
     double wall_ms = 0;
-    const json checked = op.facts.is_object() ? op.facts.value("allow_torch_checked", json()) : json();
-    OperatorAllowances allowances{name, op.facts.is_object() ? op.facts.value("allow_torch", json()) : json(),
-                                  checked.is_boolean() && checked.get<bool>(), {}};
+    const json checked =
+        op.facts.is_object() ? op.facts.value("allow_torch_checked", json()) : json();
+    OperatorAllowances allowances{
+        name,
+        op.facts.is_object() ? op.facts.value("allow_torch", json()) : json(),
+        checked.is_boolean() && checked.get<bool>(),
+        {}};
     for (const CaseRecord& c : records_of_op.cases) {
       op.passed += c.passed && !c.waived ? 1 : 0;
       op.waived += c.waived ? 1 : 0;
       const json details = c.extra.is_object() ? c.extra.value("details", json()) : json();
-      const json waivers = details.is_object() ? details.value("waivers", json::array()) : json::array();
+      const json waivers =
+          details.is_object() ? details.value("waivers", json::array()) : json::array();
       allowances.case_waivers.push_back(waivers);
       if (c.waived) run.waived.push_back({c.case_id, c.op_name, waivers});
       wall_ms += c.timings.value("wall_ms", 0.0);
@@ -335,7 +340,8 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
     // Cases the selection left out (opverify-batch --filter, ...) are not owed.
     const int left_out =
         op.facts.contains("left_out") ? static_cast<int>(op.facts["left_out"].size()) : 0;
-    op.all_passed = total > 0 && op.failed == 0 && total >= op.facts.value("case_count", 0) - left_out;
+    op.all_passed =
+        total > 0 && op.failed == 0 && total >= op.facts.value("case_count", 0) - left_out;
     run.performance.operators_total += 1;
     run.performance.operators_correct += op.all_passed ? 1 : 0;
     if (op.all_passed && !records_of_op.bench_shapes.empty()) {

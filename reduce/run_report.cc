@@ -115,12 +115,15 @@ void PrintDeclaredExceptions(const RunModel& run, std::FILE* out) {
     if (++shown > kFailureListCap) break;
     std::string allowed;
     if (w.waivers.is_array()) {
-      for (const nlohmann::json& waiver : w.waivers) allowed += (allowed.empty() ? "" : "; ") + WaiverLine(waiver);
+      for (const nlohmann::json& waiver : w.waivers)
+        allowed += (allowed.empty() ? "" : "; ") + WaiverLine(waiver);
     }
-    std::fprintf(out, "WAIVED %s  %s\n", TerminalLine(w.case_id, 200).c_str(), TerminalLine(allowed, 300).c_str());
+    std::fprintf(out, "WAIVED %s  %s\n", TerminalLine(w.case_id, 200).c_str(),
+                 TerminalLine(allowed, 300).c_str());
   }
   if (run.waived.size() > kFailureListCap)
-    std::fprintf(out, "... and %zu more waived cases (report.md)\n", run.waived.size() - kFailureListCap);
+    std::fprintf(out, "... and %zu more waived cases (report.md)\n",
+                 run.waived.size() - kFailureListCap);
   for (const std::string& line : run.StaleAllowanceLines())
     std::fprintf(stderr, "warning: %s\n", TerminalLine(line, 500).c_str());
 }

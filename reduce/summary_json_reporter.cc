@@ -100,12 +100,9 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
   ordered_json summary;
   summary["run_dir"] = run.run_dir;
   for (const auto& [key, value] : run.run_info.items()) summary[key] = value;
-  summary["totals"] = {{"operators", run.totals.operators},
-                       {"cases", run.totals.cases},
-                       {"passed", run.totals.passed},
-                       {"waived", run.totals.waived},
-                       {"failed", run.totals.failed},
-                       {"lost", run.totals.lost}};
+  summary["totals"] = {{"operators", run.totals.operators}, {"cases", run.totals.cases},
+                       {"passed", run.totals.passed},       {"waived", run.totals.waived},
+                       {"failed", run.totals.failed},       {"lost", run.totals.lost}};
   if (run.time_split) summary["time_split"] = TimeSplitJson(*run.time_split);
   summary["performance"] = PerformanceJson(run.performance);
   summary["error_types"] = run.error_types;
@@ -123,7 +120,8 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
   summary["reference_suspect"] = std::move(suspects);
   ordered_json waived = ordered_json::array();
   for (const WaivedRow& w : run.waived) {
-    waived.push_back({{"case_id", w.case_id}, {"op", w.op}, {"waivers", ordered_json::parse(w.waivers.dump())}});
+    waived.push_back(
+        {{"case_id", w.case_id}, {"op", w.op}, {"waivers", ordered_json::parse(w.waivers.dump())}});
   }
   summary["waived"] = std::move(waived);
   ordered_json allowances = ordered_json::array();

@@ -158,7 +158,8 @@ void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
     task_files.push_back(op.task_file);
   }
   Result<std::vector<StaticCaseCount>> counts = CountOwnCases(task_files);
-  if (!counts.ok()) std::fprintf(stderr, "opverify-batch: --dry-run: %s\n", counts.status().ToString().c_str());
+  if (!counts.ok())
+    std::fprintf(stderr, "opverify-batch: --dry-run: %s\n", counts.status().ToString().c_str());
   std::printf("%zu operators, %zu work items, run folder %s\n", job.operators.size(), items.size(),
               run_dir.c_str());
   for (const WorkItem& item : items) {
@@ -169,9 +170,9 @@ void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
     if (!op.override_spec.is_null() && op.cases.empty()) cases = "1 case";
     if (const auto own = count_of.find(op.name); own != count_of.end()) {
       const StaticCaseCount* count = counts.ok() ? &counts.value()[own->second] : nullptr;
-      cases = count != nullptr && count->count
-                  ? "its own cases: " + std::to_string(*count->count)
-                  : "its own cases, counted when it runs" + (count != nullptr ? ": " + count->why : "");
+      cases = count != nullptr && count->count ? "its own cases: " + std::to_string(*count->count)
+                                               : "its own cases, counted when it runs" +
+                                                     (count != nullptr ? ": " + count->why : "");
     }
     if (op.config.edge_cases) cases += ", then its generated edge cases";
     std::printf("  item %d: %s (%s)%s\n", item.id, op.name.c_str(), cases.c_str(),

@@ -21,14 +21,17 @@ using nlohmann::json;
 // manifest or the task file's source makes them certain; a glob line
 // ("op/#*", "op/*", "op/edge/*") for the cases known only when it runs,
 // with a note on stderr saying why. Returns the number of ids printed.
-int ListOperator(const OperatorJob& op, const StaticCaseCount* own, const CaseSelection& selection) {
+int ListOperator(const OperatorJob& op, const StaticCaseCount* own,
+                 const CaseSelection& selection) {
   std::vector<KnownCase> cases;
   std::string unknown_why;  // set: the task's own cases are counted when it runs
   if (!op.cases.empty()) {
     for (std::size_t i = 0; i < op.cases.size(); ++i)
-      cases.push_back({CaseId(op.name, op.cases[i], static_cast<int>(i)), CaseDtype(op.cases[i], nullptr)});
+      cases.push_back(
+          {CaseId(op.name, op.cases[i], static_cast<int>(i)), CaseDtype(op.cases[i], nullptr)});
   } else if (!op.override_spec.is_null() || (own != nullptr && own->count)) {
-    const int count = op.override_spec.is_null() ? *own->count : 1;  // an override without a sweep: one case
+    const int count =
+        op.override_spec.is_null() ? *own->count : 1;  // an override without a sweep: one case
     for (int i = 0; i < count; ++i) cases.push_back({CaseId(op.name, nullptr, i), ""});
   } else {
     unknown_why = own != nullptr && !own->why.empty() ? own->why : "its task file was not read";
@@ -50,22 +53,27 @@ int ListOperator(const OperatorJob& op, const StaticCaseCount* own, const CaseSe
   const std::string own_glob = op.name + (op.cases.empty() ? "/#*" : "/*");
   if (dtype_later) {
     std::printf("%s\n", own_glob.c_str());
-    std::fprintf(stderr, "opverify-batch: --list: %s: --dtype is decided by its inputs' dtypes when it runs; "
-                 "listed as %s\n", op.name.c_str(), own_glob.c_str());
+    std::fprintf(
+        stderr,
+        "opverify-batch: --list: %s: --dtype is decided by its inputs' dtypes when it runs; "
+        "listed as %s\n",
+        op.name.c_str(), own_glob.c_str());
   }
   // Known only when it runs: with --rerun-failed the ids are the earlier run's.
   const auto later = [&](const std::string& glob, const std::string& why) {
     if (selection.only_ids) {
       for (const std::string& id : *selection.only_ids) {
-        if (fnmatch(glob.c_str(), id.c_str(), 0) != 0 || !CaseLeftOut(selection, op.name, id, "").empty()) continue;
+        if (fnmatch(glob.c_str(), id.c_str(), 0) != 0 ||
+            !CaseLeftOut(selection, op.name, id, "").empty())
+          continue;
         std::printf("%s\n", id.c_str());
         ++printed;
       }
       return;
     }
     std::printf("%s\n", glob.c_str());
-    std::fprintf(stderr, "opverify-batch: --list: %s: %s; listed as %s\n", op.name.c_str(), why.c_str(),
-                 glob.c_str());
+    std::fprintf(stderr, "opverify-batch: --list: %s: %s; listed as %s\n", op.name.c_str(),
+                 why.c_str(), glob.c_str());
   };
   if (!unknown_why.empty()) {
     later(op.name + "/#*", "its own cases are counted when it runs (" + unknown_why + ")");
@@ -198,7 +206,8 @@ int ListSelectedCases(const JobManifest& job, const BatchOptions& options) {
   Result<std::vector<StaticCaseCount>> counts = CountOwnCases(task_files);
   if (!counts.ok()) {
     std::fprintf(stderr, "opverify-batch: --list: %s\n", counts.status().ToString().c_str());
-    counts = std::vector<StaticCaseCount>(task_files.size(), {std::nullopt, "the source reader did not start"});
+    counts = std::vector<StaticCaseCount>(task_files.size(),
+                                          {std::nullopt, "the source reader did not start"});
   }
   int listed = 0, later = 0;
   std::size_t next = 0;
@@ -210,7 +219,9 @@ int ListSelectedCases(const JobManifest& job, const BatchOptions& options) {
   }
   std::fflush(stdout);
   std::fprintf(stderr, "%d cases", listed);
-  if (later > 0) std::fprintf(stderr, ", and those of %d operators known when they run (lines ending in *)", later);
+  if (later > 0)
+    std::fprintf(stderr, ", and those of %d operators known when they run (lines ending in *)",
+                 later);
   std::fprintf(stderr, "\n");
   return 0;
 }

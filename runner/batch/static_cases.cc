@@ -17,8 +17,9 @@ Result<std::vector<StaticCaseCount>> CountOwnCases(const std::vector<std::string
   if (!python.ok()) return python.status();
   std::vector<StaticCaseCount> counts;
   try {  // Python objects die before the interpreter stops
-    const py::list answers =
-        py::module_::import("opverify_runtime.static_cases").attr("count_files")(task_files).cast<py::list>();
+    const py::list answers = py::module_::import("opverify_runtime.static_cases")
+                                 .attr("count_files")(task_files)
+                                 .cast<py::list>();
     for (const py::handle answer : answers) {
       const py::list pair = answer.cast<py::list>();
       StaticCaseCount count;

@@ -167,7 +167,8 @@ int RunVerify(const VerifyArgs& args) {
       PrintSeedCaseLines(c);
     } else if (c.waived()) {
       std::string allowed;
-      for (const nlohmann::json& w : c.waivers) allowed += (allowed.empty() ? "" : "; ") + WaiverLine(w);
+      for (const nlohmann::json& w : c.waivers)
+        allowed += (allowed.empty() ? "" : "; ") + WaiverLine(w);
       spdlog::info("{} [case {}] waived: {}", args.op_name, c.index + 1, allowed);
     } else if (c.passed) {
       spdlog::info("{} [case {}] passed", args.op_name, c.index + 1);
@@ -225,8 +226,10 @@ int RunVerify(const VerifyArgs& args) {
     std::printf("%s\n", line.c_str());
   for (const auto& use : result["opverify"]["allow_torch"]) {
     if (use.value("state", "") == "stale") {
-      std::fprintf(stderr, "opverify verify: warning: allowance %s (%s) was not needed by any case: stale\n",
-                   TerminalSafe(use.value("op", "")).c_str(), TerminalSafe(use.value("declared_at", "")).c_str());
+      std::fprintf(
+          stderr, "opverify verify: warning: allowance %s (%s) was not needed by any case: stale\n",
+          TerminalSafe(use.value("op", "")).c_str(),
+          TerminalSafe(use.value("declared_at", "")).c_str());
     }
   }
   const int waived = outcome.waived_cases();

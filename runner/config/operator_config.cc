@@ -20,7 +20,8 @@ nlohmann::json AllowancesToJson(const std::vector<TorchAllowance>& allowances) {
 namespace {
 
 bool Blank(const std::string& text) {
-  return std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c) != 0; });
+  return std::all_of(text.begin(), text.end(),
+                     [](unsigned char c) { return std::isspace(c) != 0; });
 }
 
 }  // namespace
@@ -33,7 +34,8 @@ bool IsTorchOperatorName(const std::string& op) {
   return std::regex_match(op, name);
 }
 
-Result<std::vector<TorchAllowance>> ParseAllowances(const nlohmann::json& list, const std::string& declared_at,
+Result<std::vector<TorchAllowance>> ParseAllowances(const nlohmann::json& list,
+                                                    const std::string& declared_at,
                                                     const std::string& library) {
   std::vector<TorchAllowance> out;
   if (!list.is_array()) return out;

@@ -25,7 +25,8 @@ struct TorchAllowance {
   std::string why;          // never empty: an exception must be explained
   std::string where;        // optional: the file or package path the use must come from
   std::string library;      // a library's allowance: its package (covers that package's files only)
-  std::string declared_at;  // where it was declared: "jobs/x.json:/operators/2/allow_torch/0", "--allow-torch ..."
+  std::string declared_at;  // where it was declared: "jobs/x.json:/operators/2/allow_torch/0",
+                            // "--allow-torch ..."
 };
 
 // The executor's form: [{"op", "why", "where"?, "library"?, "declared_at"}].
@@ -34,7 +35,8 @@ nlohmann::json AllowancesToJson(const std::vector<TorchAllowance>& allowances);
 // A manifest's "allow_torch" list (schemas/jobs.schema.json has checked it),
 // each entry's declared_at "<declared_at>/<i>". InvalidInput naming the entry
 // for a "why" that is only blanks, or an entry that repeats another's op and where.
-Result<std::vector<TorchAllowance>> ParseAllowances(const nlohmann::json& list, const std::string& declared_at,
+Result<std::vector<TorchAllowance>> ParseAllowances(const nlohmann::json& list,
+                                                    const std::string& declared_at,
                                                     const std::string& library = "");
 
 // "aten::sort", "aten::sort.stable", "torch.sort", "torch.nn.functional.gelu",

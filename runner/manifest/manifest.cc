@@ -144,7 +144,8 @@ Status Resolver::Load(const ManifestFile& file, JobManifest* top) {
     const std::string pointer = "/operators/" + std::to_string(i);
     const json fields = ApplyDefaults(defaults, operators[i]);
     allow_torch_at_ = file.display + ":" +
-                      (operators[i].contains("allow_torch") ? pointer : "/defaults") + "/allow_torch";
+                      (operators[i].contains("allow_torch") ? pointer : "/defaults") +
+                      "/allow_torch";
     Status added = operators[i].contains("glob") ? AddDiscovered(file, pointer, fields)
                                                  : AddExplicit(file, pointer, fields);
     if (!added.ok()) return added;
@@ -191,8 +192,9 @@ Status Resolver::LoadLibraries(const ManifestFile& file, const json& document) {
     for (TorchAllowance& a : allowed.value()) {
       for (const TorchAllowance& earlier : all) {
         if (earlier.op == a.op && earlier.where == a.where) {
-          return Status::InvalidInput(a.declared_at + ": allowance of '" + a.op + "' for library '" +
-                                      package + "' repeats " + earlier.declared_at);
+          return Status::InvalidInput(a.declared_at + ": allowance of '" + a.op +
+                                      "' for library '" + package + "' repeats " +
+                                      earlier.declared_at);
         }
       }
       all.push_back(std::move(a));
@@ -209,11 +211,13 @@ Status Resolver::ApplyLibraryDeclarations() {
       const std::vector<std::string>& library = r.job.config.library;
       if (std::find(library.begin(), library.end(), package) == library.end()) continue;
       listed = true;
-      r.job.config.allow_torch.insert(r.job.config.allow_torch.end(), allowed.begin(), allowed.end());
+      r.job.config.allow_torch.insert(r.job.config.allow_torch.end(), allowed.begin(),
+                                      allowed.end());
     }
     if (!listed) {
-      return Status::InvalidInput(library_declared_at_[package] + ": no operator of the job lists '" +
-                                  package + "' in \"library\" (a typo?)");
+      return Status::InvalidInput(library_declared_at_[package] +
+                                  ": no operator of the job lists '" + package +
+                                  "' in \"library\" (a typo?)");
     }
   }
   return Status::Ok();

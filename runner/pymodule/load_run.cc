@@ -56,7 +56,7 @@ py::dict CaseDict(const CaseRecord& c) {
   d["op"] = c.op_name;
   d["index"] = c.case_index;       // 0-based, as the store keeps it (op/#N has index N - 1)
   d["number"] = c.case_index + 1;  // as verify_result.json's case_idx and `opverify verify --case`
-  d["passed"] = c.passed;  // waived cases passed too
+  d["passed"] = c.passed;          // waived cases passed too
   d["waived"] = c.waived;
   d["error_type"] =
       c.error_type.empty() ? py::object(py::none()) : py::object(py::str(c.error_type));

@@ -144,8 +144,9 @@ std::string FirstViolation(const json& lint, int type) {
 // The file and the declared library; an override operator has no file of the
 // user's: its enable callables are linted instead.
 proto::LintRequest LintRequestFor(const OperatorSpec& spec, bool non_compute) {
-  proto::LintRequest lint{spec.impl_file, non_compute, spec.config.library, spec.config.python_path, {},
-                         AllowancesToJson(spec.config.allow_torch)};
+  proto::LintRequest lint{
+      spec.impl_file,          non_compute, spec.config.library,
+      spec.config.python_path, {},          AllowancesToJson(spec.config.allow_torch)};
   const json enable = spec.override_spec.is_object() ? spec.override_spec.value("enable", json()) : json();
   if (enable.is_string()) lint.entries.push_back(enable.get<std::string>());
   if (enable.is_object()) lint.entries = {enable.value("enter", ""), enable.value("exit", "")};
@@ -168,7 +169,8 @@ int OperatorOutcome::waived_cases() const {
 
 bool OperatorOutcome::allowances_checked() const {
   if (!lint.is_null()) return true;
-  return std::any_of(cases.begin(), cases.end(), [](const CaseOutcome& c) { return !c.runtime_evidence.is_null(); });
+  return std::any_of(cases.begin(), cases.end(),
+                     [](const CaseOutcome& c) { return !c.runtime_evidence.is_null(); });
 }
 
 Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string& op_name,

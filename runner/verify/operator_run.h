@@ -122,7 +122,7 @@ struct OperatorOutcome {
     nlohmann::json params;   // its get_inputs parameters
   };
   std::vector<EdgeCase> edge_cases;  // case own_cases + k is edge_cases[k]
-  int passed_cases() const;  // passed or waived: not failed
+  int passed_cases() const;          // passed or waived: not failed
   int waived_cases() const;
   // The declared exceptions that applied (AllowancesToJson of the spec's), and
   // whether anything could have needed them: the lint ran, or a case carried

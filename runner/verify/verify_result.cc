@@ -207,9 +207,11 @@ ordered_json VerifyResultJson(const OperatorOutcome& outcome, const VerifyContex
   parts.non_compute = outcome.non_compute;
   parts.non_compute_given = outcome.non_compute_given;
   parts.waived_cases = outcome.waived_cases();
-  OperatorAllowances allowances{outcome.op_name, outcome.declared_allowances, outcome.allowances_checked(), {}};
+  OperatorAllowances allowances{
+      outcome.op_name, outcome.declared_allowances, outcome.allowances_checked(), {}};
   for (const CaseOutcome& c : outcome.cases) allowances.case_waivers.push_back(c.waivers);
-  for (const AllowanceUse& use : AllowanceUses({allowances})) parts.allow_torch.push_back(AllowanceUseJson(use));
+  for (const AllowanceUse& use : AllowanceUses({allowances}))
+    parts.allow_torch.push_back(AllowanceUseJson(use));
   return SeedVerifyResult(parts, context);
 }
 

@@ -8,8 +8,9 @@ namespace opverify {
 using nlohmann::json;
 
 std::string WaiverField(const json& waiver, const char* key) {
-  return waiver.is_object() && waiver.contains(key) && waiver[key].is_string() ? waiver[key].get<std::string>()
-                                                                               : std::string();
+  return waiver.is_object() && waiver.contains(key) && waiver[key].is_string()
+             ? waiver[key].get<std::string>()
+             : std::string();
 }
 
 void MergeWaivers(json* into, const json& more) {
@@ -30,12 +31,15 @@ void MergeWaivers(json* into, const json& more) {
     if (!found.is_array()) found = json::array();
     if (waiver.contains("found") && waiver["found"].is_array()) {
       for (const json& finding : waiver["found"]) {
-        if (found.size() < kMaxWaiverFindings && std::find(found.begin(), found.end(), finding) == found.end())
+        if (found.size() < kMaxWaiverFindings &&
+            std::find(found.begin(), found.end(), finding) == found.end())
           found.push_back(finding);
       }
     }
     const auto count = [](const json& w) {
-      return w.contains("found_count") && w["found_count"].is_number_integer() ? w["found_count"].get<int>() : 0;
+      return w.contains("found_count") && w["found_count"].is_number_integer()
+                 ? w["found_count"].get<int>()
+                 : 0;
     };
     (*same)["found_count"] = count(*same) + count(waiver);
   }
@@ -43,23 +47,28 @@ void MergeWaivers(json* into, const json& more) {
 
 std::string WaiverLine(const json& waiver) {
   std::string line = WaiverField(waiver, "op") + " (" + WaiverField(waiver, "why") + ")";
-  if (const std::string library = WaiverField(waiver, "library"); !library.empty()) line += " [library " + library + "]";
+  if (const std::string library = WaiverField(waiver, "library"); !library.empty())
+    line += " [library " + library + "]";
   return line;
 }
 
 std::string FindingsText(const json& waiver) {
   std::string text;
-  const json found = waiver.is_object() && waiver.contains("found") && waiver["found"].is_array() ? waiver["found"]
-                                                                                                 : json::array();
+  const json found = waiver.is_object() && waiver.contains("found") && waiver["found"].is_array()
+                         ? waiver["found"]
+                         : json::array();
   for (const json& f : found) {
     if (!f.is_object()) continue;
     const std::string file = WaiverField(f, "file");
     const json line = f.contains("line") ? f["line"] : json();
     text += (text.empty() ? "" : ", ") + (file.empty() ? WaiverField(f, "name") : file) +
-            (!file.empty() && line.is_number_integer() ? ":" + line.dump() : "") + " (" + WaiverField(f, "source") + ")";
+            (!file.empty() && line.is_number_integer() ? ":" + line.dump() : "") + " (" +
+            WaiverField(f, "source") + ")";
   }
-  const json count = waiver.is_object() && waiver.contains("found_count") ? waiver["found_count"] : json();
-  const int more = (count.is_number_integer() ? count.get<int>() : 0) - static_cast<int>(found.size());
+  const json count =
+      waiver.is_object() && waiver.contains("found_count") ? waiver["found_count"] : json();
+  const int more =
+      (count.is_number_integer() ? count.get<int>() : 0) - static_cast<int>(found.size());
   if (more > 0) text += " and " + std::to_string(more) + " more";
   return text;
 }
@@ -111,10 +120,13 @@ nlohmann::ordered_json AllowanceUseJson(const AllowanceUse& use) {
 
 std::string StaleAllowanceLine(const AllowanceUse& use) {
   std::string names;
-  for (std::size_t i = 0; i < use.operators.size() && i < 5; ++i) names += (i ? ", " : "") + use.operators[i];
-  if (use.operators.size() > 5) names += " and " + std::to_string(use.operators.size() - 5) + " more";
-  return "allowance " + WaiverField(use.allowance, "op") + " (" + WaiverField(use.allowance, "declared_at") +
-         ") was not needed by any case of " + names + ": stale; remove it";
+  for (std::size_t i = 0; i < use.operators.size() && i < 5; ++i)
+    names += (i ? ", " : "") + use.operators[i];
+  if (use.operators.size() > 5)
+    names += " and " + std::to_string(use.operators.size() - 5) + " more";
+  return "allowance " + WaiverField(use.allowance, "op") + " (" +
+         WaiverField(use.allowance, "declared_at") + ") was not needed by any case of " + names +
+         ": stale; remove it";
 }
 
 }  // namespace opverify

@@ -34,7 +34,7 @@ std::string FindingsText(const nlohmann::json& waiver);
 struct OperatorAllowances {
   std::string op;
   nlohmann::json declared = nlohmann::json::array();  // AllowancesToJson of its config
-  bool checked = false;  // its lint ran, or a case carried runtime evidence
+  bool checked = false;                      // its lint ran, or a case carried runtime evidence
   std::vector<nlohmann::json> case_waivers;  // each of its cases' "waivers"
 };
 

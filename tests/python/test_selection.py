@@ -251,7 +251,7 @@ def test_load_run_returns_cases_verdicts_metrics_and_performance(first_run):
     version = subprocess.run([program("opverify"), "--version"], capture_output=True, text=True).stdout
     assert opverify.__version__ and opverify.__version__ in version
     run = opverify.load_run(str(first_run))
-    assert run["totals"] == {"operators": 4, "cases": 10, "passed": 8, "failed": 2}
+    assert run["totals"] == {"operators": 4, "cases": 10, "passed": 8, "waived": 0, "failed": 2}
     assert run["verdicts"]["crash_second_case/#2"] == "Crash" and run["verdicts"]["relu_ok/#1"] == "passed"
     case = next(c for c in run["cases"] if c["case_id"] == "relu_ok/#4")
     assert case["index"] == 3 and case["number"] == 4 and case["input_desc"][0]["dtype"].endswith("bfloat16")

@@ -544,7 +544,6 @@ TEST(BadManifest, EveryBadFixtureIsRefused) {
   }
 }
 
-
 // ---- Declared exceptions (allow_torch) ------------------------------------
 
 TEST(AllowTorch, OperatorAndLibraryAllowancesSayWhereTheyWereDeclared) {
@@ -574,7 +573,8 @@ TEST(AllowTorch, ADefaultsAllowanceIsDeclaredInTheDefaults) {
   const std::string dir = ::testing::TempDir() + "/allow_defaults";
   fs::create_directories(dir);
   const std::string path = dir + "/job.json";
-  std::ofstream(path) << R"({"name": "d", "defaults": {"allow_torch": [{"op": "Tensor.sum", "why": "bookkeeping",
+  std::ofstream(path)
+      << R"({"name": "d", "defaults": {"allow_torch": [{"op": "Tensor.sum", "why": "bookkeeping",
     "where": "lib/ops"}]}, "operators": [{"name": "a", "library": ["lib"], "override": {"op": "torch.abs",
     "enable": "lib:on", "args": [{"shape": [4]}]}}]})";
   const JobManifest job = MustLoad(path);
@@ -591,28 +591,35 @@ TEST(AllowTorch, AnExceptionMustBeExplained) {
 }
 
 TEST(AllowTorch, BadNamesKeysRepeatsAndUnlistedLibrariesAreRefused) {
-  EXPECT_THAT(Refusal("allow_torch_bad_op.json").message(), HasSubstr("/operators/0/allow_torch/0/op"));
+  EXPECT_THAT(Refusal("allow_torch_bad_op.json").message(),
+              HasSubstr("/operators/0/allow_torch/0/op"));
   EXPECT_THAT(Refusal("allow_torch_unknown_key.json").message(),
               HasSubstr("/operators/0/allow_torch/0/file: unknown field 'file'"));
   EXPECT_THAT(Refusal("allow_torch_repeated.json").message(),
-              HasSubstr("allow_torch_repeated.json:/operators/0/allow_torch/1: allowance of 'aten::sort' repeats " +
+              HasSubstr("allow_torch_repeated.json:/operators/0/allow_torch/1: allowance of "
+                        "'aten::sort' repeats " +
                         kFixtures + "/bad/allow_torch_repeated.json:/operators/0/allow_torch/0"));
   EXPECT_EQ(Refusal("libraries_unlisted.json").message(),
-            kFixtures + "/bad/libraries_unlisted.json:/libraries/ovlibb: no operator of the job lists 'ovlibb' in "
-                        "\"library\" (a typo?)");
+            kFixtures +
+                "/bad/libraries_unlisted.json:/libraries/ovlibb: no operator of the job lists "
+                "'ovlibb' in "
+                "\"library\" (a typo?)");
 }
 
 TEST(AllowTorch, TheCommandLineFormIsOpEqualsWhy) {
-  Result<TorchAllowance> parsed = ParseAllowanceFlag("aten::sort.stable=sorts by design: stable=True");
+  Result<TorchAllowance> parsed =
+      ParseAllowanceFlag("aten::sort.stable=sorts by design: stable=True");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed->op, "aten::sort.stable");
   EXPECT_EQ(parsed->why, "sorts by design: stable=True");
   EXPECT_EQ(parsed->declared_at, "--allow-torch aten::sort.stable");
-  for (const char* bad : {"aten::sort", "aten::sort=", "aten::sort=  ", "=why", "sort=why", "aten:sort=why"}) {
+  for (const char* bad :
+       {"aten::sort", "aten::sort=", "aten::sort=  ", "=why", "sort=why", "aten:sort=why"}) {
     EXPECT_FALSE(ParseAllowanceFlag(bad).ok()) << bad;
   }
   EXPECT_THAT(ParseAllowanceFlag("aten::sort").status().message(), HasSubstr("give OP=WHY"));
-  for (const char* good : {"torch.sort", "torch.nn.functional.gelu", "Tensor.sum", "aten::_softmax"})
+  for (const char* good :
+       {"torch.sort", "torch.nn.functional.gelu", "Tensor.sum", "aten::_softmax"})
     EXPECT_TRUE(IsTorchOperatorName(good)) << good;
 }
 

@@ -43,8 +43,10 @@ void Totals(std::ostringstream& html, const RunModel& run) {
   std::set<std::string> failing;
   for (const FailureRow& f : run.failures) failing.insert(f.op);
   html << "<p class=\"totals\" id=\"totals\">" << t.operators << " operators, " << t.cases
-       << " cases: " << t.passed << " passed, <span class=\"" << (t.failed > 0 ? "bad" : "")
-       << "\">" << t.failed << " failed</span>";
+       << " cases: " << t.passed << " passed, ";
+  if (t.waived > 0)
+    html << "<a class=\"waived\" href=\"#declared-exceptions\">" << t.waived << " waived</a>, ";
+  html << "<span class=\"" << (t.failed > 0 ? "bad" : "") << "\">" << t.failed << " failed</span>";
   if (!failing.empty()) html << " (in " << failing.size() << " operators)";
   if (!run.skipped.empty()) html << ", " << run.skipped.size() << " not run";
   if (run.performance.geomean_speedup)
@@ -96,6 +98,50 @@ void FailureGroups(std::ostringstream& html, const RunModel& run) {
   }
   html << "</table>\n<p class=\"note\">Every failure with its message and repro command: <a "
           "href=\"#failures\">Failures in full</a>; by operator: the grid below.</p></section>\n";
+}
+
+// The waived cases (passed under declared exceptions) by allowance, and the
+// allowances nothing needed: exceptions stay visible, and go stale visibly.
+void DeclaredExceptions(std::ostringstream& html, const RunModel& run) {
+  const std::vector<std::string> stale = run.StaleAllowanceLines();
+  if (run.waived.empty() && stale.empty()) return;
+  html << "<section id=\"declared-exceptions\"><h2>Declared exceptions</h2>\n";
+  if (!run.waived.empty()) {
+    html
+        << "<p>" << run.waived.size()
+        << " cases passed as <b>waived</b>: judged for accuracy, and using torch operators the "
+           "manifest allows (<code>allow_torch</code>).</p>\n<table id=\"waived\">\n<tr><th>allowed"
+           "</th><th>why</th><th>cases</th><th>found at</th></tr>\n";
+    for (const AllowanceUse& use : run.allowances) {
+      if (use.cases == 0) continue;
+      std::string cases, found;
+      std::size_t shown = 0;
+      for (const WaivedRow& w : run.waived) {
+        if (!w.waivers.is_array()) continue;
+        for (const json& waiver : w.waivers) {
+          if (WaiverField(waiver, "declared_at") != WaiverField(use.allowance, "declared_at"))
+            continue;
+          if (found.empty()) found = FindingsText(waiver);
+          if (++shown <= kCasesPerGroup)
+            cases += (cases.empty() ? "" : ", ") + OperatorLink(w.op, w.case_id);
+        }
+      }
+      if (shown > kCasesPerGroup)
+        cases += " and " + std::to_string(shown - kCasesPerGroup) + " more";
+      html << "<tr class=\"waived\"><td><code>" << MarkupEscape(WaiverField(use.allowance, "op"))
+           << "</code></td><td>" << MarkupEscape(WaiverField(use.allowance, "why")) << "</td><td>"
+           << cases << "</td><td>" << MarkupEscape(found) << "</td></tr>\n";
+    }
+    html << "</table>\n";
+  }
+  if (!stale.empty()) {
+    html << "<p>Stale allowances (no case needed them: remove them):</p>\n<ul "
+            "id=\"stale-allowances\">\n";
+    for (const std::string& line : stale)
+      html << "<li class=\"bad\">" << MarkupEscape(line) << "</li>\n";
+    html << "</ul>\n";
+  }
+  html << "</section>\n";
 }
 
 void NameList(std::ostringstream& html, const char* what, const char* css,
@@ -236,6 +282,7 @@ void FirstScreen(std::ostringstream& html, const RunModel& run, const ReportExtr
   Totals(html, run);
   html << "<div class=\"first\">\n<div>\n";
   FailureGroups(html, run);
+  DeclaredExceptions(html, run);
   html << "</div>\n<div>\n";
   Regressions(html, extras);
   Environment(html, run);

@@ -37,10 +37,12 @@ std::string ShapeLatencies(const OperatorModel& op) {
 }
 
 void Row(std::ostringstream& html, const OperatorModel& op, const std::set<std::string>& dtypes,
-         const std::vector<const FailureRow*>& failures, const ReportExtras& extras) {
+         const std::vector<const FailureRow*>& failures,
+         const std::vector<const WaivedRow*>& waived, const ReportExtras& extras) {
   std::string key = op.name;
   for (const auto& [type, count] : op.error_types) key += " " + type;
   for (const FailureRow* f : failures) key += " " + f->case_id;
+  if (!waived.empty()) key += " waived";
   html << "<tbody id=\"" << MarkupEscape(OperatorAnchor(op.name)) << "\" class=\"op"
        << (op.failed > 0 ? " failing" : "") << "\" data-k=\"" << MarkupEscape(Lower(key))
        << "\">\n<tr><th>" << MarkupEscape(op.name) << "</th>";
@@ -75,6 +77,21 @@ void Row(std::ostringstream& html, const OperatorModel& op, const std::set<std::
          << ": " << MarkupEscape(f.message.substr(0, 200))
          << (f.message.size() > 200 ? "&hellip;" : "") << "</td></tr>\n";
   }
+  for (std::size_t i = 0; i < waived.size() && i < kFailuresPerOperator; ++i) {
+    std::string allowed;
+    if (waived[i]->waivers.is_array()) {
+      for (const nlohmann::json& w : waived[i]->waivers)
+        allowed += (allowed.empty() ? "" : "; ") + WaiverLine(w);
+    }
+    html << "<tr class=\"case waived\"><td colspan=\"" << columns << "\">"
+         << MarkupEscape(waived[i]->case_id) << " <b>waived</b>: " << MarkupEscape(allowed)
+         << "</td></tr>\n";
+  }
+  if (waived.size() > kFailuresPerOperator) {
+    html << "<tr class=\"case waived\"><td colspan=\"" << columns << "\">and "
+         << waived.size() - kFailuresPerOperator
+         << " more waived cases (verify_result.json)</td></tr>\n";
+  }
   if (failures.size() > kFailuresPerOperator) {
     html << "<tr class=\"case\"><td colspan=\"" << columns << "\">and "
          << failures.size() - kFailuresPerOperator
@@ -92,6 +109,8 @@ void OperatorGrid(std::ostringstream& html, const RunModel& run, const ReportExt
   }
   std::map<std::string, std::vector<const FailureRow*>> failures;  // by operator
   for (const FailureRow& f : run.failures) failures[f.op].push_back(&f);
+  std::map<std::string, std::vector<const WaivedRow*>> waived;  // by operator
+  for (const WaivedRow& w : run.waived) waived[w.op].push_back(&w);
   std::map<std::string, std::vector<const OperatorModel*>> groups;
   for (const OperatorModel& op : run.operators)
     groups[OperatorGroup(op.name, extras)].push_back(&op);
@@ -111,11 +130,12 @@ void OperatorGrid(std::ostringstream& html, const RunModel& run, const ReportExt
           "failed/all); latency: the implementation's median per benchmarked shape, ms; trend: "
           "the geometric-mean latency over the nights of <code>--history</code>.</p>\n";
   static const std::vector<const FailureRow*> kNone;
+  static const std::vector<const WaivedRow*> kNoneWaived;
   for (const auto& [group, ops] : groups) {
     int failing = 0, cases = 0;
     for (const OperatorModel* op : ops) {
       failing += op->failed > 0 ? 1 : 0;
-      cases += op->passed + op->failed;
+      cases += op->passed + op->waived + op->failed;
     }
     html << "<details class=\"group\"" << (failing > 0 ? " open" : "") << "><summary><b>"
          << MarkupEscape(group) << "</b>: " << ops.size() << " operators, " << cases << " cases"
@@ -127,7 +147,9 @@ void OperatorGrid(std::ostringstream& html, const RunModel& run, const ReportExt
             "(ms)</th><th>trend</th><th>files</th></tr></thead>\n";
     for (const OperatorModel* op : ops) {
       const auto failed = failures.find(op->name);
-      Row(html, *op, dtypes, failed == failures.end() ? kNone : failed->second, extras);
+      const auto passed_waived = waived.find(op->name);
+      Row(html, *op, dtypes, failed == failures.end() ? kNone : failed->second,
+          passed_waived == waived.end() ? kNoneWaived : passed_waived->second, extras);
     }
     html << "</table>\n</details>\n";
   }

@@ -39,6 +39,7 @@ details.group { margin: 0.3em 0; } summary { cursor: pointer; }
 details.group, table#failures { content-visibility: auto; contain-intrinsic-size: auto 2em; }
 table.grid { font-size: 0.9em; } tbody.failing > tr > th { color: #b00; }
 tr.case td { font-size: 0.85em; color: #444; padding-left: 2em; word-break: break-word; }
+tr.waived td, a.waived { color: #8a5a00; }
 [hidden] { display: none !important; }
 svg text { font-size: 11px; fill: #333; } rect.bar { fill: #4a7fc1; } line.parity { stroke: #b00; }
 svg.spark polyline { fill: none; stroke: #4a7fc1; stroke-width: 1.2; } svg.spark circle { fill: #b00; }

@@ -1,5 +1,6 @@
 #include "reduce/junit_reporter.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iomanip>
 #include <map>
@@ -40,17 +41,50 @@ void Property(std::ostringstream& xml, const std::string& name, const std::strin
       << "\"/>\n";
 }
 
-// The case's benchmarked shape as testcase properties: latency (ms) of each
-// side and the speedup, where the performance phase measured them.
-void ShapeProperties(std::ostringstream& xml, const ShapeResult* shape) {
-  if (shape == nullptr) return;
+// The declared exceptions a waived case needed (extra.details.waivers).
+nlohmann::json CaseWaivers(const CaseRecord& c) {
+  if (!c.waived || !c.extra.is_object() || !c.extra.contains("details") ||
+      !c.extra["details"].is_object())
+    return nlohmann::json::array();
+  const nlohmann::json waivers = c.extra["details"].value("waivers", nlohmann::json::array());
+  return waivers.is_array() ? waivers : nlohmann::json::array();
+}
+
+// What a waived case's system-out says: each allowance it needed, why, and
+// what it covered.
+std::string WaiverOutput(const nlohmann::json& waivers) {
+  std::string out = "waived: passed using torch operators the manifest allows (allow_torch)\n";
+  for (const nlohmann::json& w : waivers) {
+    out += "  " + WaiverLine(w) + ", declared at " + WaiverField(w, "declared_at") + "; found at " +
+           FindingsText(w) + "\n";
+  }
+  return out;
+}
+
+// A testcase's properties: for a waived case (it passes: CI must not fail on
+// a declared exception, but it says so) the verdict and each allowance; for
+// a benchmarked shape the latency (ms) of each side and the speedup.
+void CaseProperties(std::ostringstream& xml, const ShapeResult* shape, const CaseRecord& c,
+                    const nlohmann::json& waivers) {
+  if (shape == nullptr && !c.waived) return;
   xml << "      <properties>\n";
-  if (shape->implementation.latency_ms)
-    Property(xml, "latency_ms", Number(*shape->implementation.latency_ms));
-  if (shape->framework.latency_ms)
-    Property(xml, "framework_latency_ms", Number(*shape->framework.latency_ms));
-  if (shape->speedup) Property(xml, "speedup", Number(*shape->speedup));
-  if (!shape->passed && !shape->error_type.empty()) Property(xml, "bench_error", shape->error_type);
+  if (c.waived) {
+    Property(xml, "verdict", "waived");
+    for (const nlohmann::json& w : waivers) {
+      Property(xml, "waiver",
+               WaiverField(w, "op") + ": " + WaiverField(w, "why") + " [" +
+                   WaiverField(w, "declared_at") + "]");
+    }
+  }
+  if (shape != nullptr) {
+    if (shape->implementation.latency_ms)
+      Property(xml, "latency_ms", Number(*shape->implementation.latency_ms));
+    if (shape->framework.latency_ms)
+      Property(xml, "framework_latency_ms", Number(*shape->framework.latency_ms));
+    if (shape->speedup) Property(xml, "speedup", Number(*shape->speedup));
+    if (!shape->passed && !shape->error_type.empty())
+      Property(xml, "bench_error", shape->error_type);
+  }
   xml << "      </properties>\n";
 }
 
@@ -71,15 +105,19 @@ SuiteCounts Count(const OperatorModel* op, const std::vector<const SkippedCase*>
 
 void WriteCase(std::ostringstream& xml, const std::string& name, const CaseRecord& c,
                const ShapeResult* shape) {
+  const nlohmann::json waivers = CaseWaivers(c);
   xml << "    <testcase classname=\"" << MarkupEscape(name) << "\" name=\""
-      << MarkupEscape(c.case_id) << "\" time=\"" << Seconds(c) << "\"";
-  if (c.passed && shape == nullptr) {
+      << MarkupEscape(c.case_id) << "\" time=\"" << Seconds(c) << "\""
+      << (c.waived ? " status=\"waived\"" : "");
+  if (c.passed && shape == nullptr && !c.waived) {
     xml << "/>\n";
     return;
   }
   xml << ">\n";
-  ShapeProperties(xml, shape);
+  CaseProperties(xml, shape, c, waivers);
   if (c.passed) {
+    if (c.waived)
+      xml << "      <system-out>" << MarkupEscape(WaiverOutput(waivers)) << "</system-out>\n";
     xml << "    </testcase>\n";
     return;
   }
@@ -185,6 +223,12 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
     }
     if (!built.empty())
       xml << "      <property name=\"opverify\" value=\"" << MarkupEscape(built) << "\"/>\n";
+    for (const AllowanceUse& use : run.allowances) {
+      if (use.State() != "stale" ||
+          std::find(use.operators.begin(), use.operators.end(), name) == use.operators.end())
+        continue;
+      Property(xml, "stale_allowance", StaleAllowanceLine(use));
+    }
     xml << "    </properties>\n";
     if (op != nullptr) {
       std::map<int, const ShapeResult*> shapes;  // by case index, from 0

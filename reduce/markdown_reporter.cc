@@ -68,6 +68,32 @@ void AgainstBaseline(std::ostringstream& md, const ReportExtras* extras) {
   }
 }
 
+// The cases that passed under declared exceptions, and the allowances no
+// case needed: visible, so that an exception is accepted knowingly and goes
+// once the code that needed it does.
+void DeclaredExceptions(std::ostringstream& md, const RunModel& run) {
+  if (!run.waived.empty()) {
+    md << "\n## Waived (declared exceptions)\n\nPassed, and judged for accuracy, using torch "
+          "operators the manifest allows (`allow_torch`):\n\n| case | allowed | why | found at "
+          "|\n|---|---|---|---|\n";
+    for (const WaivedRow& w : run.waived) {
+      if (!w.waivers.is_array()) continue;
+      for (const nlohmann::json& waiver : w.waivers) {
+        if (!waiver.is_object()) continue;
+        md << "| " << MarkdownCell(w.case_id, 200) << " | "
+           << MarkdownCode(WaiverField(waiver, "op")) << " | "
+           << MarkdownCell(WaiverField(waiver, "why"), 300) << " | "
+           << MarkdownCell(FindingsText(waiver), 400) << " |\n";
+      }
+    }
+  }
+  const std::vector<std::string> stale = run.StaleAllowanceLines();
+  if (!stale.empty()) {
+    md << "\n## Stale allowances\n\nDeclared exceptions no case of the run needed:\n\n";
+    for (const std::string& line : stale) md << "- " << MarkdownCell(line, 500) << "\n";
+  }
+}
+
 }  // namespace
 
 Status MarkdownReporter::ReportRun(const RunModel& run) {
@@ -80,7 +106,9 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
   if (const std::string built = RunVersionLine(run.run_info); !built.empty())
     md << "- " << built << "\n";
   md << "- operators: " << totals.operators << ", cases: " << totals.cases
-     << ", passed: " << totals.passed << ", failed: " << totals.failed << "\n\n";
+     << ", passed: " << totals.passed
+     << (totals.waived > 0 ? ", waived: " + std::to_string(totals.waived) : std::string())
+     << ", failed: " << totals.failed << "\n\n";
   if (totals.lost > 0) {
     md << "## Lost results\n\nThis run is not complete: " << totals.lost
        << " of its results are unreadable or missing, so it is no pass whatever the rest says.\n\n";
@@ -102,8 +130,10 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
     std::string errors;
     for (const auto& [type, count] : op.error_types)
       errors += type + " " + std::to_string(count) + " ";
-    md << "| " << MarkdownCell(op.name, 200) << " | " << op.passed + op.failed << " | " << op.passed
-       << " | " << op.failed << " | " << MarkdownCell(errors, 200) << " | "
+    md << "| " << MarkdownCell(op.name, 200) << " | " << op.passed + op.waived + op.failed << " | "
+       << op.passed
+       << (op.waived > 0 ? " (+" + std::to_string(op.waived) + " waived)" : std::string()) << " | "
+       << op.failed << " | " << MarkdownCell(errors, 200) << " | "
        << (op.performance ? Number(op.performance->speedup, 2, "x") : "-") << " |\n";
   }
   const PerformanceModel& p = run.performance;
@@ -116,6 +146,7 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
        << speed.shapes << " shapes\n";
   }
   for (const auto& r : p.review) md << "- review: " << MarkdownCell(r, 200) << "\n";
+  DeclaredExceptions(md, run);
   if (!run.failures.empty()) {
     md << "\n## Failures\n\n| case | error | A/B | message |\n|---|---|---|---|\n";
     for (const FailureRow& f : run.failures) {

@@ -199,9 +199,9 @@ int main(int argc, char** argv) {
                  opverify::TerminalSafe(totals.status().ToString()).c_str());
     return 2;
   }
+  opverify::PrintDeclaredExceptions(model);
   opverify::PrintFailedCases(model, run_dir);
-  std::printf("%d operators, %d cases: %d passed, %d failed -> %s\n", totals->operators,
-              totals->cases, totals->passed, totals->failed,
+  std::printf("%s -> %s\n", opverify::TotalsLine(totals.value()).c_str(),
               opverify::TerminalSafe((fs::path(run_dir) / "summary.json").string()).c_str());
   const int lost_code = totals->lost > 0 ? 3 : 0;
   if (totals->lost > 0) {

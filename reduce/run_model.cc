@@ -285,6 +285,7 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
   for (CaseRecord& r : records) FileRecord(r, &by_name[r.op_name]);
 
   SpentMs spent_ms;
+  std::vector<OperatorAllowances> operator_allowances;
   std::map<std::string, std::vector<double>> dtype_speedups;  // valid shape speedups
   std::vector<double> speedups;                               // benchmarked operators'
   for (auto& [name, records_of_op] : by_name) {
@@ -299,8 +300,21 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
     op.facts = records_of_op.facts;
     op.repro = ReproCommand(name, records_of_op, run_info);
     double wall_ms = 0;
+    const json checked =
+        op.facts.is_object() ? op.facts.value("allow_torch_checked", json()) : json();
+    OperatorAllowances allowances{
+        name,
+        op.facts.is_object() ? op.facts.value("allow_torch", json()) : json(),
+        checked.is_boolean() && checked.get<bool>(),
+        {}};
     for (const CaseRecord& c : records_of_op.cases) {
-      op.passed += c.passed ? 1 : 0;
+      op.passed += c.passed && !c.waived ? 1 : 0;
+      op.waived += c.waived ? 1 : 0;
+      const json details = c.extra.is_object() ? c.extra.value("details", json()) : json();
+      const json waivers =
+          details.is_object() ? details.value("waivers", json::array()) : json::array();
+      allowances.case_waivers.push_back(waivers);
+      if (c.waived) run.waived.push_back({c.case_id, c.op_name, waivers});
       wall_ms += c.timings.value("wall_ms", 0.0);
       for (const char* key : {"construct_ms", "probe_ms", "compile_ms", "golden_ms", "impl_ms",
                               "judge_ms", "wall_ms"}) {
@@ -317,15 +331,17 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
       op.reference_suspect += failure.reference_suspect() ? 1 : 0;
       run.failures.push_back(std::move(failure));
     }
+    op.allowances = AllowanceUses({allowances});
+    operator_allowances.push_back(std::move(allowances));
     const int total = static_cast<int>(records_of_op.cases.size());
-    op.failed = total - op.passed;
+    op.failed = total - op.passed - op.waived;
     op.wall_s = wall_ms / 1e3;
     op.max_rel_diff = WorstRelativeDiff(records_of_op.cases);
     // Cases the selection left out (opverify-batch --filter, ...) are not owed.
     const int left_out =
         op.facts.contains("left_out") ? static_cast<int>(op.facts["left_out"].size()) : 0;
     op.all_passed =
-        total > 0 && op.passed == total && total >= op.facts.value("case_count", 0) - left_out;
+        total > 0 && op.failed == 0 && total >= op.facts.value("case_count", 0) - left_out;
     run.performance.operators_total += 1;
     run.performance.operators_correct += op.all_passed ? 1 : 0;
     if (op.all_passed && !records_of_op.bench_shapes.empty()) {
@@ -335,15 +351,25 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
     run.totals.operators += 1;
     run.totals.cases += total;
     run.totals.passed += op.passed;
+    run.totals.waived += op.waived;
     op.cases = std::move(records_of_op.cases);
     run.operators.push_back(std::move(op));
   }
-  run.totals.failed = run.totals.cases - run.totals.passed;
+  run.totals.failed = run.totals.cases - run.totals.passed - run.totals.waived;
+  run.allowances = AllowanceUses(operator_allowances);
   if (plan) run.incomplete = MissingFromPlan(run, *plan);
   run.totals.lost = static_cast<int>(run.problems.size() + run.incomplete.size());
   FinishPerformance(dtype_speedups, speedups, &run.performance);
   run.time_split = BuildTimeSplit(run_info, spent_ms);
   return run;
+}
+
+std::vector<std::string> RunModel::StaleAllowanceLines() const {
+  std::vector<std::string> lines;
+  for (const AllowanceUse& use : allowances) {
+    if (use.State() == "stale") lines.push_back(StaleAllowanceLine(use));
+  }
+  return lines;
 }
 
 std::string OperatorFolder(const std::string& name) {
@@ -393,7 +419,7 @@ std::vector<std::string> StoppedEarlyLines(const RunModel& run) {
       std::to_string(run.totals.cases) +
       " cases stored. The same command with --resume runs the rest.");
   for (const OperatorModel& op : run.operators) {
-    const int stored = op.passed + op.failed;
+    const int stored = op.passed + op.waived + op.failed;
     const int count = op.facts.is_object() ? op.facts.value("case_count", 0) : 0;
     if (count > stored) {
       lines.push_back(op.name + ": " + std::to_string(stored) + " of " + std::to_string(count) +

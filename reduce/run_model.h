@@ -13,13 +13,16 @@
 #include "runner/bench/operator_bench.h"
 #include "runner/store/case_record.h"
 #include "runner/store/run_plan.h"
+#include "runner/verify/waivers.h"
 
 namespace opverify {
 
+// passed + waived + failed = cases.
 struct RunTotals {
   int operators = 0;
   int cases = 0;
-  int passed = 0;
+  int passed = 0;  // without a waiver
+  int waived = 0;  // passed under declared exceptions (docs/MANIFEST.md)
   int failed = 0;
   // Lines of RunModel::problems and RunModel::incomplete: results the run
   // should hold and does not. Never a pass, whatever the cases say.
@@ -47,11 +50,16 @@ struct OperatorPerformance {
 
 struct OperatorModel {
   std::string name;
+  // passed + waived + failed = its cases.
   std::vector<CaseRecord> cases;  // its cases (not its other records), by case index
   // Its "operator" record: environment, lint, impl_name, task_file, case_count, ...
   nlohmann::json facts = nlohmann::json::object();
-  int passed = 0;
+  int passed = 0;  // without a waiver
+  int waived = 0;  // passed under declared exceptions
   int failed = 0;
+  // Its declared allowances and what its cases made of them (the run's
+  // `allowances` join those declared once for several operators).
+  std::vector<AllowanceUse> allowances;
   std::map<std::string, int> error_types;  // of its failed cases
   int reference_suspect =
       0;  // failed cases the A/B classified reference_suspect (opverify-reduce --baseline)
@@ -62,6 +70,13 @@ struct OperatorModel {
   bool all_passed = false;  // every case stored and passed: the gate to its performance
   std::string repro;        // a command that runs the operator again by itself
   std::optional<OperatorPerformance> performance;
+};
+
+// A case that passed under declared exceptions, as the reports list it.
+struct WaivedRow {
+  std::string case_id;
+  std::string op;
+  nlohmann::json waivers;  // the case's (runner/verify/waivers.h): op, why, declared_at, found
 };
 
 // A failed case, as the summary and the reports list it.
@@ -156,6 +171,12 @@ struct RunModel {
   // The operator records of operators none of whose cases ran (each left out
   // by the selection once its task was loaded): not in `operators`.
   std::map<std::string, nlohmann::json> facts_without_cases;
+  std::vector<WaivedRow> waived;  // the waived cases, by operator, then case
+  // Every declared allowance of the run's operators and what the run made
+  // of it (used, stale, unchecked), in the order the operators declare them.
+  std::vector<AllowanceUse> allowances;
+  // The stale ones, one warning line each (StaleAllowanceLine).
+  std::vector<std::string> StaleAllowanceLines() const;
 };
 
 // One judgement of a reference trust record ("fp64" or "device_reference"),

@@ -17,6 +17,7 @@
 #include "reduce/summary_json_reporter.h"
 #include "reduce/verify_result_reporter.h"
 #include "runner/common/failure_list.h"
+#include "runner/common/terminal_text.h"
 #include "runner/manifest/manifest.h"
 #include "runner/store/run_plan.h"
 #include "runner/store/run_records.h"
@@ -99,6 +100,32 @@ Result<RunTotals> WriteModelReports(RunModel run, const std::string& run_dir, Ru
   const RunTotals totals = run.totals;
   if (model != nullptr) *model = std::move(run);
   return totals;
+}
+
+std::string TotalsLine(const RunTotals& totals) {
+  return std::to_string(totals.operators) + " operators, " + std::to_string(totals.cases) +
+         " cases: " + std::to_string(totals.passed) + " passed, " +
+         (totals.waived > 0 ? std::to_string(totals.waived) + " waived, " : std::string()) +
+         std::to_string(totals.failed) + " failed";
+}
+
+void PrintDeclaredExceptions(const RunModel& run, std::FILE* out) {
+  std::size_t shown = 0;
+  for (const WaivedRow& w : run.waived) {
+    if (++shown > kFailureListCap) break;
+    std::string allowed;
+    if (w.waivers.is_array()) {
+      for (const nlohmann::json& waiver : w.waivers)
+        allowed += (allowed.empty() ? "" : "; ") + WaiverLine(waiver);
+    }
+    std::fprintf(out, "WAIVED %s  %s\n", TerminalLine(w.case_id, 200).c_str(),
+                 TerminalLine(allowed, 300).c_str());
+  }
+  if (run.waived.size() > kFailureListCap)
+    std::fprintf(out, "... and %zu more waived cases (report.md)\n",
+                 run.waived.size() - kFailureListCap);
+  for (const std::string& line : run.StaleAllowanceLines())
+    std::fprintf(stderr, "warning: %s\n", TerminalLine(line, 500).c_str());
 }
 
 void PrintFailedCases(const RunModel& run, const std::string& run_dir, std::FILE* out) {

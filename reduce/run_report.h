@@ -44,4 +44,13 @@ Result<RunTotals> WriteModelReports(RunModel run, const std::string& run_dir,
 // kFailureListCap, then the count of the rest.
 void PrintFailedCases(const RunModel& run, const std::string& run_dir, std::FILE* out = stdout);
 
+// The console's totals: "3 operators, 12 cases: 9 passed, 2 waived, 1 failed"
+// ("waived" only when some case was).
+std::string TotalsLine(const RunTotals& totals);
+
+// "WAIVED <case id>  <allowance> (<why>)" per waived case (at most
+// kFailureListCap, then a count) and a warning per stale allowance, on `out`:
+// declared exceptions stay visible on the console too.
+void PrintDeclaredExceptions(const RunModel& run, std::FILE* out = stdout);
+
 }  // namespace opverify

@@ -64,8 +64,9 @@ ordered_json OperatorRow(const OperatorModel& op) {
   for (const auto& [dtype, cell] : op.dtypes)
     dtypes[dtype] = {{"cases", cell.cases}, {"failed", cell.failed}};
   return {{"name", op.name},
-          {"cases", op.passed + op.failed},
+          {"cases", op.passed + op.waived + op.failed},
           {"passed", op.passed},
+          {"waived", op.waived},
           {"failed", op.failed},
           {"error_types", op.error_types},
           {"reference_suspect", op.reference_suspect},
@@ -99,11 +100,9 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
   ordered_json summary;
   summary["run_dir"] = run.run_dir;
   for (const auto& [key, value] : run.run_info.items()) summary[key] = value;
-  summary["totals"] = {{"operators", run.totals.operators},
-                       {"cases", run.totals.cases},
-                       {"passed", run.totals.passed},
-                       {"failed", run.totals.failed},
-                       {"lost", run.totals.lost}};
+  summary["totals"] = {{"operators", run.totals.operators}, {"cases", run.totals.cases},
+                       {"passed", run.totals.passed},       {"waived", run.totals.waived},
+                       {"failed", run.totals.failed},       {"lost", run.totals.lost}};
   if (run.time_split) summary["time_split"] = TimeSplitJson(*run.time_split);
   summary["performance"] = PerformanceJson(run.performance);
   summary["error_types"] = run.error_types;
@@ -119,6 +118,15 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
     if (f.reference_suspect()) suspects.push_back(SuspectJson(f));
   }
   summary["reference_suspect"] = std::move(suspects);
+  ordered_json waived = ordered_json::array();
+  for (const WaivedRow& w : run.waived) {
+    waived.push_back(
+        {{"case_id", w.case_id}, {"op", w.op}, {"waivers", ordered_json::parse(w.waivers.dump())}});
+  }
+  summary["waived"] = std::move(waived);
+  ordered_json allowances = ordered_json::array();
+  for (const AllowanceUse& use : run.allowances) allowances.push_back(AllowanceUseJson(use));
+  summary["allow_torch"] = std::move(allowances);
   summary["problems"] = run.problems;
   summary["incomplete"] = run.incomplete;
   return WriteReportJson((std::filesystem::path(context().run_dir) / "summary.json").string(),

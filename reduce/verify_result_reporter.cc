@@ -15,7 +15,9 @@ SeedResultParts Parts(const OperatorModel& op) {
   SeedResultParts parts;
   parts.op_name = op.name;
   parts.total_cases = static_cast<int>(op.cases.size());
-  parts.passed_cases = op.passed;
+  parts.passed_cases = op.passed + op.waived;  // the seed's: not failed
+  parts.waived_cases = op.waived;
+  for (const AllowanceUse& use : op.allowances) parts.allow_torch.push_back(AllowanceUseJson(use));
   for (const CaseRecord& c : op.cases) {
     if (c.extra.contains("details"))
       parts.details.push_back(ordered_json::parse(c.extra["details"].dump()));

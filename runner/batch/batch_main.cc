@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "runner/batch/batch_flags.h"
 #include "runner/batch/batch_reports.h"
@@ -18,6 +19,7 @@
 #include "runner/batch/rank_role.h"
 #include "runner/batch/run_folder.h"
 #include "runner/batch/selection.h"
+#include "runner/batch/static_cases.h"
 #include "runner/batch/stored_run.h"
 #include "runner/batch/worker.h"
 #include "runner/common/strings.h"
@@ -144,19 +146,37 @@ void RecordPlan(const JobManifest& job, const BatchOptions& options) {
     spdlog::error("the run's plan: {} (the reports cannot tell lost results)", written.ToString());
 }
 
-// --dry-run: the plan, one line per item.
+// --dry-run: the plan, one line per item, without running any user code: a
+// task's own cases counted from its source where it makes the count certain.
 void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
                    const std::string& run_dir) {
+  std::vector<std::string> task_files;
+  std::map<std::string, std::size_t> count_of;  // operator -> index in the counts
+  for (const OperatorJob& op : job.operators) {
+    if (!op.cases.empty() || !op.override_spec.is_null()) continue;
+    count_of[op.name] = task_files.size();
+    task_files.push_back(op.task_file);
+  }
+  Result<std::vector<StaticCaseCount>> counts = CountOwnCases(task_files);
+  if (!counts.ok())
+    std::fprintf(stderr, "opverify-batch: --dry-run: %s\n", counts.status().ToString().c_str());
   std::printf("%zu operators, %zu work items, run folder %s\n", job.operators.size(), items.size(),
               run_dir.c_str());
   for (const WorkItem& item : items) {
     const OperatorJob& op = job.operators[static_cast<std::size_t>(item.op_index)];
     const std::size_t sweep =
         item.case_indices.empty() ? op.cases.size() : item.case_indices.size();
-    std::printf(
-        "  item %d: %s (%s)%s\n", item.id, op.name.c_str(),
-        op.cases.empty() ? "its own cases" : (std::to_string(sweep) + " sweep cases").c_str(),
-        item.expected_s > 0 ? Printf(", expected %.1f s", item.expected_s).c_str() : "");
+    std::string cases = std::to_string(sweep) + " sweep cases";
+    if (!op.override_spec.is_null() && op.cases.empty()) cases = "1 case";
+    if (const auto own = count_of.find(op.name); own != count_of.end()) {
+      const StaticCaseCount* count = counts.ok() ? &counts.value()[own->second] : nullptr;
+      cases = count != nullptr && count->count ? "its own cases: " + std::to_string(*count->count)
+                                               : "its own cases, counted when it runs" +
+                                                     (count != nullptr ? ": " + count->why : "");
+    }
+    if (op.config.edge_cases) cases += ", then its generated edge cases";
+    std::printf("  item %d: %s (%s)%s\n", item.id, op.name.c_str(), cases.c_str(),
+                item.expected_s > 0 ? Printf(", expected %.1f s", item.expected_s).c_str() : "");
   }
 }
 

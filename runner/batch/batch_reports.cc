@@ -67,6 +67,7 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
     spdlog::error("reports: {}", totals.status().ToString());
     return 2;
   }
+  PrintDeclaredExceptions(model);
   PrintFailedCases(model, options.run_dir);
   // The last line, shown with -q too: a stopped run says so here.
   const std::string stopped =
@@ -74,8 +75,7 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
           ? Printf(" (stopped by %s: %d work items not started; --resume runs the rest)",
                    SignalName(stop.load()).c_str(), outcome.unassigned)
           : "";
-  std::printf("%d operators, %d cases: %d passed, %d failed%s -> %s\n", totals->operators,
-              totals->cases, totals->passed, totals->failed, stopped.c_str(),
+  std::printf("%s%s -> %s\n", TotalsLine(totals.value()).c_str(), stopped.c_str(),
               TerminalSafe((fs::path(options.run_dir) / "summary.json").string()).c_str());
   std::fflush(stdout);
   if (totals->lost > 0) {

@@ -1,5 +1,7 @@
 #include "runner/batch/selection.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -7,52 +9,79 @@
 #include <utility>
 
 #include "reduce/report_file.h"
-#include "runner/batch/worker.h"
-#include "runner/common/utf8.h"
-#include "runner/executor/protocol.h"
+#include "runner/batch/static_cases.h"
 #include "runner/store/run_records.h"
-#include "runner/verify/executor_session.h"
 
 namespace opverify {
 namespace {
 
 using nlohmann::json;
 
-// The params of case `index` of `op` ({} for a sweep's, null for the task's own).
-json ParamsAt(const OperatorJob& op, int index) {
-  const auto at = static_cast<std::size_t>(index);
-  return at < op.cases.size() ? op.cases[at] : json(nullptr);
-}
-
-// The cases a loaded task has, as the run names them: its own, then the
-// generated edge cases. A task that does not load has the one case the run
-// would report its failure as (#1), with `*why` set.
-std::vector<KnownCase> LoadedCases(const OperatorJob& op, const BatchOptions& options,
-                                   RunOptions& run, std::string* why) {
-  const OperatorSpec spec = SpecFor(op, options);
-  OperatorSession session(spec, run);
-  const CallResult loaded = session.Open();
-  const auto load = loaded.As<executor_protocol::LoadReply>();
-  if (!loaded.succeeded()) {
-    session.Spoil();
-    *why = CallErrorType(loaded) + ": " + Utf8Prefix(CallErrorMessage(loaded), 300);
-  }
-  const int own = load.case_count - static_cast<int>(load.edge_cases.size());
-  const json described = options.selection.dtypes.empty() || load.case_count == 0
-                             ? json::array()
-                             : session.DescribeCases();
+// One operator's lines of --list: the ids its selected cases have, where the
+// manifest or the task file's source makes them certain; a glob line
+// ("op/#*", "op/*", "op/edge/*") for the cases known only when it runs,
+// with a note on stderr saying why. Returns the number of ids printed.
+int ListOperator(const OperatorJob& op, const StaticCaseCount* own,
+                 const CaseSelection& selection) {
   std::vector<KnownCase> cases;
-  for (int i = 0; i < std::max(load.case_count, 1); ++i) {
-    const std::string id =
-        i < own || load.case_count == 0
-            ? CaseId(op.name, op.cases.empty() ? json(nullptr) : ParamsAt(op, i), i)
-            : EdgeCaseId(op.name, load.edge_cases[static_cast<std::size_t>(i - own)].label);
-    cases.push_back(
-        {id, CaseDtype(ParamsAt(op, i), options.selection.dtypes.empty()
-                                            ? json::array()
-                                            : OperatorSession::InputDescAt(described, i))});
+  std::string unknown_why;  // set: the task's own cases are counted when it runs
+  if (!op.cases.empty()) {
+    for (std::size_t i = 0; i < op.cases.size(); ++i)
+      cases.push_back(
+          {CaseId(op.name, op.cases[i], static_cast<int>(i)), CaseDtype(op.cases[i], nullptr)});
+  } else if (!op.override_spec.is_null() || (own != nullptr && own->count)) {
+    const int count =
+        op.override_spec.is_null() ? *own->count : 1;  // an override without a sweep: one case
+    for (int i = 0; i < count; ++i) cases.push_back({CaseId(op.name, nullptr, i), ""});
+  } else {
+    unknown_why = own != nullptr && !own->why.empty() ? own->why : "its task file was not read";
   }
-  return cases;
+  CaseSelection by_name = selection;  // what --dtype aside keeps: the inputs decide the rest
+  by_name.dtypes.clear();
+  int printed = 0;
+  bool dtype_later = false;
+  for (const KnownCase& c : cases) {
+    if (!CaseLeftOut(by_name, op.name, c.id, c.dtype).empty()) continue;
+    if (!selection.dtypes.empty() && c.dtype.empty()) {
+      dtype_later = true;
+      continue;
+    }
+    if (!CaseLeftOut(selection, op.name, c.id, c.dtype).empty()) continue;
+    std::printf("%s\n", c.id.c_str());
+    ++printed;
+  }
+  const std::string own_glob = op.name + (op.cases.empty() ? "/#*" : "/*");
+  if (dtype_later) {
+    std::printf("%s\n", own_glob.c_str());
+    std::fprintf(
+        stderr,
+        "opverify-batch: --list: %s: --dtype is decided by its inputs' dtypes when it runs; "
+        "listed as %s\n",
+        op.name.c_str(), own_glob.c_str());
+  }
+  // Known only when it runs: with --rerun-failed the ids are the earlier run's.
+  const auto later = [&](const std::string& glob, const std::string& why) {
+    if (selection.only_ids) {
+      for (const std::string& id : *selection.only_ids) {
+        if (fnmatch(glob.c_str(), id.c_str(), 0) != 0 ||
+            !CaseLeftOut(selection, op.name, id, "").empty())
+          continue;
+        std::printf("%s\n", id.c_str());
+        ++printed;
+      }
+      return;
+    }
+    std::printf("%s\n", glob.c_str());
+    std::fprintf(stderr, "opverify-batch: --list: %s: %s; listed as %s\n", op.name.c_str(),
+                 why.c_str(), glob.c_str());
+  };
+  if (!unknown_why.empty()) {
+    later(op.name + "/#*", "its own cases are counted when it runs (" + unknown_why + ")");
+  }
+  if (op.config.edge_cases) {
+    later(op.name + "/edge/*", "its generated edge cases are made when it runs (edge_cases)");
+  }
+  return printed;
 }
 
 }  // namespace
@@ -170,35 +199,30 @@ Status WriteSelectionFile(const std::string& run_dir, const JobManifest& job,
 }
 
 int ListSelectedCases(const JobManifest& job, const BatchOptions& options) {
-  ExecutorPool pool;
-  RunOptions run;
-  run.backend = options.backend;
-  run.log_path = "/dev/null";  // stdout is the list
-  run.pool = &pool;
-  int listed = 0;
+  std::vector<std::string> task_files;  // the operators whose own cases the task file gives
   for (const OperatorJob& op : job.operators) {
-    std::optional<std::vector<KnownCase>> cases = KnownCases(op);
-    if (cases && !options.selection.dtypes.empty() &&
-        std::any_of(cases->begin(), cases->end(),
-                    [](const KnownCase& c) { return c.dtype.empty(); })) {
-      cases.reset();  // the dtypes are the inputs': ask the task
-    }
-    std::string why;
-    if (!cases) cases = LoadedCases(op, options, run, &why);
-    if (!why.empty()) {
-      std::fprintf(
-          stderr,
-          "opverify-batch: --list: %s does not load (%s); the run reports it as one failed case\n",
-          op.name.c_str(), why.c_str());
-    }
-    for (const KnownCase& c : *cases) {
-      if (!CaseLeftOut(options.selection, op.name, c.id, c.dtype).empty()) continue;
-      std::printf("%s\n", c.id.c_str());
-      ++listed;
-    }
+    if (op.cases.empty() && op.override_spec.is_null()) task_files.push_back(op.task_file);
+  }
+  Result<std::vector<StaticCaseCount>> counts = CountOwnCases(task_files);
+  if (!counts.ok()) {
+    std::fprintf(stderr, "opverify-batch: --list: %s\n", counts.status().ToString().c_str());
+    counts = std::vector<StaticCaseCount>(task_files.size(),
+                                          {std::nullopt, "the source reader did not start"});
+  }
+  int listed = 0, later = 0;
+  std::size_t next = 0;
+  for (const OperatorJob& op : job.operators) {
+    const bool own = op.cases.empty() && op.override_spec.is_null();
+    const StaticCaseCount* count = own ? &counts.value()[next++] : nullptr;
+    listed += ListOperator(op, count, options.selection);
+    later += (own && !count->count) || op.config.edge_cases ? 1 : 0;
   }
   std::fflush(stdout);
-  std::fprintf(stderr, "%d cases\n", listed);
+  std::fprintf(stderr, "%d cases", listed);
+  if (later > 0)
+    std::fprintf(stderr, ", and those of %d operators known when they run (lines ending in *)",
+                 later);
+  std::fprintf(stderr, "\n");
   return 0;
 }
 

@@ -42,9 +42,12 @@ Status WriteSelectionFile(const std::string& run_dir, const JobManifest& job,
                           const CaseSelection& selection, const nlohmann::json& left_out);
 
 // --list: prints the id of every case the run would run, one a line, in the
-// order of the manifest: a sweep's from the manifest, a task's own (and
-// generated edge cases) by loading it in an executor. Returns the exit code:
-// 0, or 2 when a task could not be loaded far enough to count its cases.
+// order of the manifest, without running any user code: a sweep's and an
+// override's from the manifest, a task's own from its source where it makes
+// the count certain (static_cases.h); what is known only when the operator
+// runs (its own cases otherwise, generated edge cases, --dtype decided by its
+// inputs) as one glob line ("op/#*", "op/edge/*", "op/*") that matches those
+// ids, with a note on stderr. Returns the exit code: 0.
 int ListSelectedCases(const JobManifest& job, const BatchOptions& options);
 
 }  // namespace opverify

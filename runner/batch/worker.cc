@@ -239,6 +239,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
     }
     record.input_desc = c.input_desc;
     record.passed = c.passed;
+    record.waived = c.waived();
     record.error_type = c.error_type;
     record.error_msg = CutMiddle(c.error_msg);
     for (const Verdict& v : c.outputs) {
@@ -296,6 +297,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
             {"op", op.name},
             {"index", c.index},
             {"passed", c.passed},
+            {"waived", c.waived()},
             {"error_type", c.error_type},
             {"message", TerminalLine(c.error_msg, 300)},
             {"dtype", CaseDtype(record.params, c.input_desc)},
@@ -332,7 +334,9 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
         {"environment", outcome.environment}, {"lint", outcome.lint},
         {"non_compute", outcome.non_compute}, {"non_compute_given", outcome.non_compute_given},
         {"case_count", outcome.case_count},   {"impl_name", op.impl_name},
-        {"task_file", op.task_file},          {"lint_enabled", op.config.lint}};
+        {"task_file", op.task_file},          {"lint_enabled", op.config.lint},
+        {"allow_torch", outcome.declared_allowances},
+        {"allow_torch_checked", outcome.allowances_checked()}};
     if (!left_out.empty()) meta.extra["left_out"] = left_out;
     store_ok = Store(setup, meta);
   }

@@ -9,7 +9,34 @@
 
 #include <CLI/CLI.hpp>
 
+#include "runner/config/operator_config.h"
+
 namespace opverify {
+
+// --allow-torch OP=WHY (repeatable), on `opverify verify` and `opverify lint`:
+// a declared exception (docs/MANIFEST.md), refused at parse time without a reason.
+inline void AddAllowTorchFlag(CLI::App* command, std::vector<std::string>* texts) {
+  command
+      ->add_option("--allow-torch", *texts,
+                   "A torch operator used outside the kernels by design, with why: OP=WHY, e.g. "
+                   "'aten::sort=sorts on the host by design' (repeatable); cases whose only "
+                   "violations it covers pass as waived")
+      ->allow_extra_args(false)
+      ->check([](const std::string& text) {
+        Result<TorchAllowance> parsed = ParseAllowanceFlag(text);
+        return parsed.ok() ? std::string() : parsed.status().message();
+      });
+}
+
+// The --allow-torch texts (already checked) as allowances.
+inline std::vector<TorchAllowance> AllowancesFromFlags(const std::vector<std::string>& texts) {
+  std::vector<TorchAllowance> out;
+  for (const std::string& text : texts) {
+    Result<TorchAllowance> parsed = ParseAllowanceFlag(text);
+    if (parsed.ok()) out.push_back(std::move(parsed).value());
+  }
+  return out;
+}
 
 inline void AddLibraryFlags(CLI::App* command, std::vector<std::string>* library,
                             std::vector<std::string>* python_path) {

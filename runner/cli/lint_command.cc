@@ -21,6 +21,7 @@ CLI::App* AddLintCommand(CLI::App& parent, LintArgs* args) {
   cmd->add_flag("--non-compute", args->non_compute,
                 "Data movement operator: kernels that only load and store are fine");
   AddLibraryFlags(cmd, &args->library, &args->python_path);
+  AddAllowTorchFlag(cmd, &args->allow_torch);
   return cmd;
 }
 
@@ -33,6 +34,10 @@ int LintInInterpreter(const LintArgs& args) {
     py::object result =
         lint.attr("lint_file")(args.file, args.non_compute, py::arg("library") = args.library,
                                py::arg("python_path") = AbsolutePaths(args.python_path));
+    py::module_ allowances = py::module_::import("opverify_runtime.allowances");
+    py::object declared = py::module_::import("json").attr("loads")(
+        AllowancesToJson(AllowancesFromFlags(args.allow_torch)).dump());
+    result = allowances.attr("waive_lint")(result, declared);
     std::string text;
     if (args.json) {
       py::object dumps = py::module_::import("json").attr("dumps");
@@ -40,7 +45,8 @@ int LintInInterpreter(const LintArgs& args) {
                  .cast<std::string>();
       text += "\n";
     } else {
-      text = py::str(lint.attr("format_text")(result)).cast<std::string>();
+      text = py::str(lint.attr("format_text")(result)).cast<std::string>() +
+             py::str(allowances.attr("format_waivers")(result)).cast<std::string>();
     }
     std::cout << text << std::flush;
     return lint.attr("exit_code")(result).cast<int>();

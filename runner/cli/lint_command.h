@@ -16,6 +16,7 @@ struct LintArgs {
   bool non_compute = false;          // data movement operator: skip the placeholder-kernel check
   std::vector<std::string> library;  // packages whose kernels count as the file's own
   std::vector<std::string> python_path;  // where those packages' sources are found first
+  std::vector<std::string> allow_torch;  // --allow-torch OP=WHY: declared exceptions
 };
 
 // Registers the subcommand and its flags on `parent`, filling `args`.

@@ -15,9 +15,11 @@
 #include "runner/cli/seed_compat.h"
 #include "runner/cli/usage.h"
 #include "runner/common/failure_list.h"
+#include "runner/common/strings.h"
 #include "runner/common/terminal_text.h"
 #include "runner/verify/operator_run.h"
 #include "runner/verify/verify_result.h"
+#include "runner/verify/waivers.h"
 
 namespace fs = std::filesystem;
 
@@ -83,6 +85,7 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
                          "Skip the runtime evidence (on with or without the lint): the profiler's own-kernel "
                          "check and the device operator trace");
   AddLibraryFlags(cmd, &config->library, &config->python_path);
+  AddAllowTorchFlag(cmd, &args->allow_torch);
   cmd->add_flag("--ghost-replay", config->ghost_replay,
                 "cuda: rerun with the @triton.jit kernels made no-ops; unchanged outputs fail");
   AddSandboxOptions(*cmd, &args->sandbox);
@@ -107,6 +110,7 @@ int RunVerify(const VerifyArgs& args) {
   spec.config = args.config;
   if (args.seed_compat) ApplySeedSettings(&spec.config);
   spec.config.python_path = AbsolutePaths(args.config.python_path);
+  spec.config.allow_torch = AllowancesFromFlags(args.allow_torch);
   if (args.case_number > 0) {
     spec.skip_case = [wanted = args.case_number - 1](int i, const std::string&) {
       return i != wanted;
@@ -161,6 +165,11 @@ int RunVerify(const VerifyArgs& args) {
   OperatorOutcome outcome = RunOperator(spec, options, [&args](const CaseOutcome& c) {
     if (args.seed_compat) {
       PrintSeedCaseLines(c);
+    } else if (c.waived()) {
+      std::string allowed;
+      for (const nlohmann::json& w : c.waivers)
+        allowed += (allowed.empty() ? "" : "; ") + WaiverLine(w);
+      spdlog::info("{} [case {}] waived: {}", args.op_name, c.index + 1, allowed);
     } else if (c.passed) {
       spdlog::info("{} [case {}] passed", args.op_name, c.index + 1);
     } else {
@@ -215,7 +224,17 @@ int RunVerify(const VerifyArgs& args) {
   }
   for (const std::string& line : FailureListLines(failed, kFailureListCap, output.string()))
     std::printf("%s\n", line.c_str());
-  std::printf("%s: %d/%d cases passed -> %s\n", TerminalSafe(args.op_name).c_str(), passed, total,
+  for (const auto& use : result["opverify"]["allow_torch"]) {
+    if (use.value("state", "") == "stale") {
+      std::fprintf(
+          stderr, "opverify verify: warning: allowance %s (%s) was not needed by any case: stale\n",
+          TerminalSafe(use.value("op", "")).c_str(),
+          TerminalSafe(use.value("declared_at", "")).c_str());
+    }
+  }
+  const int waived = outcome.waived_cases();
+  std::printf("%s: %d/%d cases passed%s -> %s\n", TerminalSafe(args.op_name).c_str(), passed, total,
+              waived > 0 ? Printf(" (%d waived: declared exceptions)", waived).c_str() : "",
               TerminalSafe(output.string()).c_str());
   return total > 0 && passed == total ? 0 : 1;
 }

@@ -21,6 +21,7 @@ struct VerifyArgs {
   bool keep_cache = false;
   std::string cache_dir;  // --cache-dir: a persistent compiler cache, kept between runs
   std::string backend = "auto";
+  std::vector<std::string> allow_torch;  // --allow-torch OP=WHY
   bool seed_compat = false;  // --seed-compat: as the seed's verify.py (docs/SEED_COMPAT.md)
   int case_number = 0;  // --case N: only case N, numbered from 1 as verify_result.json does; 0: all
   SandboxSettings sandbox;  // --sandbox, --memory-limit, --executor-log-cap

@@ -16,6 +16,37 @@
 
 namespace opverify {
 
+// A declared exception (docs/MANIFEST.md, "Declared exceptions"): a torch
+// operator the implementation or its library uses outside its Triton kernels by
+// design. The executor matches findings against it (opverify_runtime/allowances.py);
+// a case whose only violations it covers passes as "waived".
+struct TorchAllowance {
+  std::string op;           // as declared: "aten::sort", "torch.sort", "Tensor.sort"
+  std::string why;          // never empty: an exception must be explained
+  std::string where;        // optional: the file or package path the use must come from
+  std::string library;      // a library's allowance: its package (covers that package's files only)
+  std::string declared_at;  // where it was declared: "jobs/x.json:/operators/2/allow_torch/0",
+                            // "--allow-torch ..."
+};
+
+// The executor's form: [{"op", "why", "where"?, "library"?, "declared_at"}].
+nlohmann::json AllowancesToJson(const std::vector<TorchAllowance>& allowances);
+
+// A manifest's "allow_torch" list (schemas/jobs.schema.json has checked it),
+// each entry's declared_at "<declared_at>/<i>". InvalidInput naming the entry
+// for a "why" that is only blanks, or an entry that repeats another's op and where.
+Result<std::vector<TorchAllowance>> ParseAllowances(const nlohmann::json& list,
+                                                    const std::string& declared_at,
+                                                    const std::string& library = "");
+
+// "aten::sort", "aten::sort.stable", "torch.sort", "torch.nn.functional.gelu",
+// "Tensor.sum": a name an allowance may give (the schema's pattern).
+bool IsTorchOperatorName(const std::string& op);
+
+// `--allow-torch OP=WHY` (opverify verify, opverify lint). InvalidInput saying
+// the form when there is no '=', no operator or no reason.
+Result<TorchAllowance> ParseAllowanceFlag(const std::string& text);
+
 struct OperatorConfig {
   std::optional<bool> non_compute;  // unset: the task file's NON_COMPUTE, else false
   Standard standard = Standard::kEco;
@@ -39,6 +70,9 @@ struct OperatorConfig {
   std::vector<std::string> library;
   // Absolute folders put first on the executor's sys.path (a library carried as source).
   std::vector<std::string> python_path;
+  // Declared exceptions: the operator's own, then its libraries' (no manifest
+  // key of ApplyManifestFields: the manifest knows where each was declared).
+  std::vector<TorchAllowance> allow_torch;
 };
 
 // A manifest entry's fields (defaults already merged in; schemas/jobs.schema.json

@@ -62,6 +62,7 @@ void LoadFields(const Field& field, Load& r) {
   field("python_path", r.python_path);
   field("override", r.override_spec, r.override_spec.is_null());
   field("reference_as_impl", r.reference_as_impl, !r.reference_as_impl);
+  field("allow_torch", r.allow_torch, r.allow_torch.empty());
 }
 
 template <typename Field, typename RunCase>
@@ -80,6 +81,7 @@ void LintFields(const Field& field, Lint& r) {
   field("library", r.library);
   field("python_path", r.python_path);
   field("entries", r.entries, r.entries.empty());
+  field("allow_torch", r.allow_torch, r.allow_torch.empty());
 }
 
 template <typename Field, typename BenchPrepare>
@@ -222,6 +224,7 @@ void to_json(json& j, const RunCaseReply& r) {
   if (!r.runtime_evidence.is_null()) j["runtime_evidence"] = r.runtime_evidence;
   if (!r.timings.is_null()) j["timings"] = r.timings;
   if (r.regression_type) j["regression_type"] = *r.regression_type;
+  if (!r.waivers.is_null()) j["waivers"] = r.waivers;
 }
 
 void from_json(const json& j, RunCaseReply& r) {
@@ -240,6 +243,7 @@ void from_json(const json& j, RunCaseReply& r) {
   if (j.contains("regression_type") && j["regression_type"].is_number_integer()) {
     r.regression_type = j["regression_type"].get<int>();
   }
+  Read(j, "waivers", r.waivers);
 }
 
 void to_json(json& j, const EnvironmentReply& r) { j = {{"environment", r.environment}}; }

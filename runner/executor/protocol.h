@@ -62,6 +62,9 @@ struct LoadRequest {
   // The reference trust check: the task's Model stands in for ModelNew (on the
   // device, the implementation file not imported); left out of the message when false.
   bool reference_as_impl = false;
+  // Declared exceptions (AllowancesToJson): the runtime evidence's torch
+  // operators they cover are waived; left out of the message when empty.
+  nlohmann::json allow_torch = nlohmann::json::array();
 };
 
 // Each case's input_desc, for an operator that cannot run.
@@ -92,6 +95,9 @@ struct LintRequest {
   // "module:callable" entry points linted instead of ModelNew.forward (an
   // override's enable callables); left out of the message when empty.
   std::vector<std::string> entries;
+  // Declared exceptions: the type-3 findings they cover are waived (the
+  // result's "allow_torch"); left out of the message when empty.
+  nlohmann::json allow_torch = nlohmann::json::array();
 };
 
 // Builds case `index`'s inputs and warms both sides up.
@@ -217,6 +223,9 @@ struct RunCaseReply {
   nlohmann::json runtime_evidence;             // null unless collected
   nlohmann::json timings;                      // null when not told
   std::optional<int> regression_type;
+  // The declared exceptions the runtime evidence used: [{op, why, declared_at,
+  // found: [...], ...}] (opverify_runtime/allowances.py); null when none.
+  nlohmann::json waivers;
 };
 
 struct EnvironmentReply {

@@ -84,8 +84,13 @@ class Resolver {
     return out;
   }
 
+  // The "libraries" declarations of every file loaded, added to each operator
+  // that lists the package; InvalidInput for a package no operator lists.
+  Status ApplyLibraryDeclarations();
+
  private:
   Status LoadIncludes(const ManifestFile& file, const json& document);
+  Status LoadLibraries(const ManifestFile& file, const json& document);
   Status AddExplicit(const ManifestFile& file, const std::string& pointer, const json& fields);
   Status AddDiscovered(const ManifestFile& file, const std::string& pointer, const json& fields);
   Status AddOverride(const ManifestFile& file, const std::string& pointer, const json& fields);
@@ -106,6 +111,12 @@ class Resolver {
   std::map<std::string, std::size_t> by_name_;  // index into resolved_
   std::vector<fs::path> stack_;                 // manifests being loaded (canonical), for cycles
   std::vector<std::string> stack_display_;
+  // "libraries": package -> its allowances (each file's, in load order), and
+  // where the first declaration of each package is, for messages.
+  std::map<std::string, std::vector<TorchAllowance>> library_allowances_;
+  std::map<std::string, std::string> library_declared_at_;
+  // Where the entry being resolved got its "allow_torch": its own, or its file's defaults.
+  std::string allow_torch_at_;
 };
 
 Status Resolver::Load(const ManifestFile& file, JobManifest* top) {
@@ -125,12 +136,16 @@ Status Resolver::Load(const ManifestFile& file, JobManifest* top) {
   stack_.push_back(ec ? file.absolute : canonical);
   stack_display_.push_back(file.display);
   if (Status included = LoadIncludes(file, doc); !included.ok()) return included;
+  if (Status libraries = LoadLibraries(file, doc); !libraries.ok()) return libraries;
 
   const json defaults = doc.value("defaults", json::object());
   const json& operators = doc["operators"];
   for (std::size_t i = 0; i < operators.size(); ++i) {
     const std::string pointer = "/operators/" + std::to_string(i);
     const json fields = ApplyDefaults(defaults, operators[i]);
+    allow_torch_at_ = file.display + ":" +
+                      (operators[i].contains("allow_torch") ? pointer : "/defaults") +
+                      "/allow_torch";
     Status added = operators[i].contains("glob") ? AddDiscovered(file, pointer, fields)
                                                  : AddExplicit(file, pointer, fields);
     if (!added.ok()) return added;
@@ -162,6 +177,48 @@ Status Resolver::LoadIncludes(const ManifestFile& file, const json& document) {
                                   " -> " + included.display);
     }
     if (Status loaded = Load(included, nullptr); !loaded.ok()) return loaded;
+  }
+  return Status::Ok();
+}
+
+Status Resolver::LoadLibraries(const ManifestFile& file, const json& document) {
+  if (!document.contains("libraries")) return Status::Ok();
+  for (const auto& [package, declared] : document["libraries"].items()) {
+    const std::string at = file.display + ":/libraries/" + package;
+    Result<std::vector<TorchAllowance>> allowed =
+        ParseAllowances(declared.value("allow_torch", json::array()), at + "/allow_torch", package);
+    if (!allowed.ok()) return allowed.status();
+    std::vector<TorchAllowance>& all = library_allowances_[package];
+    for (TorchAllowance& a : allowed.value()) {
+      for (const TorchAllowance& earlier : all) {
+        if (earlier.op == a.op && earlier.where == a.where) {
+          return Status::InvalidInput(a.declared_at + ": allowance of '" + a.op +
+                                      "' for library '" + package + "' repeats " +
+                                      earlier.declared_at);
+        }
+      }
+      all.push_back(std::move(a));
+    }
+    library_declared_at_.emplace(package, at);
+  }
+  return Status::Ok();
+}
+
+Status Resolver::ApplyLibraryDeclarations() {
+  for (const auto& [package, allowed] : library_allowances_) {
+    bool listed = false;
+    for (Resolved& r : resolved_) {
+      const std::vector<std::string>& library = r.job.config.library;
+      if (std::find(library.begin(), library.end(), package) == library.end()) continue;
+      listed = true;
+      r.job.config.allow_torch.insert(r.job.config.allow_torch.end(), allowed.begin(),
+                                      allowed.end());
+    }
+    if (!listed) {
+      return Status::InvalidInput(library_declared_at_[package] +
+                                  ": no operator of the job lists '" + package +
+                                  "' in \"library\" (a typo?)");
+    }
   }
   return Status::Ok();
 }
@@ -324,6 +381,12 @@ Status Resolver::Finish(const ManifestFile& file, const std::string& pointer, co
   const std::string where = At(file.display, pointer);
   const std::string name = job.name;
   if (Status judged = ApplyManifestFields(fields, where, &job.config); !judged.ok()) return judged;
+  if (fields.contains("allow_torch")) {
+    Result<std::vector<TorchAllowance>> allowed =
+        ParseAllowances(fields["allow_torch"], allow_torch_at_);
+    if (!allowed.ok()) return allowed.status();
+    job.config.allow_torch = std::move(allowed).value();
+  }
   for (std::string& folder : job.config.python_path) {
     const ManifestFile found = Beside(file, folder);
     if (!fs::is_directory(found.absolute)) {
@@ -393,6 +456,7 @@ Result<JobManifest> LoadManifest(const std::string& path, const ManifestLimits& 
   manifest.path = top.absolute.string();
   Resolver resolver(limits);
   if (Status loaded = resolver.Load(top, &manifest); !loaded.ok()) return loaded;
+  if (Status declared = resolver.ApplyLibraryDeclarations(); !declared.ok()) return declared;
   manifest.operators = resolver.TakeOperators();
   if (manifest.operators.empty()) {
     return Status::InvalidInput(path + ": the job names no operator (its own or included)");

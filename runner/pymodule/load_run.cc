@@ -56,7 +56,8 @@ py::dict CaseDict(const CaseRecord& c) {
   d["op"] = c.op_name;
   d["index"] = c.case_index;       // 0-based, as the store keeps it (op/#N has index N - 1)
   d["number"] = c.case_index + 1;  // as verify_result.json's case_idx and `opverify verify --case`
-  d["passed"] = c.passed;
+  d["passed"] = c.passed;          // waived cases passed too
+  d["waived"] = c.waived;
   d["error_type"] =
       c.error_type.empty() ? py::object(py::none()) : py::object(py::str(c.error_type));
   d["error_msg"] = c.error_msg;
@@ -117,7 +118,8 @@ py::dict LoadRun(const std::string& run_dir) {
   py::dict operators;
   for (const OperatorModel& op : run.operators) {
     py::dict o;
-    o["passed"] = op.passed;
+    o["passed"] = op.passed;  // without a waiver
+    o["waived"] = op.waived;
     o["failed"] = op.failed;
     o["cases"] = op.cases.size();
     o["error_types"] = op.error_types;
@@ -152,8 +154,9 @@ py::dict LoadRun(const std::string& run_dir) {
 
   py::dict verdicts;
   for (const CaseRecord* c : flat) {
-    verdicts[py::str(c->case_id)] =
-        c->passed ? py::object(py::str("passed")) : py::object(py::str(c->error_type));
+    verdicts[py::str(c->case_id)] = c->waived   ? py::object(py::str("waived"))
+                                    : c->passed ? py::object(py::str("passed"))
+                                                : py::object(py::str(c->error_type));
   }
   py::list skipped;
   for (const SkippedCase& s : run.skipped) {
@@ -168,7 +171,8 @@ py::dict LoadRun(const std::string& run_dir) {
   out["run_info"] = ToPython(run_info);
   out["totals"] =
       py::dict(py::arg("operators") = run.totals.operators, py::arg("cases") = run.totals.cases,
-               py::arg("passed") = run.totals.passed, py::arg("failed") = run.totals.failed);
+               py::arg("passed") = run.totals.passed, py::arg("waived") = run.totals.waived,
+               py::arg("failed") = run.totals.failed);
   out["cases"] = cases;
   out["verdicts"] = verdicts;
   out["metrics"] = metrics;

@@ -77,7 +77,7 @@ void Progress::CaseDone(int rank, const nlohmann::json& summary) {
     const std::string id = TerminalLine(Text(summary, "case_id"), 200);
     const std::string where = Printf("(rank %d, %.0f ms)", rank, summary.value("wall_ms", 0.0));
     PrintAbove(passed
-                   ? "PASSED " + id + " " + where
+                   ? (summary.value("waived", false) ? "WAIVED " : "PASSED ") + id + " " + where
                    : "FAILED " + id + "  " + TerminalLine(Text(summary, "error_type"), 60) + "  " +
                          TerminalLine(Text(summary, "message"), kMessageLimit) + " " + where);
   }
@@ -93,7 +93,7 @@ void Progress::WriteJsonl(int rank, const nlohmann::json& summary) {
   line["index"] = summary.value("index", nlohmann::json(nullptr));
   const std::string dtype = Text(summary, "dtype");
   line["dtype"] = dtype.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(dtype);
-  line["verdict"] = passed ? "passed" : "failed";
+  line["verdict"] = !passed ? "failed" : summary.value("waived", false) ? "waived" : "passed";
   line["error_type"] = passed ? nlohmann::ordered_json(nullptr)
                               : nlohmann::ordered_json(Text(summary, "error_type"));
   line["message"] =

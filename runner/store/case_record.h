@@ -40,6 +40,9 @@ struct CaseRecord {
   nlohmann::json params = nlohmann::json::object();
   nlohmann::json input_desc = nlohmann::json::array();
   bool passed = false;
+  // Passed under declared exceptions (the verdict "waived"; extra.details.waivers
+  // says which): a pass, counted apart. Never set on a failed record.
+  bool waived = false;
   std::string route;       // of the first failing output, else of output 0
   std::string error_type;  // empty when passed
   std::string error_msg;

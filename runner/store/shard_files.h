@@ -25,7 +25,8 @@ inline constexpr char kShardsFolder[] = "shards";
 inline constexpr char kCasesGroup[] = "/cases";  // in a shard: /cases/<n> per record
 // 2: a task's own cases are "<op>/#N" numbered from 1 (1 numbered them from
 // 0; ReadRunContents renumbers such shards' ids) and the tables have `kind`.
-inline constexpr std::int64_t kFormatVersion = 2;
+// 3: a case's verdict may be "waived" (a pass under declared exceptions).
+inline constexpr std::int64_t kFormatVersion = 3;
 
 // Where a shard is: rank-NNNN.h5 (k = 0) or rank-NNNN.<k>.h5.
 struct ShardName {

@@ -201,7 +201,9 @@ Status ShardWriter::Append(const CaseRecord& record) {
       {"op_name", ValidUtf8(record.op_name)},
       {"params", JsonText(record.params)},
       {"input_desc", JsonText(record.input_desc)},
-      {"verdict", record.passed ? "passed" : "failed"},
+      {"verdict", !record.passed  ? "failed"
+                  : record.waived ? "waived"
+                                  : "passed"},
       {"route", ValidUtf8(record.route)},
       {"error_type", ValidUtf8(record.error_type)},
       {"error_msg", ValidUtf8(record.error_msg)},

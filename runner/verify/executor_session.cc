@@ -116,6 +116,7 @@ CallResult OperatorSession::Load() {
   load.python_path = spec_.config.python_path;
   load.override_spec = spec_.override_spec;
   load.reference_as_impl = spec_.reference_as_impl;
+  load.allow_torch = AllowancesToJson(spec_.config.allow_torch);
   return executor_->Call(load, spec_.config.timeout_s);
 }
 

@@ -16,6 +16,7 @@
 #include "runner/executor/executor_client.h"
 #include "runner/verify/degenerate_reference.h"
 #include "runner/verify/executor_session.h"
+#include "runner/verify/waivers.h"
 
 namespace opverify {
 namespace {
@@ -106,6 +107,7 @@ void TakeRun(CaseOutcome&& run, bool first, CaseOutcome* c) {
   if (c->probe.is_null()) c->probe = std::move(run.probe);
   if (c->runtime_evidence.is_null()) c->runtime_evidence = std::move(run.runtime_evidence);
   c->regression_type = run.regression_type;
+  MergeWaivers(&c->waivers, run.waivers);
   c->judge_ms += run.judge_ms;
   if (first) {
     c->timings = std::move(run.timings);
@@ -142,7 +144,9 @@ std::string FirstViolation(const json& lint, int type) {
 // The file and the declared library; an override operator has no file of the
 // user's: its enable callables are linted instead.
 proto::LintRequest LintRequestFor(const OperatorSpec& spec, bool non_compute) {
-  proto::LintRequest lint{spec.impl_file, non_compute, spec.config.library, spec.config.python_path, {}};
+  proto::LintRequest lint{
+      spec.impl_file,          non_compute, spec.config.library,
+      spec.config.python_path, {},          AllowancesToJson(spec.config.allow_torch)};
   const json enable = spec.override_spec.is_object() ? spec.override_spec.value("enable", json()) : json();
   if (enable.is_string()) lint.entries.push_back(enable.get<std::string>());
   if (enable.is_object()) lint.entries = {enable.value("enter", ""), enable.value("exit", "")};
@@ -155,6 +159,18 @@ int OperatorOutcome::passed_cases() const {
   int passed = 0;
   for (const auto& c : cases) passed += c.passed ? 1 : 0;
   return passed;
+}
+
+int OperatorOutcome::waived_cases() const {
+  int waived = 0;
+  for (const auto& c : cases) waived += c.waived() ? 1 : 0;
+  return waived;
+}
+
+bool OperatorOutcome::allowances_checked() const {
+  if (!lint.is_null()) return true;
+  return std::any_of(cases.begin(), cases.end(),
+                     [](const CaseOutcome& c) { return !c.runtime_evidence.is_null(); });
 }
 
 Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string& op_name,
@@ -188,6 +204,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
                             const std::function<void(const CaseOutcome&)>& on_case) {
   OperatorOutcome out;
   out.op_name = spec.name;
+  out.declared_allowances = AllowancesToJson(spec.config.allow_torch);
   OperatorSession session(spec, options);
   CallResult loaded = session.Open();
   const bool load_ok = loaded.succeeded();
@@ -214,8 +231,10 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   out.non_compute = spec.config.non_compute.value_or(load.non_compute);
   out.non_compute_given = spec.config.non_compute.value_or(false);
 
+  json lint_waivers = json::array();  // what the lint waived holds for every case
   auto finish = [&](CaseOutcome c) {
     c.case_count = case_count;
+    MergeWaivers(&c.waivers, lint_waivers);
     c.environment = &out.environment;
     if (on_case) on_case(c);
     c.tensors.clear();  // they point into the executor's memory, valid until its next call
@@ -253,6 +272,9 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       return out;
     }
     out.lint = lint.As<proto::LintReply>().lint;
+    // What the declared exceptions covered holds for every case, failed or not.
+    if (out.lint.contains("allow_torch") && out.lint["allow_torch"].is_object())
+      lint_waivers = out.lint["allow_torch"].value("waived", json::array());
     if (!out.lint.value("valid", false)) {
       session.Spoil();
       // An unreadable file or a syntax error has no type (null) but an "error".
@@ -266,6 +288,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       fail_all(0, "LintError", why + ": " + out.lint.dump(), type, describe_cases());
       return out;
     }
+    for (const json& waiver : lint_waivers)
+      spdlog::info("{}: lint: waived by a declared exception: {}", spec.name, WaiverLine(waiver));
   }
   CallResult environment = session.executor()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
   if (environment.succeeded()) out.environment = environment.As<proto::EnvironmentReply>().environment;
@@ -341,6 +365,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
         trial.warnings = r.warnings;
         trial.runtime_evidence = r.runtime_evidence;
         trial.regression_type = r.regression_type.value_or(0);
+        trial.waivers = r.waivers.is_array() ? r.waivers : json::array();
       }
       std::string which;  // names the run in messages when there are several
       if (runs > 1) {

@@ -93,6 +93,10 @@ struct CaseOutcome {
   nlohmann::json probe;  // the probe's findings, first case only
   nlohmann::json runtime_evidence;  // cuda: torch operators and device kernels of the first run's forward
   int regression_type = 0;  // LintError: the lint's type
+  // Declared exceptions this case needed (the lint's and its runtime
+  // evidence's, runner/verify/waivers.h); a case that passed with any is "waived".
+  nlohmann::json waivers = nlohmann::json::array();
+  bool waived() const { return passed && !waivers.empty(); }
   std::uint64_t seed = 0;                  // the recorded run's input seed
   std::vector<std::uint64_t> seeds;        // every seed the case ran with, in order
   std::vector<std::string> actual_sha256;  // per output: the actual's bytes, for bitwise A/B comparison
@@ -118,7 +122,13 @@ struct OperatorOutcome {
     nlohmann::json params;   // its get_inputs parameters
   };
   std::vector<EdgeCase> edge_cases;  // case own_cases + k is edge_cases[k]
-  int passed_cases() const;
+  int passed_cases() const;          // passed or waived: not failed
+  int waived_cases() const;
+  // The declared exceptions that applied (AllowancesToJson of the spec's), and
+  // whether anything could have needed them: the lint ran, or a case carried
+  // runtime evidence (runner/verify/waivers.h).
+  nlohmann::json declared_allowances = nlohmann::json::array();
+  bool allowances_checked() const;
 };
 
 // The seed scripts' layout: <dir>/<op>_torch.py and <dir>/<op>_<impl>.py.

@@ -5,6 +5,7 @@
 
 #include "runner/common/version.h"
 #include "runner/judge/verdict_json.h"
+#include "runner/verify/waivers.h"
 
 namespace opverify {
 
@@ -132,6 +133,8 @@ ordered_json CaseDetails(const CaseOutcome& c) {
   ordered_json details;
   details["case_idx"] = c.index + 1;
   details["passed"] = c.passed;
+  details["verdict"] = !c.passed ? "failed" : c.waived() ? "waived" : "passed";
+  if (!c.waivers.empty()) details["waivers"] = ordered_json::parse(c.waivers.dump());
   details["golden_device"] = c.golden_device;
   details["golden_precision"] = c.golden_precision;
   if (!c.edge_label.empty()) {
@@ -181,6 +184,8 @@ ordered_json SeedVerifyResult(const SeedResultParts& parts, const VerifyContext&
   out["environment"] = std::move(environment);
   ordered_json ours;
   ours["lint"] = parts.lint.is_null() ? ordered_json(nullptr) : ordered_json::parse(parts.lint.dump());
+  ours["waived_cases"] = parts.waived_cases;
+  ours["allow_torch"] = parts.allow_torch;
   ours["cases"] = parts.details;
   ours["version"] = Version();
   ours["commit"] = GitCommit();
@@ -201,6 +206,12 @@ ordered_json VerifyResultJson(const OperatorOutcome& outcome, const VerifyContex
   parts.lint = outcome.lint;
   parts.non_compute = outcome.non_compute;
   parts.non_compute_given = outcome.non_compute_given;
+  parts.waived_cases = outcome.waived_cases();
+  OperatorAllowances allowances{
+      outcome.op_name, outcome.declared_allowances, outcome.allowances_checked(), {}};
+  for (const CaseOutcome& c : outcome.cases) allowances.case_waivers.push_back(c.waivers);
+  for (const AllowanceUse& use : AllowanceUses({allowances}))
+    parts.allow_torch.push_back(AllowanceUseJson(use));
   return SeedVerifyResult(parts, context);
 }
 

@@ -41,6 +41,9 @@ struct SeedResultParts {
   nlohmann::json lint;
   bool non_compute = false;               // in effect
   std::optional<bool> non_compute_given;  // the --non-compute flag; unset: taken as non_compute
+  int waived_cases = 0;                   // of passed_cases: passed under declared exceptions
+  // Each declared allowance and what the run made of it (AllowanceUseJson).
+  nlohmann::ordered_json allow_torch = nlohmann::ordered_json::array();
 };
 nlohmann::ordered_json SeedVerifyResult(const SeedResultParts& parts, const VerifyContext& context);
 

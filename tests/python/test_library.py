@@ -74,7 +74,10 @@ def test_a_library_function_that_computes_in_torch_is_type_3_naming_the_library_
     assert result["regression_types"] == [3], result
     found = violations(result, 3)
     assert found == [{"line": 26, "call": "F.gelu", "file": os.path.join(STATIC, "fixlib", "ops", "fallback.py"),
-                      "reason": "torch.nn.functional.gelu is PyTorch compute (torch.nn.functional)"}]
+                      "reason": "torch.nn.functional.gelu is PyTorch compute (torch.nn.functional)",
+                      "op": "torch.nn.functional.gelu"}]
+    assert result["torch_ops"] == [{"op": "aten::gelu", "name": "torch.nn.functional.gelu", "line": 26,
+                                    "file": found[0]["file"], "check": "no_forbidden_torch_ops", "source": "static"}]
     text = lint.format_text(result)
     assert os.path.join(STATIC, "fixlib", "ops", "fallback.py") + ":26: F.gelu" in text
 

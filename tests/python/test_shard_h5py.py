@@ -44,7 +44,7 @@ def bf16_to_float(raw):
 def test_shard_root_says_what_it_is(run_dir):
     with h5py.File(run_dir / "shards" / "rank-0001.h5", "r") as f:
         assert f.attrs["format"] == "opverify-shard"
-        assert f.attrs["format_version"] == 2
+        assert f.attrs["format_version"] == 3
         assert f.attrs["rank"] == 1
         assert f.attrs["shard"] == 0
         assert f.attrs["policy"] == "all"
@@ -116,7 +116,8 @@ def test_results_links_every_shard_and_tables_every_case(run_dir):
     with h5py.File(run_dir / "results.h5", "r") as f:
         assert f.attrs["format"] == "opverify-results"
         assert (f.attrs["cases"], f.attrs["passed"], f.attrs["failed"]) == (12, 9, 3)
-        assert f.attrs["records"] == 12 and f.attrs["format_version"] == 2
+        assert f.attrs["records"] == 12 and f.attrs["format_version"] == 3
+        assert f.attrs["waived"] == 0
         assert json.loads(f.attrs["problems"]) == []
         assert sorted(f["shards"]) == ["rank-0000", "rank-0001"]
         assert isinstance(f["shards"].get("rank-0001", getlink=True), h5py.ExternalLink)

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <climits>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -541,6 +542,85 @@ TEST(BadManifest, EveryBadFixtureIsRefused) {
   for (const auto& entry : fs::directory_iterator(kFixtures + "/bad")) {
     EXPECT_FALSE(LoadManifest(entry.path().string()).ok()) << entry.path();
   }
+}
+
+// ---- Declared exceptions (allow_torch) ------------------------------------
+
+TEST(AllowTorch, OperatorAndLibraryAllowancesSayWhereTheyWereDeclared) {
+  const std::string path = kSource + "/tests/fixtures/waiver/waiver.json";
+  const JobManifest job = MustLoad(path);
+  // The library's allowance applies to every operator that lists the package.
+  for (const OperatorJob& op : job.operators) {
+    ASSERT_FALSE(op.config.allow_torch.empty()) << op.name;
+    const TorchAllowance& library = op.config.allow_torch.back();
+    EXPECT_EQ(library.op, "torch.sort");
+    EXPECT_EQ(library.library, "waivelib");
+    EXPECT_EQ(library.declared_at, path + ":/libraries/waivelib/allow_torch/0");
+  }
+  const OperatorJob& plain = Find(job, "plain_scale");
+  ASSERT_EQ(plain.config.allow_torch.size(), 2u);
+  EXPECT_EQ(plain.config.allow_torch[0].op, "aten::topk");
+  EXPECT_EQ(plain.config.allow_torch[0].library, "");
+  EXPECT_EQ(plain.config.allow_torch[0].declared_at, path + ":/operators/3/allow_torch/0");
+  const json sent = AllowancesToJson(plain.config.allow_torch);
+  EXPECT_EQ(sent[0], json({{"op", "aten::topk"},
+                           {"why", "an old top-k path, since rewritten as a kernel"},
+                           {"declared_at", path + ":/operators/3/allow_torch/0"}}));
+  EXPECT_EQ(sent[1]["library"], "waivelib");
+}
+
+TEST(AllowTorch, ADefaultsAllowanceIsDeclaredInTheDefaults) {
+  const std::string dir = ::testing::TempDir() + "/allow_defaults";
+  fs::create_directories(dir);
+  const std::string path = dir + "/job.json";
+  std::ofstream(path)
+      << R"({"name": "d", "defaults": {"allow_torch": [{"op": "Tensor.sum", "why": "bookkeeping",
+    "where": "lib/ops"}]}, "operators": [{"name": "a", "library": ["lib"], "override": {"op": "torch.abs",
+    "enable": "lib:on", "args": [{"shape": [4]}]}}]})";
+  const JobManifest job = MustLoad(path);
+  ASSERT_EQ(job.operators.at(0).config.allow_torch.size(), 1u);
+  EXPECT_EQ(job.operators[0].config.allow_torch[0].declared_at, path + ":/defaults/allow_torch/0");
+  EXPECT_EQ(job.operators[0].config.allow_torch[0].where, "lib/ops");
+}
+
+TEST(AllowTorch, AnExceptionMustBeExplained) {
+  EXPECT_THAT(Refusal("allow_torch_no_why.json").message(),
+              HasSubstr("/operators/0/allow_torch/0: Missing required property 'why'"));
+  EXPECT_THAT(Refusal("allow_torch_blank_why.json").message(),
+              HasSubstr("/defaults/allow_torch/0"));
+}
+
+TEST(AllowTorch, BadNamesKeysRepeatsAndUnlistedLibrariesAreRefused) {
+  EXPECT_THAT(Refusal("allow_torch_bad_op.json").message(),
+              HasSubstr("/operators/0/allow_torch/0/op"));
+  EXPECT_THAT(Refusal("allow_torch_unknown_key.json").message(),
+              HasSubstr("/operators/0/allow_torch/0/file: unknown field 'file'"));
+  EXPECT_THAT(Refusal("allow_torch_repeated.json").message(),
+              HasSubstr("allow_torch_repeated.json:/operators/0/allow_torch/1: allowance of "
+                        "'aten::sort' repeats " +
+                        kFixtures + "/bad/allow_torch_repeated.json:/operators/0/allow_torch/0"));
+  EXPECT_EQ(Refusal("libraries_unlisted.json").message(),
+            kFixtures +
+                "/bad/libraries_unlisted.json:/libraries/ovlibb: no operator of the job lists "
+                "'ovlibb' in "
+                "\"library\" (a typo?)");
+}
+
+TEST(AllowTorch, TheCommandLineFormIsOpEqualsWhy) {
+  Result<TorchAllowance> parsed =
+      ParseAllowanceFlag("aten::sort.stable=sorts by design: stable=True");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->op, "aten::sort.stable");
+  EXPECT_EQ(parsed->why, "sorts by design: stable=True");
+  EXPECT_EQ(parsed->declared_at, "--allow-torch aten::sort.stable");
+  for (const char* bad :
+       {"aten::sort", "aten::sort=", "aten::sort=  ", "=why", "sort=why", "aten:sort=why"}) {
+    EXPECT_FALSE(ParseAllowanceFlag(bad).ok()) << bad;
+  }
+  EXPECT_THAT(ParseAllowanceFlag("aten::sort").status().message(), HasSubstr("give OP=WHY"));
+  for (const char* good :
+       {"torch.sort", "torch.nn.functional.gelu", "Tensor.sum", "aten::_softmax"})
+    EXPECT_TRUE(IsTorchOperatorName(good)) << good;
 }
 
 }  // namespace

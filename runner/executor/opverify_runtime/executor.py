@@ -8,11 +8,11 @@ structs are in runner/executor/protocol.h, and tests/unit/protocol_test.cc
 checks this list, its order and its fields against them):
   load           {task_file, impl_file, backend, seed, golden_precision, params?: [dict, ...],
                   edge_cases, runtime_checks, ghost_replay, library, python_path, override?,
-                  reference_as_impl?}
+                  reference_as_impl?, allow_torch?}
   describe_cases {}          (input_desc of every case, for an operator that cannot run)
   run_case       {index, seed, probe, check_determinism, evidence}
   environment    {}
-  lint           {file, non_compute, library, python_path, entries?}
+  lint           {file, non_compute, library, python_path, entries?, allow_torch?}
   bench_prepare  {index, seed, warmup, flush_l2, skip_framework}
   bench_measure  {side: framework|implementation, repeats, adaptive, max_repeats?,
                   rse_target, max_seconds, profile_iterations}
@@ -35,7 +35,7 @@ import time
 import types
 
 from . import backend as backend_module
-from . import bench, edge_cases, environment, guard, override, probe, runtime_evidence
+from . import allowances, bench, edge_cases, environment, guard, override, probe, runtime_evidence
 from .bench_requests import BenchRequests
 from .case_io import (CaseError, clone_to, describe, describe_inputs, flatten_outputs, import_file, input_changes,
                       input_digest, input_dtypes, input_tensors, materialized, refuse_oversized, same_bits,
@@ -160,6 +160,7 @@ class Session(BenchRequests):
             if folder not in sys.path:
                 sys.path.insert(0, folder)
         self.library = list(request.get("library") or [])
+        self.allow_torch = list(request.get("allow_torch") or [])  # declared exceptions (allowances.py)
         self.override = request.get("override")
         # The task and its cases first: an implementation that fails to import
         # fails every case, and the error reply says how many there are.
@@ -510,6 +511,10 @@ class Session(BenchRequests):
                     reply["runtime_evidence"]["inside_registered_kernels"] = {
                         op: {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in ops.items()}
                         for op, ops in sorted(inside.items())}
+                if self.allow_torch:  # declared exceptions: what they cover is not judged
+                    waivers, kernels, inside = allowances.waive_runtime(self.allow_torch, trace, kernels, inside, prof)
+                    if waivers:
+                        reply["waivers"] = waivers
                 verdict = runtime_evidence.judge_evidence(trace, kernels, own, baseline, registered, inside,
                                                           launches.report())
                 if verdict is not None:
@@ -555,8 +560,10 @@ class Session(BenchRequests):
         options = {"non_compute": bool(request.get("non_compute")), "library": request.get("library") or [],
                    "python_path": request.get("python_path") or []}
         if request.get("entries"):
-            return {"lint": lint.lint_entries(request["entries"], **options)}, []
-        return {"lint": lint.lint_file(request["file"], **options)}, []
+            result = lint.lint_entries(request["entries"], **options)
+        else:
+            result = lint.lint_file(request["file"], **options)
+        return {"lint": allowances.waive_lint(result, request.get("allow_torch") or [])}, []
 
     def op_ping(self, request):
         return {"pid": os.getpid()}, []

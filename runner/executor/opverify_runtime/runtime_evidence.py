@@ -27,6 +27,7 @@ Every list in a message is cut to a few names and a count (provenance.listed).
 """
 import contextlib
 
+from . import allowances
 from .provenance import LIBRARY_ORIGINS, OWN_ORIGINS, LaunchRecorder, Provenance, listed, package_folders
 
 # aten operators that allocate, copy, move or re-view memory, read metadata or assert on it:
@@ -219,6 +220,8 @@ class DispatchTrace:
                 name = op_name(func)
                 if trace.host_data.step(name, inputs, outputs):
                     devices.add(HOST_FROM_DEVICE)
+                if name not in NOT_COMPUTE_OPS and devices - {"cpu"}:
+                    allowances.record_site(trace, name)  # where from: declared exceptions may name it
                 entry = trace.ops.setdefault(name, [0, set()])
                 entry[0] += 1
                 entry[1] |= devices
@@ -227,6 +230,10 @@ class DispatchTrace:
                 return result
 
         self.ops = {}
+        # Declared exceptions (allowances.waive_runtime): each compute operator's call sites,
+        # and the operators an allowance covers, which compute_ops leaves out.
+        self.sites, self.sites_overflow, self.allowed = {}, set(), set()
+        self.skipped = allowances.skipped_folders(torch)
         self.kernel_keys = {}  # (qualified name, dispatch key) -> (short name, had a kernel)
         self.host_data = HostData()
         self.mode = Mode()
@@ -261,7 +268,7 @@ class DispatchTrace:
         own bookkeeping, an autotuner's statistics) is not the operator's work."""
         return {name: entry for name, entry in self.ops.items()
                 if name not in NOT_COMPUTE_OPS and not name.startswith(("_foreach_zero", "sym_"))
-                and entry[1] - {"cpu"}}
+                and entry[1] - {"cpu"} and name not in self.allowed}
 
     def report(self):
         return {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in sorted(self.ops.items())}

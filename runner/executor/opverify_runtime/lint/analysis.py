@@ -462,12 +462,16 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
 
     # ---- reporting -------------------------------------------------------------------------
 
-    def report(self, check, line, call, reason):
+    def report(self, check, line, call, reason, op=None):
+        """`op`: the torch operator a type-3 finding uses ("torch.sort", "Tensor.sum", "@"),
+        which a declared exception may allow (opverify_runtime/allowances.py)."""
         key = (check, line, call, self._scan_file)
         if key in self._seen_violations:
             return
         self._seen_violations.add(key)
         violation = {"line": line, "call": call, "reason": reason}
+        if op is not None:
+            violation["op"] = op
         if self._scan_file is not None:  # in a library function the implementation reaches
             violation["file"] = self._scan_file
         self.violations[check].append(violation)

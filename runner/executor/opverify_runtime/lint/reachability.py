@@ -147,13 +147,13 @@ class _Reachability:
             self._scan_node(node, fn, is_forward, queue)
         self._node_env = {}
 
-    def _forbidden(self, node, fn, call_text, reason, via):
+    def _forbidden(self, node, fn, call_text, reason, via, op=None):
         hidden = via or self._hidden_context(node, fn)
         if hidden:
             self.report("no_hidden_torch_compute", node.lineno, call_text, f"{reason}, hidden {hidden}"
-                        if not via else f"{reason}, reached through {via}")
+                        if not via else f"{reason}, reached through {via}", op)
         else:
-            self.report("no_forbidden_torch_ops", node.lineno, call_text, reason)
+            self.report("no_forbidden_torch_ops", node.lineno, call_text, reason, op)
 
     def _scan_node(self, node, fn, is_forward, queue):
         scope = self.enclosing.get(node, self.module)
@@ -163,7 +163,7 @@ class _Reachability:
                         f"forward() may not loop on the host ({kind}); the computation belongs in one Triton kernel launch")
         if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult)) or (
                 isinstance(node, ast.AugAssign) and isinstance(node.op, ast.MatMult)):
-            self._forbidden(node, fn, "@", "the @ operator is a PyTorch matrix product", None)
+            self._forbidden(node, fn, "@", "the @ operator is a PyTorch matrix product", None, "@")
         if isinstance(node, ast.Call):
             self._scan_call(node, fn, is_forward, scope, queue)
         elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and self._is_chain_top(node):
@@ -186,12 +186,14 @@ class _Reachability:
                 reason = self._compute_reason(r.value)
                 if reason is not None:
                     self.report("no_hidden_torch_compute", node.lineno, _shown(_unparse(node), r.value),
-                                f"{reason}, passed around as a value" + (f" through {r.via}" if r.via else ""))
+                                f"{reason}, passed around as a value" + (f" through {r.via}" if r.via else ""),
+                                r.value)
             elif r.kind == "func":
                 queue.append(r.value)
         if not refs and isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_TENSOR_METHODS:
             self.report("no_hidden_torch_compute", node.lineno, _unparse(node),
-                        f"the tensor method .{node.attr} is taken as a value to be called elsewhere")
+                        f"the tensor method .{node.attr} is taken as a value to be called elsewhere",
+                        "Tensor." + node.attr)
 
     def _scan_call(self, call, fn, is_forward, scope, queue):
         func = call.func
@@ -218,7 +220,7 @@ class _Reachability:
                                     f"getattr hides the tensor compute method .{attr}")
                 reason = self._compute_reason(r.value)
                 if reason is not None:
-                    self._forbidden(call, fn, _shown(func_text, r.value), reason, r.via)
+                    self._forbidden(call, fn, _shown(func_text, r.value), reason, r.via, r.value)
             elif r.kind == "func":
                 queue.append((r.value, self._call_context(call, r.value, func, scope, self._node_env, r.via)))
                 self._launches_through_params(call, r.value, scope, func)
@@ -242,7 +244,8 @@ class _Reachability:
                             "doing the computation in PyTorch")
         if not refs and isinstance(func, ast.Attribute):
             if func.attr in FORBIDDEN_TENSOR_METHODS:
-                self._forbidden(call, fn, func_text, f"the tensor method .{func.attr}() computes in PyTorch", None)
+                self._forbidden(call, fn, func_text, f"the tensor method .{func.attr}() computes in PyTorch", None,
+                                "Tensor." + func.attr)
             elif func.attr in DYNAMIC_DUNDERS:
                 self.report("no_dynamic_lookup", call.lineno, func_text,
                             f"{func.attr} looks attributes up by string, hiding them from the lint")

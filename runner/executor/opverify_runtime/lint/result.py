@@ -5,6 +5,7 @@ import errno
 import os
 import stat
 
+from ..allowances import torch_findings
 from .analysis import _Analysis
 from .kernel_taint import _KernelTaint
 from .names import CHECK_TYPES, COMPUTED, LOADED, VIOLATION_CHECKS
@@ -220,6 +221,7 @@ def _finish(a, result, kernels, launched, non_compute, override=False):
     result["regression_types"] = types
     result["regression_type"] = types[0] if types else None
     result["valid"] = not types
+    result["torch_ops"] = torch_findings(result)  # type 3's torch operators, for declared exceptions
     result["suggestion"] = " ".join(_suggestion(t, result) for t in types) if types else \
         "No regression found: the operator's computation is in launched Triton kernels."
     return result

@@ -400,7 +400,7 @@ def manifest(tasks, out_dir, manifest_path):
                            "flag_gems.<function> as ATen's dispatcher would, against the ATen operator; FlagGems' "
                            "source in jobs/flaggems/src (jobs/flaggems/src/README.md). Written by "
                            "tools/flaggems_tasks.py; docs/LIBRARIES.md.",
-            "defaults": {"library": ["flag_gems"], "python_path": ["flaggems/src"], "impl_name": "triton_impl",
+            "defaults": {"library": ["flag_gems"], "python_path": ["flaggems/src", "flaggems/adapter"], "impl_name": "triton_impl",
                          "timeout_s": 300, "seeds": 3, "lint": True, "runtime_checks": True,
                          "bench": {"enabled": False}, "tags": ["flaggems"]},
             "operators": [manifest_entry(t, rel) for t in tasks]}

@@ -3,7 +3,7 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 8 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|all|tests|gpu|batch|library|perf|perf-large|sandbox|pytest FILE...
+# Usage: tools/gpu_check.sh build|all|tests|gpu|batch|nights|library|perf|perf-large|sandbox|pytest FILE...
 # `all` is the one to verify a tree with: it builds if needed, then runs every GPU test and the
 # library batches (ours, its planted defects, Liger-Kernel, FlagGems) at once, and leaves at most
 # 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, verdicts.jsonl (one line
@@ -87,6 +87,26 @@ PY
       [ -f "$runs/$job/ops/softmax/perf_result.json" ] && cp "$runs/$job/ops/softmax/perf_result.json" "$out/perf-softmax.json"
     done
     ;;
+  nights)
+    # Library nights as a user runs them, side by side on the one device: each job of $JOBS
+    # (default: flaggems_override flaggems_library) through mpirun with $RANKS ranks (default 8),
+    # $FLAGS added (e.g. --no-bench), each ended after $LIMIT s (default 480); per job to $OUT:
+    # cases-<job>.jsonl (the --progress jsonl stream), summary-<job>.json, report-<job>.md, night-<job>.txt.
+    runs=${RUNS:-/tmp/opverify-gpu-runs}
+    pids=()
+    for job in ${JOBS:-flaggems_override flaggems_library}; do
+      rm -rf "$runs/$job"
+      ( timeout -s TERM "${LIMIT:-480}" mpirun -np "${RANKS:-8}" --bind-to none "$build/runner/opverify-batch" \
+          "$root/jobs/$job.json" --run-dir "$runs/$job" --progress "jsonl=$out/cases-$job.jsonl" ${FLAGS:-} \
+          > "$out/night-$job.txt" 2>&1
+        echo "night $job rc=$?" >> "$out/night-$job.txt"
+        cp "$runs/$job/summary.json" "$out/summary-$job.json" 2>/dev/null
+        cp "$runs/$job/report.md" "$out/report-$job.md" 2>/dev/null ) &
+      pids+=($!)
+    done
+    wait "${pids[@]}"
+    for f in "$out"/night-*.txt; do echo "== $f"; tail -4 "$f"; done
+    ;;
   library)
     # The real libraries (docs/LIBRARIES.md): jobs/library.json, jobs/library_defects.json,
     # jobs/liger.json and jobs/flaggems_override.json (each skipped without its source in jobs/*/src)
@@ -129,5 +149,5 @@ PY
       > "$out/large/bench_accuracy.txt" 2>&1
     echo "bench_accuracy (perf_large) rc=$?"; tail -30 "$out/large/bench_accuracy.txt"
     ;;
-  *) echo "usage: tools/gpu_check.sh build|all|tests|gpu|batch|library|perf|perf-large|sandbox|pytest FILE..." >&2; exit 2 ;;
+  *) echo "usage: tools/gpu_check.sh build|all|tests|gpu|batch|nights|library|perf|perf-large|sandbox|pytest FILE..." >&2; exit 2 ;;
 esac

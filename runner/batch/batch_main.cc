@@ -194,7 +194,8 @@ WorkerSetup MakeWorkerSetup(const JobManifest& job, const BatchOptions& options,
   setup.executor_log =
       (fs::path(options.run_dir) / "logs" / Printf("rank-%04d.executor.log", rank)).string();
   setup.executor_env = {{"TRITON_CACHE_DIR", setup.cache_dir},
-                        {"TORCHINDUCTOR_CACHE_DIR", (fs::path(cache) / "inductor").string()}};
+                        {"TORCHINDUCTOR_CACHE_DIR", (fs::path(cache) / "inductor").string()},
+                        {"HOME", (fs::path(cache) / "home").string()}};
   return setup;
 }
 

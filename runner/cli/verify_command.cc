@@ -132,7 +132,9 @@ int RunVerify(const VerifyArgs& args) {
       return 2;
     }
     cache_dir = pattern;
-    options.env = {{"TRITON_CACHE_DIR", cache_dir + "/triton"}, {"TORCHINDUCTOR_CACHE_DIR", cache_dir + "/inductor"}};
+    options.env = {{"TRITON_CACHE_DIR", cache_dir + "/triton"},
+                   {"TORCHINDUCTOR_CACHE_DIR", cache_dir + "/inductor"},
+                   {"HOME", cache_dir + "/home"}};
     context.cache_dir = cache_dir + "/triton";
   } else if (!args.cache_dir.empty()) {
     const fs::path persistent = fs::absolute(args.cache_dir);
@@ -144,7 +146,8 @@ int RunVerify(const VerifyArgs& args) {
       return 2;
     }
     options.env = {{"TRITON_CACHE_DIR", (persistent / "triton").string()},
-                   {"TORCHINDUCTOR_CACHE_DIR", (persistent / "inductor").string()}};
+                   {"TORCHINDUCTOR_CACHE_DIR", (persistent / "inductor").string()},
+                   {"HOME", (persistent / "home").string()}};
     context.cache_dir = (persistent / "triton").string();
   }
   // The seed's default is verify_dir/verify_result.json for every impl name;

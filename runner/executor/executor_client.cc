@@ -33,28 +33,60 @@ std::string DefaultExecutorProgram() {
 
 namespace {
 
-// The compiler caches the executor writes: the ones its environment names,
-// else Triton's default under $HOME. Each is made, so that it can be bound in.
-std::vector<std::string> CacheFolders(const ExecutorOptions& options) {
-  std::vector<std::string> folders;
+std::string EnvValue(const ExecutorOptions& options, const std::string& name) {
+  std::string found;
+  for (const auto& [key, value] : options.env) {
+    if (key == name) found = value;
+  }
+  return found;
+}
+
+// The folders the executor writes besides its scratch folder, each made so
+// that it can be bound in, and the environment that names them:
+// - the compiler caches: the ones its environment names, else Triton's
+//   default under the user's $HOME, named explicitly (the executor's $HOME is
+//   another folder);
+// - its home folder: HOME in its environment (a run's or a --cache-dir's
+//   per-rank folder, kept), else a folder in the scratch folder (gone with
+//   the executor). Libraries keep code and tuning caches there (~/.flaggems,
+//   ~/.cache); the user's own home stays read-only. User site-packages are
+//   never read from it: what one operator writes there is no import of the
+//   next one's.
+struct WritableFolders {
+  std::vector<std::string> bound;
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+WritableFolders ExecutorFolders(const ExecutorOptions& options, const std::string& scratch) {
+  WritableFolders out;
+  auto make = [](const std::string& folder) {
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    return ec ? std::string() : fs::absolute(folder).lexically_normal().string();
+  };
   for (const char* name : {"TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR"}) {
-    std::string folder;
-    for (const auto& [key, value] : options.env) {
-      if (key == name) folder = value;
-    }
+    std::string folder = EnvValue(options, name);
     if (const char* inherited = std::getenv(name); folder.empty() && inherited != nullptr)
       folder = inherited;
     const char* home = std::getenv("HOME");
     if (folder.empty() && std::string(name) == "TRITON_CACHE_DIR" && home != nullptr &&
         *home != '\0') {
       folder = (fs::path(home) / ".triton" / "cache").string();
+      out.env.emplace_back(name, folder);
     }
     if (folder.empty()) continue;  // inductor's default lies in /tmp: the scratch folder
-    std::error_code ec;
-    fs::create_directories(folder, ec);
-    if (!ec) folders.push_back(fs::absolute(folder).lexically_normal().string());
+    if (std::string made = make(folder); !made.empty()) out.bound.push_back(made);
   }
-  return folders;
+  std::string home = EnvValue(options, "HOME");
+  if (home.empty()) {
+    home = make((fs::path(scratch) / "home").string());
+    if (!home.empty()) out.env.emplace_back("HOME", home);
+  } else if (std::string made = make(home); !made.empty()) {
+    out.bound.push_back(made);
+  }
+  if (!home.empty()) out.env.emplace_back("XDG_CACHE_HOME", (fs::path(home) / ".cache").string());
+  out.env.emplace_back("PYTHONNOUSERSITE", "1");
+  return out;
 }
 
 Result<std::string> MakeScratch(const std::string& parent) {
@@ -129,9 +161,11 @@ Result<std::unique_ptr<ProcessExecutor>> ProcessExecutor::Start(const ExecutorOp
     close_all();
     return Status::IoError("memfd_create: " + error);
   }
+  const WritableFolders folders = ExecutorFolders(options, scratch.value());
   SpawnOptions spawn;
   spawn.argv = {program};
   spawn.env_set = options.env;
+  spawn.env_set.insert(spawn.env_set.end(), folders.env.begin(), folders.env.end());
   spawn.new_session = true;  // the terminal's and the rank's group signals are not its
   spawn.fds = {{requests->read_fd, proto::kRequestFd},
                {replies->write_fd, proto::kReplyFd},
@@ -143,7 +177,7 @@ Result<std::unique_ptr<ProcessExecutor>> ProcessExecutor::Start(const ExecutorOp
   sandbox.mode = choice->mode;
   sandbox.helper = helper;
   sandbox.scratch = scratch.value();
-  sandbox.writable = CacheFolders(options);
+  sandbox.writable = folders.bound;
   sandbox.memory_bytes = options.sandbox.memory_bytes.value_or(DefaultMemoryLimit(1));
   sandbox.device_nodes = AcceleratorDeviceNodes();
   Result<Subprocess> process = Subprocess::Spawn(Sandboxed(sandbox, std::move(spawn)));

@@ -22,7 +22,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile")
 BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
-OPS = ["kill_parent", "stop_parent", "setsid_child", "flood", "memory_hog", "write_outside", "network"]
+OPS = ["kill_parent", "stop_parent", "setsid_child", "flood", "memory_hog", "write_outside", "network", "home_cache"]
 LIMITS = ["--memory-limit", "1G", "--executor-log-cap", "1M"]
 
 
@@ -128,7 +128,8 @@ def error_types(result):
 
 
 def check_left_nothing_behind(ops_dir, home, run_dir=None):
-    marks = [ops_dir / "INJECTED_BY_write_outside", home / "INJECTED_BY_write_outside"]
+    marks = [ops_dir / "INJECTED_BY_write_outside", home / "INJECTED_BY_write_outside", home / ".flaggems",
+             home / ".local", home / ".cache"]
     if run_dir is not None:
         marks.append(run_dir / "shards" / "INJECTED_BY_write_outside")
     assert not [m for m in marks if m.exists()]
@@ -252,6 +253,8 @@ def test_a_two_rank_batch_of_hostile_implementations_ends_with_reports(batch_bin
     assert summary["sandbox"]["log_cap_bytes"] == 1 << 20 and summary["sandbox"]["memory_limit_bytes"] == 1 << 30
     assert summary["totals"]["cases"] == len(OPS)
     assert (run_dir / "report.html").exists() and (run_dir / "junit.xml").exists()
+    # The libraries' caches of the night lie in the rank's home folder in the run folder.
+    assert list((run_dir / "cache").glob("rank-*/home/.flaggems/code_cache/relu_generated.py"))
     for log in (run_dir / "logs").glob("rank-*.executor.log"):
         assert log.stat().st_size <= 1 << 20
     assert listener.connections == 0

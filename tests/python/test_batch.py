@@ -366,7 +366,7 @@ def test_a_stop_signal_writes_partial_reports_and_resume_finishes(batch_bin, tmp
     resumed = run_batch(batch_bin, manifest, run_dir, "--resume", "--no-bench")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["totals"] == {"operators": 3, "cases": 30, "passed": 30, "failed": 0, "lost": 0}
+    assert summary["totals"] == {"operators": 3, "cases": 30, "passed": 30, "waived": 0, "failed": 0, "lost": 0}
     assert "stopped_by_signal" not in summary
     assert ET.parse(run_dir / "junit.xml").getroot().get("skipped") == "0"
 

@@ -107,7 +107,7 @@ def test_the_generator_says_why_it_left_each_registration_out(small_flaggems):
         assert f"| `{overload}` |" in index and why in index.split(f"| `{overload}` |")[1].split("\n")[0]
     with open(manifest) as f:
         job = json.load(f)
-    assert job["defaults"]["library"] == ["flag_gems"] and job["defaults"]["python_path"] == ["flaggems/src"]
+    assert job["defaults"]["library"] == ["flag_gems"] and job["defaults"]["python_path"] == ["flaggems/src", "flaggems/adapter"]
     assert [e["name"] for e in job["operators"]] == ["abs", "add", "sum_dim", "mm"]
     assert job["operators"][0] == {"name": "abs", "dir": "fg/tasks", "sweep": {"dtype": ["float16", "float32",
                                                                                      "bfloat16"]}}

@@ -90,8 +90,10 @@ std::map<std::string, json> FullRequests() {
   LoadRequest load;
   load.params = {json::object()};
   load.override_spec = {{"op", "torch.softmax"}};
+  load.allow_torch = json::array({{{"op", "aten::sort"}, {"why", "a documented use"}}});
   LintRequest lint;
   lint.entries = {"pkg:enabled"};
+  lint.allow_torch = load.allow_torch;
   load.reference_as_impl = true;
   BenchMeasureRequest measure;
   measure.max_repeats = 100;

@@ -7,7 +7,8 @@ operators") from a short list: one line per ATen op.
     tools/override_manifest.py --check-opinfo
 
 A line of OPS.txt is `name | op | args | sweep [| tags]` (`#` starts a comment, blank lines are
-skipped; tags, separated by spaces, go to the entry's "tags", e.g. a known verdict's attribution):
+skipped; tags, separated by spaces, go to the entry's "tags", e.g. a known verdict's attribution;
+the tag non-compute also sets the entry's "non_compute": data movement, judged bitwise):
 
     softmax  | torch.softmax             | T[$rows,$cols] -1          | rows=1,1000 cols=128,4097 dtype=float16,float32
     gelu     | torch.nn.functional.gelu  | T[$n] approximate="tanh"   | n=1,4097 dtype=float32,bfloat16
@@ -232,6 +233,8 @@ def build(lines, args):
         if item["tags"]:
             for entry in entries:
                 entry["tags"] = list(item["tags"])
+                if "non-compute" in item["tags"]:
+                    entry["non_compute"] = True  # data movement: outputs judged bitwise, kernels may only move data
         for entry in entries:
             if entry["name"] in seen:
                 raise ListError(f"{args.list}:{number}: duplicate operator name {entry['name']!r}")

@@ -81,6 +81,7 @@ void LintFields(const Field& field, Lint& r) {
   field("library", r.library);
   field("python_path", r.python_path);
   field("entries", r.entries, r.entries.empty());
+  field("overrides", r.overrides, r.overrides.empty());
   field("allow_torch", r.allow_torch, r.allow_torch.empty());
 }
 
@@ -116,8 +117,9 @@ void ReplyStatusFields(const Field& field, Status& r) {
 }  // namespace
 
 std::string RequestOp(const json& request) {
-  return request.is_object() && request.contains("op") && request["op"].is_string() ? request["op"].get<std::string>()
-                                                                                   : std::string();
+  return request.is_object() && request.contains("op") && request["op"].is_string()
+             ? request["op"].get<std::string>()
+             : std::string();
 }
 
 void to_json(json& j, const LoadRequest& r) {
@@ -188,8 +190,12 @@ void from_json(const json& j, TensorDescription& r) {
 
 void to_json(json& j, const LoadReply& r) {
   json edges = json::array();
-  for (const auto& edge : r.edge_cases) edges.push_back({{"label", edge.label}, {"params", edge.params}});
-  j = {{"case_count", r.case_count}, {"backend", r.backend}, {"edge_cases", edges}, {"non_compute", r.non_compute}};
+  for (const auto& edge : r.edge_cases)
+    edges.push_back({{"label", edge.label}, {"params", edge.params}});
+  j = {{"case_count", r.case_count},
+       {"backend", r.backend},
+       {"edge_cases", edges},
+       {"non_compute", r.non_compute}};
 }
 
 void from_json(const json& j, LoadReply& r) {
@@ -236,7 +242,8 @@ void from_json(const json& j, RunCaseReply& r) {
   Read(j, "warnings", r.warnings);
   Read(j, "golden_device", r.golden_device);
   Read(j, "golden_precision", r.golden_precision);
-  if (j.contains("fallback_reason") && j["fallback_reason"].is_string()) r.fallback_reason = j["fallback_reason"];
+  if (j.contains("fallback_reason") && j["fallback_reason"].is_string())
+    r.fallback_reason = j["fallback_reason"];
   Read(j, "probe", r.probe);
   Read(j, "runtime_evidence", r.runtime_evidence);
   Read(j, "timings", r.timings);
@@ -255,7 +262,8 @@ void from_json(const json& j, LintReply& r) { Read(j, "lint", r.lint); }
 void to_json(json& j, const BenchPrepareReply& r) {
   j = {{"input_desc", r.input_desc}, {"input_dtypes", r.input_dtypes}};
   if (r.bytes_moved) j["bytes_moved"] = *r.bytes_moved;
-  j["memory_bandwidth_gbs"] = r.memory_bandwidth_gbs ? json(*r.memory_bandwidth_gbs) : json(nullptr);
+  j["memory_bandwidth_gbs"] =
+      r.memory_bandwidth_gbs ? json(*r.memory_bandwidth_gbs) : json(nullptr);
 }
 
 void from_json(const json& j, BenchPrepareReply& r) {

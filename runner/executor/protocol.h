@@ -95,6 +95,10 @@ struct LintRequest {
   // "module:callable" entry points linted instead of ModelNew.forward (an
   // override's enable callables); left out of the message when empty.
   std::vector<std::string> entries;
+  // The torch callable an override operator replaces ("torch.abs"): of a
+  // registration table ((aten name, function), ...) the walk from the entries
+  // follows the operator's own rows only; left out of the message when empty.
+  std::string overrides;
   // Declared exceptions: the type-3 findings they cover are waived (the
   // result's "allow_torch"); left out of the message when empty.
   nlohmann::json allow_torch = nlohmann::json::array();

@@ -33,7 +33,8 @@ InputType InputTypeOf(const std::vector<std::string>& dtypes) {
   for (const std::string& name : dtypes) {
     if (auto dtype = ParseDType(name)) {
       parsed.push_back(*dtype);
-    } else if (name.find("float") != std::string::npos || name.find("complex") != std::string::npos) {
+    } else if (name.find("float") != std::string::npos ||
+               name.find("complex") != std::string::npos) {
       unknown_float = true;
     } else {
       unknown_integer = true;
@@ -56,8 +57,8 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
   for (std::size_t i = 0; i + 1 < tensors.size(); i += 2) {
     outcome->tensors.emplace_back(tensors[i], tensors[i + 1]);
     const TensorView& actual = tensors[i + 1];
-    outcome->actual_sha256.push_back(
-        Sha256Hex(actual.data, static_cast<std::size_t>(actual.NumElements()) * DTypeSize(actual.dtype)));
+    outcome->actual_sha256.push_back(Sha256Hex(
+        actual.data, static_cast<std::size_t>(actual.NumElements()) * DTypeSize(actual.dtype)));
     Verdict verdict = Judge(tensors[i], tensors[i + 1], options);
     spdlog::info("{} [case {}] output {}: route {} ({} {}), {}", spec.name, outcome->index + 1,
                  i / 2, RouteName(verdict.route), DTypeName(verdict.dtype),
@@ -65,16 +66,19 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
                  verdict.passed ? "passed" : std::string(ErrorTypeName(verdict.error_type)));
     if (!verdict.passed && outcome->error_type.empty()) {
       outcome->error_type = std::string(ErrorTypeName(verdict.error_type));
-      outcome->error_msg = (tensors.size() > 2 ? "output " + std::to_string(i / 2) + ": " : "") + verdict.error_msg;
+      outcome->error_msg =
+          (tensors.size() > 2 ? "output " + std::to_string(i / 2) + ": " : "") + verdict.error_msg;
     }
-    for (const auto& w : verdict.warnings) outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + w);
+    for (const auto& w : verdict.warnings)
+      outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + w);
     if (std::optional<std::string> degenerate = DegenerateReference(tensors[i])) {
       spdlog::warn("{} [case {}] output {}: {}", spec.name, outcome->index + 1, i / 2, *degenerate);
       outcome->warnings.push_back("output " + std::to_string(i / 2) + ": " + *degenerate);
     }
     outcome->outputs.push_back(std::move(verdict));
   }
-  outcome->judge_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  outcome->judge_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   outcome->passed = outcome->error_type.empty();
 }
 
@@ -83,7 +87,8 @@ void JudgeOutputs(const OperatorSpec& spec, bool non_compute, const CallResult& 
 std::vector<std::uint64_t> CaseSeeds(const OperatorSpec& spec) {
   if (spec.only_seed) return {*spec.only_seed};
   std::vector<std::uint64_t> seeds;
-  for (int k = 1; k < spec.config.seeds; ++k) seeds.push_back(spec.config.seed + static_cast<std::uint64_t>(k));
+  for (int k = 1; k < spec.config.seeds; ++k)
+    seeds.push_back(spec.config.seed + static_cast<std::uint64_t>(k));
   seeds.push_back(spec.config.seed);
   return seeds;
 }
@@ -121,7 +126,8 @@ void TakeRun(CaseOutcome&& run, bool first, CaseOutcome* c) {
     }
   }
   for (std::string& w : run.warnings) {
-    if (std::find(c->warnings.begin(), c->warnings.end(), w) == c->warnings.end()) c->warnings.push_back(std::move(w));
+    if (std::find(c->warnings.begin(), c->warnings.end(), w) == c->warnings.end())
+      c->warnings.push_back(std::move(w));
   }
 }
 
@@ -129,13 +135,15 @@ void TakeRun(CaseOutcome&& run, bool first, CaseOutcome* c) {
 // `type`, so that the message says where before the whole JSON follows; the
 // file is the implementation's, or the library file the violation is in.
 std::string FirstViolation(const json& lint, int type) {
-  const json checks = lint.value("checks", json::object());  // named: a loop over a temporary dangles
+  const json checks =
+      lint.value("checks", json::object());  // named: a loop over a temporary dangles
   for (const auto& [name, check] : checks.items()) {
     if (check.value("regression_type", 0) != type || check.value("passed", true)) continue;
     const json violations = check.value("violations", json::array());
     for (const json& v : violations) {
-      return " (first: " + v.value("file", lint.value("file", "")) + ":" + std::to_string(v.value("line", 0)) +
-             ": " + v.value("call", "") + ": " + v.value("reason", "") + ")";
+      return " (first: " + v.value("file", lint.value("file", "")) + ":" +
+             std::to_string(v.value("line", 0)) + ": " + v.value("call", "") + ": " +
+             v.value("reason", "") + ")";
     }
   }
   return "";
@@ -144,12 +152,17 @@ std::string FirstViolation(const json& lint, int type) {
 // The file and the declared library; an override operator has no file of the
 // user's: its enable callables are linted instead.
 proto::LintRequest LintRequestFor(const OperatorSpec& spec, bool non_compute) {
-  proto::LintRequest lint{
-      spec.impl_file,          non_compute, spec.config.library,
-      spec.config.python_path, {},          AllowancesToJson(spec.config.allow_torch)};
-  const json enable = spec.override_spec.is_object() ? spec.override_spec.value("enable", json()) : json();
+  proto::LintRequest lint;
+  lint.file = spec.impl_file;
+  lint.non_compute = non_compute;
+  lint.library = spec.config.library;
+  lint.python_path = spec.config.python_path;
+  lint.allow_torch = AllowancesToJson(spec.config.allow_torch);
+  const json enable =
+      spec.override_spec.is_object() ? spec.override_spec.value("enable", json()) : json();
   if (enable.is_string()) lint.entries.push_back(enable.get<std::string>());
   if (enable.is_object()) lint.entries = {enable.value("enter", ""), enable.value("exit", "")};
+  if (!lint.entries.empty()) lint.overrides = spec.override_spec.value("op", "");
   return lint;
 }
 
@@ -217,8 +230,9 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   for (const auto& edge : load.edge_cases) out.edge_cases.push_back({edge.label, edge.params});
   out.own_cases = case_count - static_cast<int>(out.edge_cases.size());
   auto edge_of = [&](int i) -> const OperatorOutcome::EdgeCase* {
-    return i >= out.own_cases && i < case_count ? &out.edge_cases[static_cast<std::size_t>(i - out.own_cases)]
-                                                : nullptr;
+    return i >= out.own_cases && i < case_count
+               ? &out.edge_cases[static_cast<std::size_t>(i - out.own_cases)]
+               : nullptr;
   };
   auto label_of = [&](int i) { return edge_of(i) != nullptr ? edge_of(i)->label : std::string(); };
   const json described_inputs =
@@ -242,8 +256,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     out.cases.push_back(std::move(c));
   };
   auto describe_cases = [&]() { return case_count > 0 ? session.DescribeCases() : json::array(); };
-  auto fail_all = [&](int from, const std::string& type, const std::string& message, int regression = 0,
-                      const json& input_descs = json::array()) {
+  auto fail_all = [&](int from, const std::string& type, const std::string& message,
+                      int regression = 0, const json& input_descs = json::array()) {
     for (int i = from; i < std::max(case_count, from == 0 ? 1 : from); ++i) {
       if (skipped(i)) continue;
       CaseOutcome c;
@@ -265,7 +279,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     return out;
   }
   if (spec.config.lint) {
-    CallResult lint = session.executor()->Call(LintRequestFor(spec, out.non_compute), spec.config.timeout_s);
+    CallResult lint =
+        session.executor()->Call(LintRequestFor(spec, out.non_compute), spec.config.timeout_s);
     if (!lint.succeeded()) {
       if (stopped(lint)) return out;
       fail_all(0, CallErrorType(lint), "lint: " + CallErrorMessage(lint));
@@ -278,12 +293,14 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     if (!out.lint.value("valid", false)) {
       session.Spoil();
       // An unreadable file or a syntax error has no type (null) but an "error".
-      const int type = out.lint.contains("regression_type") && out.lint["regression_type"].is_number_integer()
-                           ? out.lint["regression_type"].get<int>()
-                           : 0;
-      const std::string why = out.lint.contains("error") && out.lint["error"].is_string()
-                                  ? out.lint["error"].get<std::string>()
-                                  : "regression type " + std::to_string(type) + FirstViolation(out.lint, type);
+      const int type =
+          out.lint.contains("regression_type") && out.lint["regression_type"].is_number_integer()
+              ? out.lint["regression_type"].get<int>()
+              : 0;
+      const std::string why =
+          out.lint.contains("error") && out.lint["error"].is_string()
+              ? out.lint["error"].get<std::string>()
+              : "regression type " + std::to_string(type) + FirstViolation(out.lint, type);
       spdlog::warn("{}: lint: {}", spec.name, why);
       fail_all(0, "LintError", why + ": " + out.lint.dump(), type, describe_cases());
       return out;
@@ -291,8 +308,10 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     for (const json& waiver : lint_waivers)
       spdlog::info("{}: lint: waived by a declared exception: {}", spec.name, WaiverLine(waiver));
   }
-  CallResult environment = session.executor()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
-  if (environment.succeeded()) out.environment = environment.As<proto::EnvironmentReply>().environment;
+  CallResult environment =
+      session.executor()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
+  if (environment.succeeded())
+    out.environment = environment.As<proto::EnvironmentReply>().environment;
   if (const std::string sandbox = session.executor()->sandbox_mode();
       !sandbox.empty() && out.environment.is_object()) {
     out.environment["sandbox"] =
@@ -315,8 +334,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     if (session.executor() == nullptr || !session.executor()->alive()) {
       CallResult reopened = session.Open();
       if (!reopened.succeeded()) {
-        fail_all(i, CallErrorType(reopened), "restarting the executor: " + CallErrorMessage(reopened), 0,
-                 describe_cases());
+        fail_all(i, CallErrorType(reopened),
+                 "restarting the executor: " + CallErrorMessage(reopened), 0, describe_cases());
         return out;
       }
     }
@@ -326,7 +345,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       c.edge_label = edge->label;
       c.edge_params = edge->params;
     }
-    if (out.environment.is_object() && out.environment.contains("device") && out.environment["device"].is_object()) {
+    if (out.environment.is_object() && out.environment.contains("device") &&
+        out.environment["device"].is_object()) {
       c.device_name = out.environment["device"].value("name", "");
     }
     const auto started = std::chrono::steady_clock::now();
@@ -377,7 +397,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       if (call.succeeded() && r.not_applicable) {
         // A generated case the task cannot build or its reference cannot run.
         trial.passed = true;
-        trial.warnings.push_back("edge case " + c.edge_label + " not applicable: " + CutMiddle(*r.not_applicable, 500));
+        trial.warnings.push_back("edge case " + c.edge_label +
+                                 " not applicable: " + CutMiddle(*r.not_applicable, 500));
         trial.seed = seed;
         TakeRun(std::move(trial), run == 0, &c);
         break;
@@ -389,9 +410,10 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
             "{} [case {}/{}] {}: {}", spec.name, i + 1, case_count, trial.error_type,
             TerminalLine(trial.error_msg, 200));  // one console line; the record keeps it all
         if (trial.error_type == "HiddenStateMismatch") {
-          hidden_state_failure = "the hidden-state probe failed before case " + std::to_string(i + 1) +
-                                 " (Model's state differs from ModelNew's, so no output can be judged): " +
-                                 Utf8Prefix(error->message, 1000);
+          hidden_state_failure =
+              "the hidden-state probe failed before case " + std::to_string(i + 1) +
+              " (Model's state differs from ModelNew's, so no output can be judged): " +
+              Utf8Prefix(error->message, 1000);
         }
       } else {
         JudgeOutputs(spec, out.non_compute, call, r, &trial);
@@ -408,9 +430,10 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
             if (trial.actual_sha256[k] == first_sha[k]) continue;
             trial.passed = false;
             trial.error_type = "Nondeterministic";
-            trial.error_msg = which + "output " + std::to_string(k) + " differs bit for bit from run 1 (sha256 " +
-                              first_sha[k].substr(0, 16) + "... then " + trial.actual_sha256[k].substr(0, 16) +
-                              "...), though each run passed the judge";
+            trial.error_msg =
+                which + "output " + std::to_string(k) + " differs bit for bit from run 1 (sha256 " +
+                first_sha[k].substr(0, 16) + "... then " + trial.actual_sha256[k].substr(0, 16) +
+                "...), though each run passed the judge";
             spdlog::warn("{} [case {}/{}] Nondeterministic: {}", spec.name, i + 1, case_count,
                          TerminalLine(trial.error_msg, 200));
             break;
@@ -427,7 +450,9 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       spdlog::warn("{} [case {}/{}] {}", spec.name, i + 1, case_count, warning);
       c.warnings.push_back(warning);
     }
-    c.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    c.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
     finish(std::move(c));
   }
   return out;
@@ -438,8 +463,9 @@ CaseOutcome RunCaseAlone(const OperatorSpec& spec, RunOptions options, int index
                          nlohmann::json* environment) {
   OperatorSpec alone = spec;
   alone.skip_case = [index](int i, const std::string&) { return i != index; };
-  alone.config.lint = false;            // the original run already passed it,
-  alone.config.runtime_checks = false;  // and its runtime evidence: the reruns are about the outputs
+  alone.config.lint = false;  // the original run already passed it,
+  alone.config.runtime_checks =
+      false;  // and its runtime evidence: the reruns are about the outputs
   options.pool = nullptr;
   OperatorOutcome outcome = RunOperator(alone, options, on_case);
   if (environment != nullptr) *environment = outcome.environment;

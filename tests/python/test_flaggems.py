@@ -143,3 +143,29 @@ def test_the_static_lint_of_flaggems_implementations(entry):
         assert result["regression_type"] == expected["EXPECTED_LINT_TYPE"], shown
     else:
         assert result["valid"], shown
+
+
+OVERRIDES = json.load(open(os.path.join(ROOT, "jobs", "flaggems_override.json")))["operators"]
+
+
+@pytest.mark.skipif(not HAVE_FLAGGEMS, reason=NO_FLAGGEMS)
+def test_the_static_lint_of_flaggems_overrides_follows_each_operators_own_registration():
+    """The dispatch-override form: the lint walks from flag_gems:use_gems into the registration
+    table, the rows of the operator under test only (another operator's torch use is not this
+    one's), with data movement judged as such. Every operator passes, or fails type 3 at a line
+    of FlagGems' own (tagged torch-in-library, each in docs/LIBRARIES.md): none for opverify."""
+    wrong = []
+    for entry in OVERRIDES:
+        override = entry["override"]
+        result = lint.lint_entries([override["enable"]], non_compute=bool(entry.get("non_compute")),
+                                   library=["flag_gems"], python_path=[SRC, os.path.join(ROOT, "jobs", "flaggems", "adapter")],
+                                   overrides=override["op"])
+        failing = {name: check for name, check in result["checks"].items() if not check["passed"]}
+        files = {v.get("file", "") for check in failing.values() for v in check.get("violations", [])}
+        if "torch-in-library" in entry.get("tags", []):
+            ok = result["regression_types"] == [3] and files and all(os.path.join("flag_gems", "") in f for f in files)
+        else:
+            ok = result["valid"] and not result.get("error")
+        if not ok:
+            wrong.append((entry["name"], result["regression_types"], result.get("error"), json.dumps(failing)[:600]))
+    assert not wrong, wrong

@@ -203,6 +203,7 @@ FALSE_POSITIVE = "opverify-false-positive"
 KNOWN = {FALSE_POSITIVE: "opverify's false failure on a correct operator",
          "reference-suspect": "the CPU golden's rounding on the decision boundary, not the operator",
          "library-defect": "a defect of the library's own (docs/LIBRARIES.md names the line)",
+         "torch-in-library": "the library's registered code computes with torch (type 3; docs/LIBRARIES.md names the line)",
          "nondeterministic": "the operator's result is not defined to the bit (duplicate indices, ties)"}
 
 

@@ -288,3 +288,24 @@ def test_a_known_constant_converted_by_float_or_int_still_decides_branches(argum
         assert_valid(result)
     else:
         assert result["regression_type"] == 3 and "x.min" in violation_calls(result)
+
+
+def lint_override(op, entry="lintpkg_registry:use_registry"):
+    return lint.lint_entries([entry], library=["lintpkg_registry"], python_path=[FIXTURES], overrides=op)
+
+
+@pytest.mark.parametrize("op", ["torch.abs", "torch.neg"])
+def test_an_override_follows_only_its_own_rows_of_the_registration_table(op):
+    """torch.abs and torch.neg reach abs and neg only: sort's torch compute is not theirs
+    (without the operator, every row is followed and sort's torch.cumsum fails them)."""
+    assert_valid(lint_override(op))
+    assert lint_override(None)["regression_types"] == [3]
+
+
+def test_an_overrides_own_row_computing_with_torch_is_type_3_at_the_librarys_line():
+    result = lint_override("torch.sort")
+    assert result["regression_types"] == [3]
+    violations = result["checks"]["no_forbidden_torch_ops"]["violations"]
+    assert [(v["call"], os.path.basename(v["file"])) for v in violations] == [("torch.cumsum", "__init__.py")]
+    assert result["override"]["overrides"] == "torch.sort"
+

@@ -94,6 +94,7 @@ std::map<std::string, json> FullRequests() {
   LintRequest lint;
   lint.entries = {"pkg:enabled"};
   lint.allow_torch = load.allow_torch;
+  lint.overrides = "torch.softmax";
   load.reference_as_impl = true;
   BenchMeasureRequest measure;
   measure.max_repeats = 100;
@@ -125,10 +126,11 @@ TEST(Protocol, RequestsOnTheWireAreAsTheExecutorReadsThem) {
   load.impl_file = "/ops/relu_impl.py";
   load.seed = 7;
   load.edge_cases = true;
-  EXPECT_EQ(json(load).dump(),
-            R"({"backend":"auto","edge_cases":true,"ghost_replay":false,"golden_precision":"native",)"
-            R"("impl_file":"/ops/relu_impl.py","library":[],"op":"load","python_path":[],)"
-            R"("runtime_checks":false,"seed":7,"task_file":"/ops/relu_torch.py"})");
+  EXPECT_EQ(
+      json(load).dump(),
+      R"({"backend":"auto","edge_cases":true,"ghost_replay":false,"golden_precision":"native",)"
+      R"("impl_file":"/ops/relu_impl.py","library":[],"op":"load","python_path":[],)"
+      R"("runtime_checks":false,"seed":7,"task_file":"/ops/relu_torch.py"})");
   EXPECT_FALSE(json(load).contains("override"));  // null: a task and an implementation file
   load.override_spec = {{"op", "torch.softmax"}};
   EXPECT_EQ(json(load).get<LoadRequest>().override_spec, load.override_spec);
@@ -139,8 +141,9 @@ TEST(Protocol, RequestsOnTheWireAreAsTheExecutorReadsThem) {
   run.index = 2;
   run.seed = 43;
   run.probe = true;
-  EXPECT_EQ(json(run).dump(),
-            R"({"check_determinism":false,"evidence":true,"index":2,"op":"run_case","probe":true,"seed":43})");
+  EXPECT_EQ(
+      json(run).dump(),
+      R"({"check_determinism":false,"evidence":true,"index":2,"op":"run_case","probe":true,"seed":43})");
   EXPECT_EQ(json(LintRequest{"/ops/relu_impl.py", true, {"lib"}, {"/src"}, {}}).dump(),
             R"({"file":"/ops/relu_impl.py","library":["lib"],"non_compute":true,"op":"lint",)"
             R"("python_path":["/src"]})");
@@ -170,23 +173,28 @@ TEST(Protocol, RequestsReadBackAsSent) {
 
 TEST(Protocol, RepliesTakeDefaultsForWhatTheExecutorLeftOut) {
   // A failed load that had counted the cases.
-  const auto load = json::parse(R"({"ok": false, "error_type": "ImportError", "case_count": 4})").get<LoadReply>();
+  const auto load = json::parse(R"({"ok": false, "error_type": "ImportError", "case_count": 4})")
+                        .get<LoadReply>();
   EXPECT_EQ(load.case_count, 4);
   EXPECT_TRUE(load.edge_cases.empty());
-  const auto status = json::parse(R"({"ok": false, "error_type": "ImportError"})").get<ReplyStatus>();
+  const auto status =
+      json::parse(R"({"ok": false, "error_type": "ImportError"})").get<ReplyStatus>();
   EXPECT_FALSE(status.ok);
   EXPECT_EQ(status.error_type, "ImportError");
   EXPECT_FALSE(status.device_poisoned);
   // No reply at all (the executor died): every field its default.
   EXPECT_EQ(json().get<LoadReply>().case_count, 0);
-  const auto run = json::parse(R"({"ok": true, "fallback_reason": null, "warnings": ["w"], "regression_type": 2})")
-                       .get<RunCaseReply>();
+  const auto run =
+      json::parse(
+          R"({"ok": true, "fallback_reason": null, "warnings": ["w"], "regression_type": 2})")
+          .get<RunCaseReply>();
   EXPECT_FALSE(run.fallback_reason.has_value());
   EXPECT_EQ(run.warnings, std::vector<std::string>{"w"});
   EXPECT_EQ(run.regression_type, 2);
   EXPECT_TRUE(run.probe.is_null());
-  const auto measure = json::parse(R"({"ok": true, "peak_memory_mb": null, "stats": {"median_ms": 1.5}})")
-                           .get<BenchMeasureReply>();
+  const auto measure =
+      json::parse(R"({"ok": true, "peak_memory_mb": null, "stats": {"median_ms": 1.5}})")
+          .get<BenchMeasureReply>();
   EXPECT_FALSE(measure.peak_memory_mb.has_value());
   EXPECT_EQ(measure.stats.at("median_ms"), 1.5);
 }
@@ -207,7 +215,8 @@ TEST(PythonExecutor, HandlesEveryRequestAndNoOther) {
   ASSERT_FALSE(RuntimeFile("bench_requests.py").empty());
   std::set<std::string> handled;
   const std::regex handler(R"(\n    def op_(\w+)\(self, request\):)");
-  for (auto it = std::sregex_iterator(source.begin(), source.end(), handler); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), handler);
+       it != std::sregex_iterator(); ++it) {
     handled.insert((*it)[1]);
   }
   const std::set<std::string> names(kRequestNames.begin(), kRequestNames.end());
@@ -230,7 +239,8 @@ TEST(PythonExecutor, ItsProtocolCommentListsEveryRequestWithTheFieldsSent) {
     for (const auto& [key, value] : full->second.items()) sent.insert(key);
     sent.erase("op");
     const auto least = minimal.find(d.op);
-    for (const auto& [key, value] : (least != minimal.end() ? least->second : full->second).items()) always.insert(key);
+    for (const auto& [key, value] : (least != minimal.end() ? least->second : full->second).items())
+      always.insert(key);
     always.erase("op");
     std::set<std::string> all = d.required;
     all.insert(d.optional.begin(), d.optional.end());

@@ -12,7 +12,7 @@ checks this list, its order and its fields against them):
   describe_cases {}          (input_desc of every case, for an operator that cannot run)
   run_case       {index, seed, probe, check_determinism, evidence}
   environment    {}
-  lint           {file, non_compute, library, python_path, entries?, allow_torch?}
+  lint           {file, non_compute, library, python_path, entries?, overrides?, allow_torch?}
   bench_prepare  {index, seed, warmup, flush_l2, skip_framework}
   bench_measure  {side: framework|implementation, repeats, adaptive, max_repeats?,
                   rse_target, max_seconds, profile_iterations}
@@ -560,7 +560,7 @@ class Session(BenchRequests):
         options = {"non_compute": bool(request.get("non_compute")), "library": request.get("library") or [],
                    "python_path": request.get("python_path") or []}
         if request.get("entries"):
-            result = lint.lint_entries(request["entries"], **options)
+            result = lint.lint_entries(request["entries"], overrides=request.get("overrides"), **options)
         else:
             result = lint.lint_file(request["file"], **options)
         return {"lint": allowances.waive_lint(result, request.get("allow_torch") or [])}, []

@@ -204,6 +204,7 @@ class _Reachability:
                     self._record_launch(r.value, call.lineno)
             refs = [r for r in refs if r.kind not in ("kernel", "kernel_launcher")]  # table[name](...)
         func_text = _unparse(func)
+        generated = any(r.kind == "generated" for r in refs)
         for r in refs:
             if r.kind == "path":
                 if r.value == "builtins.getattr" and len(call.args) >= 2 and _const_str(call.args[1]) is None \
@@ -238,7 +239,9 @@ class _Reachability:
                     for m in self._class_member(r.value, name, frozenset(), 0) or []:
                         if m.kind == "func":
                             queue.append(m.value)
-            elif r.kind == "selfattr" and r.value not in NN_MODULE_API:
+            elif r.kind == "selfattr" and r.value not in NN_MODULE_API and not generated:
+                # (a library's cache of the functions it generated, self.overloads[key], is
+                # the generated module's function: left to the runtime evidence above)
                 self.report("no_forbidden_torch_ops", call.lineno, f"{func_text}(...)",
                             f"self.{r.value}() is not a method of the class: likely an nn.Module's forward "
                             "doing the computation in PyTorch")

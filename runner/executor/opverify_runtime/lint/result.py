@@ -6,7 +6,7 @@ import os
 import stat
 
 from ..allowances import torch_findings
-from .analysis import _Analysis
+from .analysis import _Analysis, override_names
 from .kernel_taint import _KernelTaint
 from .names import CHECK_TYPES, COMPUTED, LOADED, VIOLATION_CHECKS
 from .symbols import _is_main_guard
@@ -137,16 +137,17 @@ def _analyse(tree, result, filename, non_compute, library=(), python_path=()):
     return _finish(a, result, kernels, launched, non_compute)
 
 
-def lint_entries(entries, non_compute=False, library=(), python_path=()):
+def lint_entries(entries, non_compute=False, library=(), python_path=(), overrides=None):
     """The lint of a dispatch-override operator: there is no implementation file of the
     user's, so the walk starts at the enable callables ("module:callable") in the declared
     library and lints what they reach (the functions they register, the kernels those launch).
     torch.library is how an override registers: allowed there. What the walk cannot show
     statically (registrations through tables, compiled modules) leaves types 1 and 2 to the
-    runtime evidence: they are reported under "unproven", not as failures."""
+    runtime evidence: they are reported under "unproven", not as failures. `overrides`, the torch
+    callable the override replaces, limits a registration table to the operator's own rows."""
     shown = ", ".join(entries)
     try:
-        return _analyse_entries(entries, shown, non_compute, library, python_path)
+        return _analyse_entries(entries, shown, non_compute, library, python_path, overrides)
     except (RecursionError, MemoryError) as e:
         reason = f"too complex to analyse ({type(e).__name__})"
     except Exception as e:  # noqa: BLE001 - a lint bug must fail the operator, never pass it
@@ -157,10 +158,11 @@ def lint_entries(entries, non_compute=False, library=(), python_path=()):
     return result
 
 
-def _analyse_entries(entries, shown, non_compute, library, python_path):
+def _analyse_entries(entries, shown, non_compute, library, python_path, overrides):
     result = _empty_result(f"<override: {shown}>", non_compute)
     a = _Analysis(ast.parse(""), result["file"], non_compute, library, python_path)
     a.allowed_paths = ("torch.library",)
+    a.override_names = override_names(overrides)
     nodes, unresolved = [], []
     for entry in entries:
         found = a.library_entry(entry)
@@ -173,7 +175,7 @@ def _analyse_entries(entries, shown, non_compute, library, python_path):
     kernels = _kernel_check(a, checks)
     _library_facts(a, result)
     result["override"] = {
-        "entries": list(entries), "unresolved": unresolved,
+        "entries": list(entries), "unresolved": unresolved, "overrides": overrides,
         "note": "a dispatch-override operator has no implementation file of the user's: the lint follows the "
                 "enable callables into the declared library; the runtime evidence must show its kernels running"}
     result = _finish(a, result, kernels, launched, non_compute, override=True)

@@ -113,8 +113,11 @@ std::string PrecisionReport(const OperatorModel& op) {
     }
     for (std::size_t i = 0; i < c.outputs.size(); ++i) {
       const json& o = c.outputs[i];
-      const json metrics = o.value("metrics", json::object());
-      const json mm = metrics.value("mere_mare", json());
+      // Null where the judge could not compare (a ShapeMismatch has no metrics).
+      const auto metrics = o.find("metrics");
+      const json mm = metrics != o.end() && metrics->is_object()
+                          ? metrics->value("mere_mare", json())
+                          : json();
       const std::string criterion =
           mm.is_object() && mm.contains("passed") && mm["passed"].is_boolean()
               ? (mm["passed"].get<bool>() ? "met" : "not met")

@@ -36,10 +36,10 @@ namespace fs = std::filesystem;
 namespace opverify {
 namespace {
 
-// SIGTERM or SIGUSR1 (Slurm's warning before the time limit): stop handing
-// out work, abandon the cases in flight (the executor call polls this flag
-// and kills its executor), write the reports of what was stored. --resume
-// runs the rest.
+// SIGTERM, SIGUSR1 (Slurm's warning before the time limit), SIGINT (Ctrl-C)
+// or SIGHUP (the terminal closed): stop handing out work, abandon the cases
+// in flight (the executor call polls this flag and kills its executor),
+// write the reports of what was stored. --resume runs the rest.
 std::atomic<int> g_stop_signal{0};
 
 void OnStopSignal(int signal) { g_stop_signal.store(signal); }
@@ -51,6 +51,8 @@ void InstallStopHandlers() {
   action.sa_flags = SA_RESTART;
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGUSR1, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGHUP, &action, nullptr);
 }
 
 // mpirun/srun means MPI (every rank's Comm, its size checked against the

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "runner/common/sha256.h"
@@ -103,6 +104,7 @@ class Resolver {
   std::string Via() const { return stack_display_.size() > 1 ? Join(stack_display_, " -> ") : ""; }
 
   Status CheckSweepSize(const std::string& where, const json& fields, const std::string& name);
+  static Status CheckSweepValues(const std::string& where, const json& sweep);
 
   const ManifestLimits limits_;
   std::uint64_t job_cases_cap_ = ManifestLimits::kDefaultJobCases;
@@ -440,6 +442,22 @@ Status Resolver::CheckSweepSize(const std::string& where, const json& fields,
         static_cast<unsigned long long>(job_cases_cap_)));
   }
   job_cases_ += size;
+  return CheckSweepValues(where, fields["sweep"]);
+}
+
+// Each parameter's values distinct (the schema's uniqueItems, which valijson
+// checks pair by pair: see JobsSchema).
+Status Resolver::CheckSweepValues(const std::string& where, const json& sweep) {
+  for (auto parameter = sweep.begin(); parameter != sweep.end(); ++parameter) {
+    std::set<std::string> seen;
+    for (const json& value : parameter.value()) {
+      const std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+      if (!seen.insert(text).second) {
+        return Status::InvalidInput(where + ": sweep '" + parameter.key() + "' lists " + text +
+                                    " twice (a sweep's values must be distinct)");
+      }
+    }
+  }
   return Status::Ok();
 }
 

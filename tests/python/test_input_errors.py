@@ -130,3 +130,19 @@ def test_a_run_folder_that_cannot_be_one_is_refused_naming_it(batch_bin, tmp_pat
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert run_dir in proc.stderr
     assert "terminate called" not in proc.stderr
+
+
+@pytest.mark.parametrize("where", ["operator", "defaults"])
+def test_a_sweep_list_over_the_cap_is_refused_before_it_is_validated_or_expanded(batch_bin, tmp_path, where):
+    manifest = tmp_path / "job.json"
+    sweep = {"n": list(range(100001))}
+    operator = {"name": "add_sweep", "dir": CPU_OPS}
+    defaults = {"impl_name": "cpu_impl", "lint": False}
+    (operator if where == "operator" else defaults)["sweep"] = sweep
+    manifest.write_text(json.dumps({"name": "big", "defaults": defaults, "operators": [operator]}))
+    started = time.monotonic()
+    proc = run_batch(batch_bin, manifest, tmp_path / "run", "--dry-run", timeout=300)
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 2, proc.stdout
+    assert "100001 cases, over the cap of 100000 per operator" in proc.stderr, proc.stderr
+    assert elapsed < 10, f"took {elapsed:.0f} s"  # used to take 100 s (the schema's uniqueItems)

@@ -72,7 +72,9 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
                                    nlohmann::json* left_out) {
   Result<JobManifest> loaded = LoadManifest(options.jobs_path, options.manifest_limits);
   if (!loaded.ok()) {
-    if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", loaded.status().ToString().c_str());
+    if (rank == 0)
+      std::fprintf(stderr, "opverify-batch: %s\n",
+                   TerminalSafe(loaded.status().ToString()).c_str());  // bytes of file names too
     *exit_code = 2;
     return std::nullopt;
   }

@@ -13,6 +13,7 @@
 #include "runner/common/sha256.h"
 #include "runner/common/strings.h"
 #include "runner/common/user_file.h"
+#include "runner/common/utf8.h"
 #include "runner/manifest/manifest_document.h"
 
 namespace opverify {
@@ -320,6 +321,13 @@ Status Resolver::Add(const ManifestFile& file, const std::string& pointer, const
   const fs::path absolute_dir = fs::absolute(dir).lexically_normal();
   job.task_file = (absolute_dir / (name + std::string(kTaskSuffix))).string();
   job.impl_file = (absolute_dir / (name + "_" + job.impl_name + ".py")).string();
+  // Executors get paths as JSON text, which holds only UTF-8: a folder named
+  // otherwise would reach them with U+FFFD in it and fail as "no such file".
+  if (const std::string shown = ValidUtf8(absolute_dir.string()); shown != absolute_dir.string()) {
+    return Status::InvalidInput(where + ": operator '" + name + "': its folder " + shown +
+                                " is not valid UTF-8 (U+FFFD marks the bytes): executors receive "
+                                "paths as JSON text; rename the folder");
+  }
   for (const auto& [path, role] :
        {std::pair{job.task_file, "task file"}, std::pair{job.impl_file, "implementation file"}}) {
     if (Status regular = CheckRegularFile(path, role); !regular.ok()) {

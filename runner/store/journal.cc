@@ -53,7 +53,7 @@ Result<Journal> Journal::Open(const std::string& path) {
   Result<int> opened = OpenRegularFile(path, O_RDWR | O_CREAT | O_APPEND, "cannot open the journal");
   if (!opened.ok()) return opened.status();
   Journal journal(opened.value(), path);
-  Status cut = CutTornLine(fd, path);
+  Status cut = CutTornLine(opened.value(), path);
   if (!cut.ok()) return cut;
   if (!existed) {
     Status synced = SyncDirectory(std::filesystem::path(path).parent_path().string());

@@ -345,7 +345,7 @@ def test_a_wrong_shaped_output_fails_its_case_and_every_report_is_written(batch_
     assert "terminate called" not in proc.stderr
     assert re.search(r"FAILED short_output/#1\s+ShapeMismatch", proc.stdout), proc.stdout
     summary = json.loads((run / "summary.json").read_text())
-    assert summary["error_types"] == {"ShapeMismatch": 1} and summary["totals"]["passed"] == 1
+    assert summary["error_types"] == {"ShapeMismatch": 1} and summary["totals"]["failed"] == 1
     assert summary["problems"] == [] and summary["incomplete"] == []
     for name in ("report.md", "report.html", "junit.xml", "ops/short_output/precision_report.md",
                  "ops/short_output/verify_result.json", "ops/alpha/verify_result.json"):
@@ -395,9 +395,8 @@ def test_a_damaged_shard_is_a_problem_naming_it_for_reduce_and_resume(finished, 
     assert (run / "junit.xml").is_file() and (run / "report.html").is_file()
     manifest = summary["manifest"]
     resumed = batch(batch_bin, manifest, run, "--resume", "--no-bench")
-    assert resumed.returncode in (1, 2), resumed.stderr[-2000:]
     assert resumed.returncode == 1, resumed.stderr[-2000:]  # the lost cases run again; loud fails
-    assert "Segmentation" not in resumed.stderr and "terminate called" not in resumed.stderr
+    assert "terminate called" not in resumed.stderr
     assert shard.name in resumed.stderr
     summary = json.loads((run / "summary.json").read_text())
     assert summary["totals"]["cases"] == 12 and summary["totals"]["failed"] == 4, summary["totals"]

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -137,11 +138,15 @@ CaseRecord BenchShape(const std::string& op) {
   return r;
 }
 
-// Every place in `value` (its pointers), the whole value ("") first.
+// Every place in `value` (its JSON pointers), the whole value ("") first.
 void Pointers(const json& value, const std::string& at, std::vector<std::string>* out) {
   out->push_back(at);
   if (value.is_object()) {
-    for (auto it = value.begin(); it != value.end(); ++it) Pointers(it.value(), at + "/" + it.key(), out);
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      std::string token;
+      for (char c : it.key()) token += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+      Pointers(it.value(), at + "/" + token, out);
+    }
   } else if (value.is_array()) {
     for (std::size_t i = 0; i < value.size(); ++i) Pointers(value[i], at + "/" + std::to_string(i), out);
   }

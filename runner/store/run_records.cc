@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "runner/h5/h5.h"
+#include "runner/process/subprocess.h"
 #include "runner/store/durable_file.h"
 #include "runner/store/journal.h"
 #include "runner/store/record_fields.h"
@@ -242,8 +243,8 @@ Status SurvivesReading(const std::string& path,
                            " s and was killed: the shard is corrupt");
   }
   if (WIFEXITED(raw) && WEXITSTATUS(raw) == 0) return Status::Ok();
-  const std::string how = WIFSIGNALED(raw) ? "signal " + std::to_string(WTERMSIG(raw)) + " (" +
-                                                 strsignal(WTERMSIG(raw)) + ")"
+  const std::string how = WIFSIGNALED(raw) ? "signal " + SignalName(WTERMSIG(raw)) + " (" +
+                                                 std::to_string(WTERMSIG(raw)) + ")"
                                            : "exit code " + std::to_string(WEXITSTATUS(raw));
   return Status::IoError(path + ": reading it crashed its reader (" + how +
                          "): the shard is corrupt");

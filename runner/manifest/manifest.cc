@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <utility>
 
 #include "runner/common/sha256.h"
@@ -105,7 +104,6 @@ class Resolver {
   std::string Via() const { return stack_display_.size() > 1 ? Join(stack_display_, " -> ") : ""; }
 
   Status CheckSweepSize(const std::string& where, const json& fields, const std::string& name);
-  static Status CheckSweepValues(const std::string& where, const json& sweep);
 
   const ManifestLimits limits_;
   std::uint64_t job_cases_cap_ = ManifestLimits::kDefaultJobCases;
@@ -321,13 +319,10 @@ Status Resolver::Add(const ManifestFile& file, const std::string& pointer, const
   const fs::path absolute_dir = fs::absolute(dir).lexically_normal();
   job.task_file = (absolute_dir / (name + std::string(kTaskSuffix))).string();
   job.impl_file = (absolute_dir / (name + "_" + job.impl_name + ".py")).string();
-  // Executors get paths as JSON text, which holds only UTF-8: a folder named
-  // otherwise would reach them with U+FFFD in it and fail as "no such file".
-  if (const std::string shown = ValidUtf8(absolute_dir.string()); shown != absolute_dir.string()) {
+  // Executors get paths as JSON text (UTF-8 only): such a folder reached them as "no such file".
+  if (const std::string shown = ValidUtf8(absolute_dir.string()); shown != absolute_dir.string())
     return Status::InvalidInput(where + ": operator '" + name + "': its folder " + shown +
-                                " is not valid UTF-8 (U+FFFD marks the bytes): executors receive "
-                                "paths as JSON text; rename the folder");
-  }
+                                " is not valid UTF-8 (U+FFFD marks the bytes); rename it");
   for (const auto& [path, role] :
        {std::pair{job.task_file, "task file"}, std::pair{job.impl_file, "implementation file"}}) {
     if (Status regular = CheckRegularFile(path, role); !regular.ok()) {
@@ -450,22 +445,8 @@ Status Resolver::CheckSweepSize(const std::string& where, const json& fields,
         static_cast<unsigned long long>(job_cases_cap_)));
   }
   job_cases_ += size;
-  return CheckSweepValues(where, fields["sweep"]);
-}
-
-// Each parameter's values distinct (the schema's uniqueItems, which valijson
-// checks pair by pair: see JobsSchema).
-Status Resolver::CheckSweepValues(const std::string& where, const json& sweep) {
-  for (auto parameter = sweep.begin(); parameter != sweep.end(); ++parameter) {
-    std::set<std::string> seen;
-    for (const json& value : parameter.value()) {
-      const std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-      if (!seen.insert(text).second) {
-        return Status::InvalidInput(where + ": sweep '" + parameter.key() + "' lists " + text +
-                                    " twice (a sweep's values must be distinct)");
-      }
-    }
-  }
+  if (const std::optional<std::string> repeated = RepeatedSweepValue(fields["sweep"]))
+    return Status::InvalidInput(where + ": sweep " + *repeated + " (its values must be distinct)");
   return Status::Ok();
 }
 

@@ -81,7 +81,7 @@ const CompiledSchema& JobsSchema() {
       // valijson compares every pair of a sweep's values for uniqueItems: a
       // list of 100,000 took minutes before the case cap could refuse it.
       // The resolver checks that they are distinct instead, after the cap
-      // (CheckSweepValues, manifest.cc), in n log n.
+      // (RepeatedSweepValue, runner/cases/cases.h), in n log n.
       out->validated = out->document;
       for (auto& parameter : out->validated["definitions"]["sweep"]["patternProperties"])
         parameter.erase("uniqueItems");

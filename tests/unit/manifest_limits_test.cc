@@ -149,8 +149,8 @@ TEST_F(ManifestLimitsTest, ALongSweepListIsRefusedByTheCapBeforeItsValuesAreComp
 TEST_F(ManifestLimitsTest, ASweepListingAValueTwiceIsRefusedNamingIt) {
   const std::string path = Entry(R"("sweep": {"n": [1, 2, 3], "mode": ["a", "b", "a"]})");
   EXPECT_THAT(Refusal(path).message(),
-              StartsWith(path + ": /operators/0: sweep 'mode' lists \"a\" twice (a sweep's "
-                                "values must be distinct)"));
+              StartsWith(path + ": /operators/0: sweep 'mode' lists \"a\" twice (its values must "
+                                "be distinct)"));
   const Result<JobManifest> distinct = LoadManifest(Entry(R"("sweep": {"n": [1, "1", 1.5, true]})"));
   EXPECT_TRUE(distinct.ok()) << distinct.status().ToString();
 }

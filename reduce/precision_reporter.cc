@@ -121,24 +121,20 @@ std::string PrecisionReport(const OperatorModel& op) {
       const json& o = c.outputs[i];
       // Null where the judge could not compare (a ShapeMismatch has no metrics).
       const auto metrics = o.find("metrics");
-      const json mm = metrics != o.end() && metrics->is_object()
-                          ? metrics->value("mere_mare", json())
-                          : json();
+      const json mm =
+          metrics != o.end() && metrics->is_object() ? metrics->value("mere_mare", json()) : json();
       const std::string criterion =
           mm.is_object() && mm.contains("passed") && mm["passed"].is_boolean()
               ? (mm["passed"].get<bool>() ? "met" : "not met")
               : "-";
-      md << "| " << c.case_index + 1 << " | " << i << " | "
-         << MarkdownCell(Text(o, "dtype", "?")) << " | "
-         << Shape(o.value("shape", json())) << " | "
-         << MarkdownCell(Text(o, "route", "?")) << " | "
-         << MarkdownCell(Text(o, "standard", "?")) << " | "
+      md << "| " << c.case_index + 1 << " | " << i << " | " << MarkdownCell(Text(o, "dtype", "?"))
+         << " | " << Shape(o.value("shape", json())) << " | " << MarkdownCell(Text(o, "route", "?"))
+         << " | " << MarkdownCell(Text(o, "standard", "?")) << " | "
          << (mm.is_object() ? Sci(mm.value("MERE", json())) : "-") << " | "
          << (mm.is_object() ? Sci(mm.value("MARE", json())) : "-") << " | "
          << (mm.is_object() ? Sci(mm.value("threshold", json())) : "-") << " | " << criterion
          << " | "
-         << (o.value("passed", false) ? "pass"
-                                      : MarkdownCell(Text(o, "error_type", "fail")))
+         << (o.value("passed", false) ? "pass" : MarkdownCell(Text(o, "error_type", "fail")))
          << " |\n";
     }
   }

@@ -89,7 +89,8 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
     job.operators = std::move(kept);
   }
   if (Status rerun = ResolveRerunFailed(&options); !rerun.ok()) {
-    if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", rerun.ToString().c_str());
+    if (rank == 0)
+      std::fprintf(stderr, "opverify-batch: %s\n", TerminalSafe(rerun.ToString()).c_str());
     *exit_code = 2;
     return std::nullopt;
   }
@@ -117,7 +118,8 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
     return std::nullopt;
   }
   if (const std::optional<AnchorProblem> anchor = CheckTaskAnchors(job, options.require_anchors)) {
-    if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", anchor->message.c_str());
+    if (rank == 0)
+      std::fprintf(stderr, "opverify-batch: %s\n", TerminalSafe(anchor->message).c_str());
     *exit_code = anchor->exit_code;
     return std::nullopt;
   }
@@ -273,7 +275,8 @@ int Run(int argc, char** argv) {
   }
   const Result<std::string> prepared = PrepareRankFolder(options.run_dir, rank, options.verbosity);
   if (!prepared.ok()) {
-    std::fprintf(stderr, "opverify-batch: %s\n", prepared.status().ToString().c_str());
+    std::fprintf(stderr, "opverify-batch: %s\n",
+                 TerminalSafe(prepared.status().ToString()).c_str());
     return 2;
   }
   const std::string& run_cache = prepared.value();

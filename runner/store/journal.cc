@@ -19,7 +19,6 @@ Status Errno(const std::string& path, const char* what) {
   return Status::IoError(path + ": " + what + ": " + std::strerror(errno));
 }
 
-
 // Cuts `fd`'s file back to just after its last '\n' (to nothing when it has
 // none): the torn line a crash mid-append leaves is dropped.
 Status CutTornLine(int fd, const std::string& path) {
@@ -50,7 +49,8 @@ Status CutTornLine(int fd, const std::string& path) {
 Result<Journal> Journal::Open(const std::string& path) {
   std::error_code error;
   const bool existed = std::filesystem::exists(path, error);
-  Result<int> opened = OpenRegularFile(path, O_RDWR | O_CREAT | O_APPEND, "cannot open the journal");
+  Result<int> opened =
+      OpenRegularFile(path, O_RDWR | O_CREAT | O_APPEND, "cannot open the journal");
   if (!opened.ok()) return opened.status();
   Journal journal(opened.value(), path);
   Status cut = CutTornLine(opened.value(), path);

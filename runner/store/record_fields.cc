@@ -211,9 +211,9 @@ Status CheckRecordFields(const CaseRecord& record, const std::string& where) {
     const json* wrong = nullptr;
     if (!FindWrong(value, Tokens(field.path), 0, field.types, &pointer, &wrong)) continue;
     const std::string what = TypeNames(TypeOf(*wrong));
-    return Status::InvalidInput(where + ": attribute '" + field.attribute + "': " +
-                                (pointer.empty() ? "(the whole value)" : pointer) + " is " + what +
-                                ", not " + TypeNames(field.types));
+    return Status::InvalidInput(where + ": attribute '" + field.attribute +
+                                "': " + (pointer.empty() ? "(the whole value)" : pointer) + " is " +
+                                what + ", not " + TypeNames(field.types));
   }
   return Status::Ok();
 }

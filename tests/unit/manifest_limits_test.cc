@@ -151,7 +151,8 @@ TEST_F(ManifestLimitsTest, ASweepListingAValueTwiceIsRefusedNamingIt) {
   EXPECT_THAT(Refusal(path).message(),
               StartsWith(path + ": /operators/0: sweep 'mode' lists \"a\" twice (its values must "
                                 "be distinct)"));
-  const Result<JobManifest> distinct = LoadManifest(Entry(R"("sweep": {"n": [1, "1", 1.5, true]})"));
+  const Result<JobManifest> distinct =
+      LoadManifest(Entry(R"("sweep": {"n": [1, "1", 1.5, true]})"));
   EXPECT_TRUE(distinct.ok()) << distinct.status().ToString();
 }
 

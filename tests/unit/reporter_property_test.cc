@@ -30,11 +30,26 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const char* const kErrorTypes[] = {
-    "AccuracyError", "ShapeMismatch",   "DTypeMismatch",   "NaNMismatch",        "InfMismatch",
-    "RuntimeError",  "CompilationError", "Crash",           "Timeout",            "OutOfMemory",
-    "DeviceError",   "ImportError",     "EnvironmentError", "LintError",          "HiddenStateMismatch",
-    "ReferenceError", "SandboxViolation", "PerformanceError", "",                   "<b>&\"x\x01\xff"};
+const char* const kErrorTypes[] = {"AccuracyError",
+                                   "ShapeMismatch",
+                                   "DTypeMismatch",
+                                   "NaNMismatch",
+                                   "InfMismatch",
+                                   "RuntimeError",
+                                   "CompilationError",
+                                   "Crash",
+                                   "Timeout",
+                                   "OutOfMemory",
+                                   "DeviceError",
+                                   "ImportError",
+                                   "EnvironmentError",
+                                   "LintError",
+                                   "HiddenStateMismatch",
+                                   "ReferenceError",
+                                   "SandboxViolation",
+                                   "PerformanceError",
+                                   "",
+                                   "<b>&\"x\x01\xff"};
 
 CaseRecord Case(const std::string& op, int index, bool passed, const std::string& error_type) {
   CaseRecord r;
@@ -49,19 +64,20 @@ CaseRecord Case(const std::string& op, int index, bool passed, const std::string
   r.route = "eco";
   r.error_type = passed ? "" : error_type;
   r.error_msg = passed ? "" : error_type + ": <script>alert(1)</script>\nsecond line \xc3\xa9";
-  json metrics = {{"max_abs_diff", 0.5},
-                  {"max_rel_diff", 0.25},
-                  {"mere_mare", {{"MERE", 1e-5}, {"MARE", 1e-4}, {"threshold", 1.2e-4},
-                                 {"passed", passed}}}};
+  json metrics = {
+      {"max_abs_diff", 0.5},
+      {"max_rel_diff", 0.25},
+      {"mere_mare", {{"MERE", 1e-5}, {"MARE", 1e-4}, {"threshold", 1.2e-4}, {"passed", passed}}}};
   if (error_type == "ShapeMismatch") metrics = nullptr;  // the judge compared nothing
-  r.outputs = json::array({{{"passed", passed},
-                            {"dtype", "float32"},
-                            {"shape", {4, 8}},
-                            {"route", "eco"},
-                            {"standard", "eco"},
-                            {"error_type", r.error_type},
-                            {"metrics", metrics},
-                            {"worst", json::array({{{"index", 5}, {"golden", 1}, {"actual", 2}}})}}});
+  r.outputs =
+      json::array({{{"passed", passed},
+                    {"dtype", "float32"},
+                    {"shape", {4, 8}},
+                    {"route", "eco"},
+                    {"standard", "eco"},
+                    {"error_type", r.error_type},
+                    {"metrics", metrics},
+                    {"worst", json::array({{{"index", 5}, {"golden", 1}, {"actual", 2}}})}}});
   r.timings = {{"wall_ms", 5.0}, {"compile_ms", 1.5}, {"golden_ms", 2.0}, {"impl_ms", 1.0}};
   r.rank = 0;
   r.device = "cpu";
@@ -88,17 +104,18 @@ CaseRecord Facts(const std::string& op) {
   r.op_name = op;
   r.case_id = op + "/@operator/0";
   r.case_index = -1;
-  r.extra = {{"task_file", "/ops/" + op + "_torch.py"},
-             {"impl_name", "cpu_impl"},
-             {"case_count", 1},
-             {"lint_enabled", true},
-             {"non_compute", false},
-             {"lint", {{"passed", true}}},
-             {"left_out", {{op + "/#9", "--filter"}}},
-             {"environment",
-              {{"device", {{"name", "cpu"}, {"backend", "cpu"}, {"compute_units", 2},
-                           {"compute_unit", "cores"}}},
-               {"torch", "1.13"}}}};
+  r.extra = {
+      {"task_file", "/ops/" + op + "_torch.py"},
+      {"impl_name", "cpu_impl"},
+      {"case_count", 1},
+      {"lint_enabled", true},
+      {"non_compute", false},
+      {"lint", {{"passed", true}}},
+      {"left_out", {{op + "/#9", "--filter"}}},
+      {"environment",
+       {{"device",
+         {{"name", "cpu"}, {"backend", "cpu"}, {"compute_units", 2}, {"compute_unit", "cores"}}},
+        {"torch", "1.13"}}}};
   return r;
 }
 
@@ -108,8 +125,12 @@ CaseRecord BenchItem(const std::string& op) {
   r.op_name = op;
   r.case_id = op + "/@bench-item/0";
   r.case_index = -1;
-  r.extra = {{"settings", {{"warmup", 1}, {"repeats", 3}, {"adaptive", false},
-                           {"rse_target", 0.01}, {"review_speedup", 10.0}}},
+  r.extra = {{"settings",
+              {{"warmup", 1},
+               {"repeats", 3},
+               {"adaptive", false},
+               {"rse_target", 0.01},
+               {"review_speedup", 10.0}}},
              {"environment", {{"device", "cpu"}}},
              {"clock", {{"locked", false}}},
              {"wall_s", 0.5}};
@@ -122,8 +143,8 @@ CaseRecord BenchShape(const std::string& op) {
   r.op_name = op;
   r.case_id = op + "/#1@bench";
   r.case_index = -1;
-  const json side = {{"measured", true}, {"latency_ms", 0.5}, {"stats", {{"n", 3}}},
-                     {"peak_memory_mb", 1.0}};
+  const json side = {
+      {"measured", true}, {"latency_ms", 0.5}, {"stats", {{"n", 3}}}, {"peak_memory_mb", 1.0}};
   r.extra = {{"case_id", op + "/#1"},
              {"shape",
               {{"case_idx", 1},
@@ -148,7 +169,8 @@ void Pointers(const json& value, const std::string& at, std::vector<std::string>
       Pointers(it.value(), at + "/" + token, out);
     }
   } else if (value.is_array()) {
-    for (std::size_t i = 0; i < value.size(); ++i) Pointers(value[i], at + "/" + std::to_string(i), out);
+    for (std::size_t i = 0; i < value.size(); ++i)
+      Pointers(value[i], at + "/" + std::to_string(i), out);
   }
 }
 
@@ -217,11 +239,13 @@ class ReporterPropertyTest : public testing::ScratchDirTest {
   // Every reporter of the batch and of opverify-reduce over the stored run:
   // the model it wrote from, and the summary.
   json ReportAll(RunModel* model) {
-    const json run_info = {{"manifest", "/jobs/x.json"}, {"manifest_name", "property"},
-                           {"ranks", 1},  {"backend", "cpu"},
+    const json run_info = {{"manifest", "/jobs/x.json"},
+                           {"manifest_name", "property"},
+                           {"ranks", 1},
+                           {"backend", "cpu"},
                            {"timing", {{"run_wall_s", 3.0}}}};
-    Result<RunTotals> totals = WriteRunReports(
-        dir_, run_info, model, [&](const RunModel&, ReportExtras* extras) {
+    Result<RunTotals> totals =
+        WriteRunReports(dir_, run_info, model, [&](const RunModel&, ReportExtras* extras) {
           Result<BaselineDiff> diff = DiffRuns(dir_, dir_, 0.05);  // itself as its baseline
           EXPECT_TRUE(diff.ok()) << diff.status().ToString();
           if (diff.ok()) extras->baseline = diff.value();
@@ -286,8 +310,13 @@ TEST_F(ReporterPropertyTest, EveryFieldMissingNullOrOfAnotherTypeIsReportedOrNam
   const std::vector<CaseRecord> bases = {Case("base", 0, false, "AccuracyError"),
                                          Case("base", 0, true, ""), Facts("base"),
                                          BenchItem("base"), BenchShape("base")};
-  const json values[] = {json(json::value_t::discarded), json(nullptr), json("text \xff"),
-                         json(7),  json(-1.5),  json(true), json::array({1, "x"}),
+  const json values[] = {json(json::value_t::discarded),
+                         json(nullptr),
+                         json("text \xff"),
+                         json(7),
+                         json(-1.5),
+                         json(true),
+                         json::array({1, "x"}),
                          json::object({{"k", nullptr}})};
   std::vector<CaseRecord> records;
   std::vector<std::string> ops;
@@ -323,8 +352,7 @@ TEST_F(ReporterPropertyTest, EveryFieldMissingNullOrOfAnotherTypeIsReportedOrNam
   for (const json& line : summary["problems"]) problems += line.get<std::string>() + "\n";
   for (const std::string& op : ops) {
     // Reported, or its record named as a problem (the problem names the case id).
-    EXPECT_TRUE(reported.count(op) > 0 || problems.find("(" + op + "/") != std::string::npos)
-        << op;
+    EXPECT_TRUE(reported.count(op) > 0 || problems.find("(" + op + "/") != std::string::npos) << op;
   }
   EXPECT_GT(reported.size(), ops.size() / 2);  // most variants are readable as they are
   EXPECT_EQ(summary["totals"]["lost"], summary["problems"].size());

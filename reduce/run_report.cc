@@ -3,9 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -19,6 +17,7 @@
 #include "reduce/verify_result_reporter.h"
 #include "runner/common/failure_list.h"
 #include "runner/common/terminal_text.h"
+#include "runner/common/user_file.h"
 #include "runner/manifest/manifest.h"
 #include "runner/store/run_plan.h"
 #include "runner/store/run_records.h"
@@ -42,12 +41,16 @@ Status Report(Reporter& reporter, const Reporter::Context& context, const RunMod
 }
 
 // selection.json (what opverify-batch chose to run), or null without one.
+// A FIFO or device in its place is refused, never waited on or read forever.
 nlohmann::json ReadSelectionFile(const std::string& run_dir) {
-  std::ifstream in(std::filesystem::path(run_dir) / "selection.json");
-  if (!in) return nullptr;
-  std::stringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str(), nullptr, false);  // discarded (unreadable): null-like
+  const Result<std::string> text = ReadUserFile(
+      (std::filesystem::path(run_dir) / "selection.json").string(), "selection file", 1u << 30);
+  if (!text.ok()) {
+    if (text.status().code() != Status::Code::kNotFound)
+      spdlog::warn("{} (the cases it left out are not listed)", text.status().message());
+    return nullptr;
+  }
+  return nlohmann::json::parse(text.value(), nullptr, false);  // discarded (unreadable): null-like
 }
 
 }  // namespace

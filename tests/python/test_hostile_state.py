@@ -418,7 +418,7 @@ def test_a_journal_linked_to_a_device_is_refused_not_written_through(finished, b
     assert journal.is_symlink() and os.readlink(journal) == target
 
 
-def test_report_temporaries_never_follow_a_planted_link(finished, tmp_path):
+def test_report_temporaries_and_run_files_never_follow_a_planted_link_or_wait_on_a_fifo(finished, tmp_path):
     run = copy_run(finished[0], tmp_path)
     victims = []
     for name in ("summary.json", "report.md", "report.html", "junit.xml", "ops/alpha/verify_result.json"):
@@ -429,8 +429,11 @@ def test_report_temporaries_never_follow_a_planted_link(finished, tmp_path):
         planted.symlink_to(victim)
     fifo = run / "ops" / "beta" / "precision_report.md.tmp"
     os.mkfifo(fifo)
+    (run / "selection.json").unlink()
+    os.mkfifo(run / "selection.json")  # read with an ifstream, it used to hang the reducer
     proc = reduce(run)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "selection.json: selection file is a FIFO" in proc.stderr, proc.stderr
     assert all(v.read_text() == "keep me" for v in victims)
     assert json.loads((run / "summary.json").read_text())["totals"]["cases"] == 12
     assert not list(run.rglob("*.tmp"))

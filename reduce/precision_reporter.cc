@@ -14,6 +14,12 @@ using nlohmann::json;
 
 namespace {
 
+// `object[key]` when it is a string, else `fallback` (null where the judge left it so).
+std::string Text(const json& object, const char* key, const std::string& fallback) {
+  const auto found = object.is_object() ? object.find(key) : object.end();
+  return found != object.end() && found->is_string() ? found->get<std::string>() : fallback;
+}
+
 std::string Sci(const json& value) {
   if (!value.is_number()) return "-";
   char text[32];
@@ -31,9 +37,9 @@ std::string Shape(const json& shape) {
 std::string InputShapes(const json& input_desc) {
   std::string out;
   for (const auto& input : input_desc) {
-    if (!input.is_object() || input.value("type", "") != "tensor") continue;
+    if (!input.is_object() || Text(input, "type", "") != "tensor") continue;
     out += (out.empty() ? "" : ", ") + Shape(input.value("shape", json())) + " " +
-           input.value("dtype", std::string("?"));
+           Text(input, "dtype", "?");
   }
   return out.empty() ? "-" : out;
 }
@@ -59,12 +65,12 @@ std::string PrecisionReport(const OperatorModel& op) {
   md << "# Precision report: " << MarkdownCell(op_name) << "\n\n";
   md << "## Verification configuration\n\n";
   md << "- operator: " << MarkdownCode(op_name) << ", implementation "
-     << MarkdownCode(facts.value("impl_name", std::string("?"))) << "\n";
-  md << "- device: " << MarkdownCell(device.value("name", std::string("unknown"))) << " (backend "
-     << MarkdownCell(device.value("backend", std::string("?"))) << ")";
+     << MarkdownCode(Text(facts, "impl_name", "?")) << "\n";
+  md << "- device: " << MarkdownCell(Text(device, "name", "unknown")) << " (backend "
+     << MarkdownCell(Text(device, "backend", "?")) << ")";
   if (device.contains("compute_units") && device["compute_units"].is_number()) {
     md << ", " << device["compute_units"] << " "
-       << MarkdownCell(device.value("compute_unit", std::string("cores")));
+       << MarkdownCell(Text(device, "compute_unit", "cores"));
   }
   md << "\n- cases: " << cases.size() << "\n- output dtypes:";
   for (const auto& d : dtypes) md << " " << MarkdownCell(d);
@@ -113,23 +119,22 @@ std::string PrecisionReport(const OperatorModel& op) {
     }
     for (std::size_t i = 0; i < c.outputs.size(); ++i) {
       const json& o = c.outputs[i];
-      const json metrics = o.value("metrics", json::object());
-      const json mm = metrics.value("mere_mare", json());
+      // Null where the judge could not compare (a ShapeMismatch has no metrics).
+      const auto metrics = o.find("metrics");
+      const json mm =
+          metrics != o.end() && metrics->is_object() ? metrics->value("mere_mare", json()) : json();
       const std::string criterion =
           mm.is_object() && mm.contains("passed") && mm["passed"].is_boolean()
               ? (mm["passed"].get<bool>() ? "met" : "not met")
               : "-";
-      md << "| " << c.case_index + 1 << " | " << i << " | "
-         << MarkdownCell(o.value("dtype", std::string("?"))) << " | "
-         << Shape(o.value("shape", json())) << " | "
-         << MarkdownCell(o.value("route", std::string("?"))) << " | "
-         << MarkdownCell(o.value("standard", std::string("?"))) << " | "
+      md << "| " << c.case_index + 1 << " | " << i << " | " << MarkdownCell(Text(o, "dtype", "?"))
+         << " | " << Shape(o.value("shape", json())) << " | " << MarkdownCell(Text(o, "route", "?"))
+         << " | " << MarkdownCell(Text(o, "standard", "?")) << " | "
          << (mm.is_object() ? Sci(mm.value("MERE", json())) : "-") << " | "
          << (mm.is_object() ? Sci(mm.value("MARE", json())) : "-") << " | "
          << (mm.is_object() ? Sci(mm.value("threshold", json())) : "-") << " | " << criterion
          << " | "
-         << (o.value("passed", false) ? "pass"
-                                      : MarkdownCell(o.value("error_type", std::string("fail"))))
+         << (o.value("passed", false) ? "pass" : MarkdownCell(Text(o, "error_type", "fail")))
          << " |\n";
     }
   }

@@ -3,9 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
+#include <utility>
 #include <vector>
 
 #include "reduce/html_reporter.h"
@@ -18,6 +17,7 @@
 #include "reduce/verify_result_reporter.h"
 #include "runner/common/failure_list.h"
 #include "runner/common/terminal_text.h"
+#include "runner/common/user_file.h"
 #include "runner/manifest/manifest.h"
 #include "runner/store/run_plan.h"
 #include "runner/store/run_records.h"
@@ -25,21 +25,32 @@
 namespace opverify {
 namespace {
 
-// Runs `reporter` through its three calls; the first error it reports.
-Status Report(Reporter& reporter, const Reporter::Context& context, const RunModel& run) {
-  reporter.ReportContext(context);
-  Status reported = reporter.ReportRun(run);
-  Status finalized = reporter.Finalize();
-  return reported.ok() ? finalized : reported;
+// Runs `reporter` through its three calls; the first error it reports. A
+// reporter that throws (a record of a shape no check foresaw) is an error
+// naming it and what it met: the other reporters still write their files.
+Status Report(Reporter& reporter, const Reporter::Context& context, const RunModel& run,
+              const char* name) {
+  try {
+    reporter.ReportContext(context);
+    Status reported = reporter.ReportRun(run);
+    Status finalized = reporter.Finalize();
+    return reported.ok() ? finalized : reported;
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string(name) + " not written: " + e.what());
+  }
 }
 
 // selection.json (what opverify-batch chose to run), or null without one.
+// A FIFO or device in its place is refused, never waited on or read forever.
 nlohmann::json ReadSelectionFile(const std::string& run_dir) {
-  std::ifstream in(std::filesystem::path(run_dir) / "selection.json");
-  if (!in) return nullptr;
-  std::stringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str(), nullptr, false);  // discarded (unreadable): null-like
+  const Result<std::string> text = ReadUserFile(
+      (std::filesystem::path(run_dir) / "selection.json").string(), "selection file", 1u << 30);
+  if (!text.ok()) {
+    if (text.status().code() != Status::Code::kNotFound)
+      spdlog::warn("{} (the cases it left out are not listed)", text.status().message());
+    return nullptr;
+  }
+  return nlohmann::json::parse(text.value(), nullptr, false);  // discarded (unreadable): null-like
 }
 
 }  // namespace
@@ -78,21 +89,22 @@ Result<RunTotals> WriteRunReports(const std::string& run_dir, const nlohmann::js
 Result<RunTotals> WriteModelReports(RunModel run, const std::string& run_dir, RunModel* model,
                                     const ExtrasStep& extras) {
   // The data files first: the extras step (a baseline diff) reads them.
-  std::vector<std::unique_ptr<Reporter>> data, readable;
-  data.push_back(std::make_unique<VerifyResultReporter>());
-  data.push_back(std::make_unique<PerfResultReporter>());
-  data.push_back(std::make_unique<PrecisionReporter>());
-  data.push_back(std::make_unique<SummaryJsonReporter>());
-  data.push_back(std::make_unique<JUnitReporter>());
-  readable.push_back(std::make_unique<MarkdownReporter>());
-  readable.push_back(std::make_unique<HtmlReporter>());
+  using Named = std::pair<const char*, std::unique_ptr<Reporter>>;
+  std::vector<Named> data, readable;
+  data.emplace_back("verify_result.json", std::make_unique<VerifyResultReporter>());
+  data.emplace_back("perf_result.json", std::make_unique<PerfResultReporter>());
+  data.emplace_back("precision_report.md", std::make_unique<PrecisionReporter>());
+  data.emplace_back("summary.json", std::make_unique<SummaryJsonReporter>());
+  data.emplace_back("junit.xml", std::make_unique<JUnitReporter>());
+  readable.emplace_back("report.md", std::make_unique<MarkdownReporter>());
+  readable.emplace_back("report.html", std::make_unique<HtmlReporter>());
   ReportExtras more;
   ReadManifestTags(run.run_info, &more);
   std::string errors;
   for (auto* group : {&data, &readable}) {
     if (group == &readable && extras) extras(run, &more);
-    for (const auto& reporter : *group) {
-      Status reported = Report(*reporter, {run_dir, &more}, run);
+    for (const auto& [name, reporter] : *group) {
+      Status reported = Report(*reporter, {run_dir, &more}, run, name);
       if (!reported.ok()) errors += (errors.empty() ? "" : "; ") + reported.ToString();
     }
   }

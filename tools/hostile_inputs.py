@@ -362,7 +362,9 @@ def run_folder_cases(s, batch, reduce):
                       timeout=180))
     for label, prepare in [("a missing folder", None), ("a file", "file"), ("an empty folder", "empty"),
                            ("shards/ with garbage files", "garbage"), ("shards/ that is a file", "shards_file"),
-                           ("a journal that is a folder", "journal_dir")]:
+                           ("a journal that is a folder", "journal_dir"),
+                           ("a shard that crashes libhdf5", "crash_shard"), ("a shard that is a FIFO", "fifo_shard"),
+                           ("a journal linked to /dev/zero", "journal_zero")]:
         folder = os.path.dirname(s.path("x")) + "/run"
         if prepare == "file":
             open(folder, "w").close()
@@ -377,8 +379,21 @@ def run_folder_cases(s, batch, reduce):
                 open(folder + "/shards", "w").close()
             elif prepare == "journal_dir":
                 os.makedirs(folder + "/shards/rank-0000.journal")
+            elif prepare in ("crash_shard", "fifo_shard", "journal_zero"):
+                shards = folder + "/shards"
+                os.makedirs(shards)
+                if prepare == "journal_zero":
+                    os.symlink("/dev/zero", shards + "/rank-0000.journal")
+                else:
+                    with open(shards + "/rank-0000.journal", "w") as f:
+                        f.write('{"case_id": "x/#1", "shard": "rank-0000.h5", "n": 0}\n')
+                if prepare == "crash_shard":
+                    shutil.copy(os.path.join(ROOT, "tests", "fixtures", "corrupt_h5", "local-heap-crash.h5"),
+                                shards + "/rank-0000.h5")
+                elif prepare == "fifo_shard":
+                    os.mkfifo(shards + "/rank-0000.h5")
         # Unreadable shards or journals are lost results: opverify-reduce's exit 3, naming them.
-        lost = prepare in ("garbage", "journal_dir")
+        lost = prepare in ("garbage", "journal_dir", "crash_shard", "fifo_shard", "journal_zero")
         cases.append(Case("run-folder state", f"reduce on {label}", [reduce, folder], prepare not in (None,), (folder,),
                           refuse_codes=(2, 3) if lost else (2,)))
         if prepare is None:

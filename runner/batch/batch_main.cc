@@ -36,10 +36,10 @@ namespace fs = std::filesystem;
 namespace opverify {
 namespace {
 
-// SIGTERM or SIGUSR1 (Slurm's warning before the time limit): stop handing
-// out work, abandon the cases in flight (the executor call polls this flag
-// and kills its executor), write the reports of what was stored. --resume
-// runs the rest.
+// SIGTERM, SIGUSR1 (Slurm's warning before the time limit), SIGINT (Ctrl-C)
+// or SIGHUP (the terminal closed): stop handing out work, abandon the cases
+// in flight (the executor call polls this flag and kills its executor),
+// write the reports of what was stored. --resume runs the rest.
 std::atomic<int> g_stop_signal{0};
 
 void OnStopSignal(int signal) { g_stop_signal.store(signal); }
@@ -51,6 +51,8 @@ void InstallStopHandlers() {
   action.sa_flags = SA_RESTART;
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGUSR1, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGHUP, &action, nullptr);
 }
 
 // mpirun/srun means MPI (every rank's Comm, its size checked against the
@@ -70,7 +72,9 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
                                    nlohmann::json* left_out) {
   Result<JobManifest> loaded = LoadManifest(options.jobs_path, options.manifest_limits);
   if (!loaded.ok()) {
-    if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", loaded.status().ToString().c_str());
+    if (rank == 0)
+      std::fprintf(stderr, "opverify-batch: %s\n",
+                   TerminalSafe(loaded.status().ToString()).c_str());  // bytes of file names too
     *exit_code = 2;
     return std::nullopt;
   }
@@ -85,7 +89,8 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
     job.operators = std::move(kept);
   }
   if (Status rerun = ResolveRerunFailed(&options); !rerun.ok()) {
-    if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", rerun.ToString().c_str());
+    if (rank == 0)
+      std::fprintf(stderr, "opverify-batch: %s\n", TerminalSafe(rerun.ToString()).c_str());
     *exit_code = 2;
     return std::nullopt;
   }
@@ -113,7 +118,8 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
     return std::nullopt;
   }
   if (const std::optional<AnchorProblem> anchor = CheckTaskAnchors(job, options.require_anchors)) {
-    if (rank == 0) std::fprintf(stderr, "opverify-batch: %s\n", anchor->message.c_str());
+    if (rank == 0)
+      std::fprintf(stderr, "opverify-batch: %s\n", TerminalSafe(anchor->message).c_str());
     *exit_code = anchor->exit_code;
     return std::nullopt;
   }
@@ -269,7 +275,8 @@ int Run(int argc, char** argv) {
   }
   const Result<std::string> prepared = PrepareRankFolder(options.run_dir, rank, options.verbosity);
   if (!prepared.ok()) {
-    std::fprintf(stderr, "opverify-batch: %s\n", prepared.status().ToString().c_str());
+    std::fprintf(stderr, "opverify-batch: %s\n",
+                 TerminalSafe(prepared.status().ToString()).c_str());
     return 2;
   }
   const std::string& run_cache = prepared.value();

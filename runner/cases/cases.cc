@@ -1,5 +1,6 @@
 #include "runner/cases/cases.h"
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,17 @@ std::uint64_t SweepSize(const json& sweep) {
     size *= values;
   }
   return size;
+}
+
+std::optional<std::string> RepeatedSweepValue(const json& sweep) {
+  for (auto parameter = sweep.begin(); parameter != sweep.end(); ++parameter) {
+    std::set<std::string> seen;
+    for (const json& value : parameter.value()) {
+      const std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+      if (!seen.insert(text).second) return "'" + parameter.key() + "' lists " + text + " twice";
+    }
+  }
+  return std::nullopt;
 }
 
 std::string CaseId(const std::string& op_name, const json& params, int index) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ std::vector<nlohmann::json> ExpandSweep(const nlohmann::json& sweep);
 // How many cases ExpandSweep would make, without making them: the product
 // of the values' counts, saturated at UINT64_MAX.
 std::uint64_t SweepSize(const nlohmann::json& sweep);
+
+// The first parameter of a sweep that lists a value twice, as "'<param>'
+// lists <value> twice"; nullopt when each parameter's values are distinct
+// (the schema's uniqueItems, checked here in n log n: see JobsSchema).
+std::optional<std::string> RepeatedSweepValue(const nlohmann::json& sweep);
 
 // A case's stable id: "<op>/<canonical params JSON>" for sweeps (params an
 // object: nlohmann's compact dump, keys sorted), "<op>/#<N>" for the task's

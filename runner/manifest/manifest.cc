@@ -12,6 +12,7 @@
 #include "runner/common/sha256.h"
 #include "runner/common/strings.h"
 #include "runner/common/user_file.h"
+#include "runner/common/utf8.h"
 #include "runner/manifest/manifest_document.h"
 
 namespace opverify {
@@ -318,6 +319,10 @@ Status Resolver::Add(const ManifestFile& file, const std::string& pointer, const
   const fs::path absolute_dir = fs::absolute(dir).lexically_normal();
   job.task_file = (absolute_dir / (name + std::string(kTaskSuffix))).string();
   job.impl_file = (absolute_dir / (name + "_" + job.impl_name + ".py")).string();
+  // Executors get paths as JSON text (UTF-8 only): such a folder reached them as "no such file".
+  if (const std::string shown = ValidUtf8(absolute_dir.string()); shown != absolute_dir.string())
+    return Status::InvalidInput(where + ": operator '" + name + "': its folder " + shown +
+                                " is not valid UTF-8 (U+FFFD marks the bytes); rename it");
   for (const auto& [path, role] :
        {std::pair{job.task_file, "task file"}, std::pair{job.impl_file, "implementation file"}}) {
     if (Status regular = CheckRegularFile(path, role); !regular.ok()) {
@@ -440,6 +445,8 @@ Status Resolver::CheckSweepSize(const std::string& where, const json& fields,
         static_cast<unsigned long long>(job_cases_cap_)));
   }
   job_cases_ += size;
+  if (const std::optional<std::string> repeated = RepeatedSweepValue(fields["sweep"]))
+    return Status::InvalidInput(where + ": sweep " + *repeated + " (its values must be distinct)");
   return Status::Ok();
 }
 

@@ -68,6 +68,7 @@ std::string ParseErrorReason(const std::string& what) {
 // ours, reported (as Internal) by every load.
 struct CompiledSchema {
   json document;
+  json validated;  // what valijson checks: the document without the sweep's uniqueItems
   valijson::Schema schema;
   std::string error;
 };
@@ -77,8 +78,15 @@ const CompiledSchema& JobsSchema() {
     auto out = std::make_unique<CompiledSchema>();
     try {
       out->document = json::parse(JobsSchemaText());
+      // valijson compares every pair of a sweep's values for uniqueItems: a
+      // list of 100,000 took minutes before the case cap could refuse it.
+      // The resolver checks that they are distinct instead, after the cap
+      // (RepeatedSweepValue, runner/cases/cases.h), in n log n.
+      out->validated = out->document;
+      for (auto& parameter : out->validated["definitions"]["sweep"]["patternProperties"])
+        parameter.erase("uniqueItems");
       valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-      valijson::adapters::NlohmannJsonAdapter adapter(out->document);
+      valijson::adapters::NlohmannJsonAdapter adapter(out->validated);
       parser.populateSchema(adapter, out->schema);
     } catch (const std::exception& e) {
       out->error = e.what();

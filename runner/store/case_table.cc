@@ -118,7 +118,8 @@ double Field(const json& object, const char* key) {
 const json* RouteOutput(const json& outputs) {
   if (!outputs.is_array() || outputs.empty()) return nullptr;
   for (const json& output : outputs) {
-    if (output.is_object() && output.value("passed", true) == false) return &output;
+    if (output.is_object() && output.contains("passed") && output["passed"] == false)
+      return &output;
   }
   return &outputs.front();
 }
@@ -136,7 +137,8 @@ CaseRow MakeCaseRow(const CaseRecord& record, int shard, std::int64_t n, std::st
   row.route = record.route;
   row.error_type = record.error_type;
   const json* output = RouteOutput(record.outputs);
-  const json metrics = output != nullptr ? output->value("metrics", json()) : json();
+  const json metrics =
+      output != nullptr && output->is_object() ? output->value("metrics", json()) : json();
   row.max_abs_diff = Field(metrics, "max_abs_diff");
   row.max_rel_diff = Field(metrics, "max_rel_diff");
   row.rank = record.rank;

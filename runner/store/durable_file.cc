@@ -37,6 +37,21 @@ Status WriteAll(int fd, const void* data, std::size_t size, const std::string& p
 
 }  // namespace
 
+Result<int> OpenRegularFile(const std::string& path, int flags, const std::string& what) {
+  const int fd = open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0 && errno == ENOENT) return Status::NotFound(path + ": no such file");
+  if (fd < 0 && errno == ELOOP)
+    return Status::IoError(path + ": " + what + ": a symbolic link (the store follows none)");
+  if (fd < 0) return Failed(path, what.c_str(), errno);
+  struct stat info {};
+  const bool stated = fstat(fd, &info) == 0;
+  const int error = errno;
+  if (stated && S_ISREG(info.st_mode)) return fd;
+  close(fd);
+  if (!stated) return Failed(path, what.c_str(), error);
+  return Status::IoError(path + ": " + what + ": not a regular file");
+}
+
 Status SyncDirectory(const std::string& directory) {
   const int fd = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Failed(directory, "open", errno);
@@ -46,8 +61,12 @@ Status SyncDirectory(const std::string& directory) {
 }
 
 Status WriteNewFile(const std::string& path, const void* data, std::size_t size, bool exclusive) {
-  const int fd =
-      open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), 0644);
+  // Replacing is removing, then creating anew (O_EXCL): a symbolic link or a
+  // FIFO planted at `path` (a report's temporary) is removed, never written
+  // through or waited on.
+  if (!exclusive && unlink(path.c_str()) != 0 && errno != ENOENT)
+    return Failed(path, "removing what was there", errno);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return Failed(path, "create", errno);
   Status status;
   {

@@ -16,10 +16,21 @@ namespace opverify {
 // only its contents). Errors name `directory` and errno's text.
 Status SyncDirectory(const std::string& directory);
 
+// Opens `path` with open(2) `flags` (O_CREAT allowed) without following a
+// symbolic link or waiting on a FIFO (O_NOFOLLOW, O_NONBLOCK) and returns
+// the descriptor (O_CLOEXEC) of a regular file: a journal linked to
+// /dev/zero would swallow every entry, a FIFO in a shard's place would hang
+// its reader. NotFound "<path>: no such file"; an IoError "<path>: <what>:
+// a symbolic link (the store follows none)", ": not a regular file" or
+// errno's text otherwise.
+Result<int> OpenRegularFile(const std::string& path, int flags, const std::string& what);
+
 // Writes `size` bytes to a new file at `path` and fsyncs it. The file's
 // space is allocated first (posix_fallocate), so a full disk fails before
 // anything is written; on any failure the file is removed. `exclusive`:
-// fail when `path` exists (O_EXCL), else replace it. Errors name `path`.
+// fail when `path` exists (O_EXCL), else replace it: whatever is there (a
+// file, a symbolic link, a FIFO) is removed first, never followed. Errors
+// name `path`.
 Status WriteNewFile(const std::string& path, const void* data, std::size_t size, bool exclusive);
 
 // Allocates `bytes` of disk space past the end of the existing file at

@@ -49,10 +49,11 @@ Status CutTornLine(int fd, const std::string& path) {
 Result<Journal> Journal::Open(const std::string& path) {
   std::error_code error;
   const bool existed = std::filesystem::exists(path, error);
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno(path, "cannot open the journal");
-  Journal journal(fd, path);
-  Status cut = CutTornLine(fd, path);
+  Result<int> opened =
+      OpenRegularFile(path, O_RDWR | O_CREAT | O_APPEND, "cannot open the journal");
+  if (!opened.ok()) return opened.status();
+  Journal journal(opened.value(), path);
+  Status cut = CutTornLine(opened.value(), path);
   if (!cut.ok()) return cut;
   if (!existed) {
     Status synced = SyncDirectory(std::filesystem::path(path).parent_path().string());
@@ -109,21 +110,9 @@ Status Journal::Append(const JournalEntry& entry, bool sync) {
 Result<std::vector<JournalEntry>> ReadJournal(const std::string& path) {
   // POSIX reads, not an ifstream: a journal that is a folder or unreadable
   // must be an error naming it, never an exception from inside the stream.
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    if (errno == ENOENT) return Status::NotFound(path + ": no such file");
-    return Errno(path, "cannot read the journal");
-  }
-  struct stat info {};
-  if (fstat(fd, &info) != 0) {
-    const Status failed = Errno(path, "cannot read the journal");
-    close(fd);
-    return failed;
-  }
-  if (!S_ISREG(info.st_mode)) {
-    close(fd);
-    return Status::IoError(path + ": cannot read the journal: not a regular file");
-  }
+  Result<int> opened = OpenRegularFile(path, O_RDONLY, "cannot read the journal");
+  if (!opened.ok()) return opened.status();
+  const int fd = opened.value();
   std::string text;
   char block[65536];
   for (;;) {

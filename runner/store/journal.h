@@ -51,7 +51,8 @@ class Journal {
 };
 
 // The complete entries of the journal at `path`, in the order written. A
-// missing file is NotFound; one that cannot be read (a folder, no
+// missing file is NotFound; one that cannot be read (a folder, a FIFO, a
+// device, a symbolic link: never followed; no
 // permission, an I/O error) an IoError naming it; a complete line that is
 // not an entry is InvalidInput naming the file and line.
 Result<std::vector<JournalEntry>> ReadJournal(const std::string& path);

@@ -1,6 +1,15 @@
 #include "runner/store/run_records.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <system_error>
@@ -8,7 +17,10 @@
 #include <utility>
 
 #include "runner/h5/h5.h"
+#include "runner/process/subprocess.h"
+#include "runner/store/durable_file.h"
 #include "runner/store/journal.h"
+#include "runner/store/record_fields.h"
 
 namespace opverify {
 namespace {
@@ -23,6 +35,11 @@ using nlohmann::json;
 // write" flag, so a file whose writer was killed opens as it is; a file in
 // the latest format (superblock 3) would need `h5clear -s` first.
 Result<h5::Handle> OpenShardForReading(const std::string& path) {
+  // libhdf5 opens by name, following links and waiting on a FIFO: what is
+  // there is checked first, without either.
+  Result<int> regular = OpenRegularFile(path, O_RDONLY, "cannot read the shard");
+  if (!regular.ok()) return regular.status();
+  close(regular.value());
   Result<h5::Handle> file = h5::OpenFile(path, h5::FileMode::kReadOnly);
   if (file.ok() || file.status().code() == Status::Code::kNotFound ||
       file.status().code() == Status::Code::kInvalidInput) {
@@ -155,6 +172,8 @@ Result<StoredRecord> ReadRecord(hid_t file, const ShardName& shard, const Journa
   Result<RecordKind> kind = TakeRecordKind(&record.extra, where);
   if (!kind.ok()) return kind.status();
   record.kind = kind.value();
+  if (Status typed = CheckRecordFields(record, where + " (" + record.case_id + ")"); !typed.ok())
+    return typed;
   Result<std::int64_t> case_index = RequiredInt(id, "case_index", where);
   if (!case_index.ok()) return case_index.status();
   record.case_index = static_cast<int>(case_index.value());
@@ -165,6 +184,105 @@ Result<StoredRecord> ReadRecord(hid_t file, const ShardName& shard, const Journa
   if (!tensors.ok()) return tensors.status();
   stored.tensors = tensors.value();
   return stored;
+}
+
+// How long a shard's reader may go without reading a record before it is
+// taken for stuck (libhdf5 loops on some damaged files).
+constexpr int kReaderIdleLimitMs = 60 * 1000;
+
+// Runs `read` in a forked child, which calls its argument after each
+// record: Ok when the child ends by itself, an IoError naming `path` when it
+// dies of a signal (libhdf5 trusts what a file says about itself: a damaged
+// global heap makes it follow a wild address) or reads nothing for
+// kReaderIdleLimitMs. Nothing the child does reaches this process.
+Status SurvivesReading(const std::string& path,
+                       const std::function<void(const std::function<void()>&)>& read) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return Status::IoError(path + ": cannot make a pipe for its reader: " + std::strerror(errno));
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int error = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return Status::IoError(path + ": cannot start its reader: " + std::strerror(error));
+  }
+  if (pid == 0) {
+    // The caller's handlers (a stop flag, a sanitizer's report) are not the
+    // reader's: a crash is a plain death.
+    for (int signal = 1; signal < NSIG; ++signal) {
+      if (signal != SIGKILL && signal != SIGSTOP) std::signal(signal, SIG_DFL);
+    }
+    close(fds[0]);
+    read([fd = fds[1]] {
+      const char tick = '.';
+      if (write(fd, &tick, 1) < 0) _exit(1);
+    });
+    _exit(0);
+  }
+  close(fds[1]);
+  bool stuck = false;
+  for (char buffer[4096];;) {
+    pollfd ready{fds[0], POLLIN, 0};
+    const int polled = poll(&ready, 1, kReaderIdleLimitMs);
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) stuck = true;
+    if (polled <= 0) break;
+    const ssize_t got = ::read(fds[0], buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;  // the child is done (or gone)
+  }
+  close(fds[0]);
+  if (stuck) kill(pid, SIGKILL);
+  int raw = 0;
+  while (waitpid(pid, &raw, 0) < 0 && errno == EINTR) {
+  }
+  if (stuck) {
+    return Status::IoError(path + ": its reader read nothing for " +
+                           std::to_string(kReaderIdleLimitMs / 1000) +
+                           " s and was killed: the shard is corrupt");
+  }
+  if (WIFEXITED(raw) && WEXITSTATUS(raw) == 0) return Status::Ok();
+  const std::string how = WIFSIGNALED(raw) ? "signal " + SignalName(WTERMSIG(raw)) + " (" +
+                                                 std::to_string(WTERMSIG(raw)) + ")"
+                                           : "exit code " + std::to_string(WEXITSTATUS(raw));
+  return Status::IoError(path + ": reading it crashed its reader (" + how +
+                         "): the shard is corrupt");
+}
+
+// The journaled records `numbers` of the shard at `path`, appended to
+// *out; `tick` is called after each. A record that cannot be read is a
+// problem (ReportProblem); a shard that cannot be opened at all, or is newer
+// than this reader, is the error returned.
+Status ReadShard(const std::string& path, const ShardName& shard,
+                 const std::map<std::int64_t, JournalEntry>& numbers,
+                 std::vector<StoredRecord>* out, std::vector<std::string>* problems,
+                 const std::function<void()>& tick) {
+  Result<h5::Handle> file = OpenShardForReading(path);
+  if (!file.ok()) return file.status();
+  Result<std::optional<std::string>> created = h5::ReadStringAttribute(file->id(), "created");
+  Result<std::optional<std::int64_t>> version = h5::ReadIntAttribute(file->id(), "format_version");
+  if (!created.ok()) return created.status();
+  if (!version.ok()) return version.status();
+  const std::int64_t format = version->value_or(1);
+  if (format > kFormatVersion) {
+    return Status::InvalidInput(path + ": format_version " + std::to_string(format) +
+                                ", newer than this opverify reads (" +
+                                std::to_string(kFormatVersion) + ")");
+  }
+  for (const auto& [n, entry] : numbers) {
+    Result<StoredRecord> stored = ReadRecord(file->id(), shard, entry);
+    tick();
+    if (!stored.ok()) {
+      Status reported = ReportProblem(stored.status(), problems);
+      if (!reported.ok()) return reported;
+      continue;
+    }
+    stored->created = created->value_or("");
+    if (format < 2) RenumberFormat1Ids(&stored->record);
+    out->push_back(std::move(stored).value());
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -201,44 +319,22 @@ Result<RunContents> ReadRunContents(const std::string& run_dir,
     const auto numbers = journaled.find(shard.file);
     if (numbers == journaled.end()) continue;
     const std::string path = (shards_dir / shard.file).string();
-    Result<h5::Handle> file = OpenShardForReading(path);
-    if (!file.ok()) {
+    // Read in a child first: a shard that crashes or stalls libhdf5 is a
+    // problem naming it, and this process never opens it.
+    Status survived = SurvivesReading(path, [&](const std::function<void()>& tick) {
+      std::vector<StoredRecord> records;
+      std::vector<std::string> lines;
+      ReadShard(path, shard, numbers->second, &records, &lines, tick);
+    });
+    if (survived.ok()) {
+      survived = ReadShard(path, shard, numbers->second, &contents.records, problems, [] {});
+    }
+    if (!survived.ok()) {
       Status reported = ReportProblem(
-          Status::IoError(file.status().message() + " (" + std::to_string(numbers->second.size()) +
+          Status::IoError(survived.message() + " (" + std::to_string(numbers->second.size()) +
                           " journaled cases unreadable)"),
           problems);
       if (!reported.ok()) return reported;
-      continue;
-    }
-    Result<std::optional<std::string>> created = h5::ReadStringAttribute(file->id(), "created");
-    Result<std::optional<std::int64_t>> version =
-        h5::ReadIntAttribute(file->id(), "format_version");
-    if (!created.ok() || !version.ok()) {
-      Status reported = ReportProblem(created.ok() ? version.status() : created.status(), problems);
-      if (!reported.ok()) return reported;
-      continue;
-    }
-    const std::int64_t format = version->value_or(1);
-    if (format > kFormatVersion) {
-      Status reported = ReportProblem(
-          Status::InvalidInput(
-              path + ": format_version " + std::to_string(format) +
-              ", newer than this opverify reads (" + std::to_string(kFormatVersion) +
-              "): " + std::to_string(numbers->second.size()) + " journaled cases unreadable"),
-          problems);
-      if (!reported.ok()) return reported;
-      continue;
-    }
-    for (const auto& [n, entry] : numbers->second) {
-      Result<StoredRecord> stored = ReadRecord(file->id(), shard, entry);
-      if (!stored.ok()) {
-        Status reported = ReportProblem(stored.status(), problems);
-        if (!reported.ok()) return reported;
-        continue;
-      }
-      stored->created = created->value_or("");
-      if (format < 2) RenumberFormat1Ids(&stored->record);
-      contents.records.push_back(std::move(stored).value());
     }
   }
 

@@ -28,6 +28,10 @@ Result<std::set<std::string>> JournaledCases(const std::string& run_dir);
 // refuses the lock (a writer still alive, NFS). Each record is opened at the
 // address its journal line gives, so a record stays readable when a later
 // append, killed in the middle of H5Fflush, tore the shard's /cases index.
+// Each shard is first read in a forked child: one that crashes or stalls
+// libhdf5 (a damaged file), is not a regular file or is a symbolic link is a
+// problem naming it and is never opened by this process; a record whose
+// fields have the wrong JSON types (record_fields.h) is a problem naming it.
 // A journaled record that cannot be read (a missing or unopenable shard, an
 // `extra` naming no RecordKind): with `problems` null, an error; otherwise a
 // line in *problems and the record is left out. A folder without shards/

@@ -134,6 +134,11 @@ Result<json> StoredExtra(const CaseRecord& record) {
     return Status::InvalidInput(record.case_id +
                                 ": extra holds \"kind\", which is the record's kind when stored");
   }
+  if (record.kind != RecordKind::kCase && !record.extra.is_object() && !record.extra.is_null()) {
+    return Status::InvalidInput(record.case_id + ": extra is not an object: a " +
+                                std::string(RecordKindName(record.kind)) +
+                                " record keeps its content there");
+  }
   json extra = record.extra;
   if (record.kind != RecordKind::kCase) extra[kKindKey] = std::string(RecordKindName(record.kind));
   return extra;

@@ -318,3 +318,151 @@ def test_resume_rewrites_lost_operator_level_rows(finished, batch_bin, tmp_path)
     assert sum(i.startswith("alpha/@operator/") for i in ids) == 1
     assert sum(i.startswith("alpha/@bench-item/") for i in ids) == 1
     assert sum(i.startswith("beta/@operator/") for i in ids) == 1  # not lost, not written again
+
+
+# ---- Any verdict reaches every report (issue 25 item 3) ----------------------
+
+HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile")
+
+
+def hostile_ops(tmp_path, ops, **defaults):
+    """A manifest of fixtures of tests/fixtures/hostile and relu-like operators of `make_ops`."""
+    folder = tmp_path / "ops"
+    shutil.copytree(HOSTILE, folder)
+    manifest = make_ops(folder, {"alpha": RIGHT}, **defaults)
+    job = json.loads(manifest.read_text())
+    job["operators"] += [{"name": op, "dir": str(folder)} for op in ops]
+    manifest.write_text(json.dumps(job))
+    return manifest
+
+
+@pytest.mark.parametrize("ranks", [None, 2])
+def test_a_wrong_shaped_output_fails_its_case_and_every_report_is_written(batch_bin, tmp_path, ranks):  # noqa: F811
+    manifest = hostile_ops(tmp_path, ["short_output"])
+    run = tmp_path / "run"
+    proc = batch(batch_bin, manifest, run, "--no-bench", ranks=ranks)
+    assert proc.returncode == 1, proc.stderr[-3000:]  # used to be 134: json type_error.306 while writing reports
+    assert "terminate called" not in proc.stderr
+    assert re.search(r"FAILED short_output/#1\s+ShapeMismatch", proc.stdout), proc.stdout
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["error_types"] == {"ShapeMismatch": 1} and summary["totals"]["failed"] == 1
+    assert summary["problems"] == [] and summary["incomplete"] == []
+    for name in ("report.md", "report.html", "junit.xml", "ops/short_output/precision_report.md",
+                 "ops/short_output/verify_result.json", "ops/alpha/verify_result.json"):
+        assert (run / name).is_file(), name
+    assert "| ShapeMismatch |" in (run / "ops" / "short_output" / "precision_report.md").read_text()
+    junit = ET.parse(run / "junit.xml").getroot()
+    assert [f.get("type") for f in junit.iter("failure")] == ["ShapeMismatch"]
+    assert (run / "run.lock").read_text() == ""  # released
+    # The judge's null metrics are stored as they are, and opverify-reduce reads them back.
+    import h5py
+    with h5py.File(next((run / "shards").glob("rank-*.h5")), "r") as f:
+        outputs = [json.loads(g.attrs["outputs"]) for g in f["cases"].values() if g.attrs["op_name"] == "short_output"]
+    assert outputs and outputs[0][0]["metrics"] is None
+    (run / "report.md").unlink()
+    again = reduce(run)
+    assert again.returncode == 0, again.stderr[-2000:]  # reports written, nothing lost
+    assert "ShapeMismatch" in (run / "report.md").read_text()
+
+
+# ---- Damaged state gets a clear error naming the file (item 5) ---------------
+
+def corrupt_shard(shard):
+    """Overwrites the shard with a file that crashes libhdf5 once its groups are walked."""
+    shutil.copy(os.path.join(ROOT, "tests", "fixtures", "corrupt_h5", "local-heap-crash.h5"), shard)
+
+
+@pytest.mark.parametrize("damage", ["crashing", "fifo", "symlink"])
+def test_a_damaged_shard_is_a_problem_naming_it_for_reduce_and_resume(finished, batch_bin, tmp_path, damage):  # noqa: F811
+    run = copy_run(finished[0], tmp_path)
+    shard = next((run / "shards").glob("rank-0000*.h5"))
+    if damage == "crashing":
+        corrupt_shard(shard)
+    elif damage == "fifo":
+        shard.unlink()
+        os.mkfifo(shard)
+    else:
+        target = tmp_path / "elsewhere.h5"
+        shutil.move(shard, target)
+        shard.symlink_to(target)
+    proc = reduce(run)  # used to segfault (crashing) or wait forever (fifo)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    why = {"crashing": "reading it crashed its reader", "fifo": "not a regular file",
+           "symlink": "a symbolic link"}[damage]
+    assert shard.name in proc.stderr and why in proc.stderr, proc.stderr
+    summary = json.loads((run / "summary.json").read_text())
+    assert any(shard.name in p and why in p for p in summary["problems"]), summary["problems"]
+    assert (run / "junit.xml").is_file() and (run / "report.html").is_file()
+    manifest = summary["manifest"]
+    resumed = batch(batch_bin, manifest, run, "--resume", "--no-bench")
+    assert resumed.returncode == 1, resumed.stderr[-2000:]  # the lost cases run again; loud fails
+    assert "terminate called" not in resumed.stderr
+    assert shard.name in resumed.stderr
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["totals"]["cases"] == 12 and summary["totals"]["failed"] == 4, summary["totals"]
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/dev/null"])
+def test_a_journal_linked_to_a_device_is_refused_not_written_through(finished, batch_bin, tmp_path, target):  # noqa: F811
+    run = copy_run(finished[0], tmp_path)
+    journal = run / "shards" / "rank-0000.journal"
+    journal.unlink()
+    journal.symlink_to(target)
+    proc = reduce(run)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "rank-0000.journal" in proc.stderr and "symbolic link" in proc.stderr
+    manifest = json.loads((run / "summary.json").read_text())["manifest"]
+    resumed = batch(batch_bin, manifest, run, "--resume", "--no-bench")  # used to journal into the device
+    assert resumed.returncode == 2, resumed.stderr[-2000:]
+    assert "rank-0000.journal" in resumed.stderr and "symbolic link" in resumed.stderr
+    assert journal.is_symlink() and os.readlink(journal) == target
+
+
+def test_report_temporaries_and_run_files_never_follow_a_planted_link_or_wait_on_a_fifo(finished, tmp_path):
+    run = copy_run(finished[0], tmp_path)
+    victims = []
+    for name in ("summary.json", "report.md", "report.html", "junit.xml", "ops/alpha/verify_result.json"):
+        victim = tmp_path / ("victim-" + name.replace("/", "-"))
+        victim.write_text("keep me")
+        victims.append(victim)
+        planted = run / (name + ".tmp")
+        planted.symlink_to(victim)
+    fifo = run / "ops" / "beta" / "precision_report.md.tmp"
+    os.mkfifo(fifo)
+    (run / "selection.json").unlink()
+    os.mkfifo(run / "selection.json")  # read with an ifstream, it used to hang the reducer
+    proc = reduce(run)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "selection.json: selection file is a FIFO" in proc.stderr, proc.stderr
+    assert all(v.read_text() == "keep me" for v in victims)
+    assert json.loads((run / "summary.json").read_text())["totals"]["cases"] == 12
+    assert not list(run.rglob("*.tmp"))
+
+
+# ---- Stop signals and sweeps (item 6) ----------------------------------------
+
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGHUP"])
+def test_ctrl_c_or_a_hangup_stops_a_single_rank_run_with_reports(batch_bin, tmp_path, signame):  # noqa: F811
+    gate = tmp_path / "gate"
+    bodies = {"first": RIGHT, **{f"held{i}": GATED.format(gate=str(gate)) for i in range(3)}}
+    manifest = make_ops(tmp_path / "ops", bodies)
+    run = tmp_path / "run"
+    proc = batch(batch_bin, manifest, run, "--no-bench", wait=False)
+    try:
+        journal = run / "shards" / "rank-0000.journal"
+        assert wait_for(lambda: journal.exists() and "first/#" in journal.read_text()), "nothing ran"
+        proc.send_signal(getattr(signal, signame))
+        started = time.monotonic()
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert time.monotonic() - started < 15, "the run did not stop soon after the signal"
+    assert proc.returncode == 1, err[-3000:]  # used to die of the signal: no reports, a stale lock
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["stopped_by_signal"] == signame
+    assert summary["totals"]["failed"] == 0 and summary["totals"]["passed"] >= 1
+    assert (run / "report.html").is_file() and (run / "junit.xml").is_file()
+    assert f"stopped by {signame}" in out.strip().splitlines()[-1]
+    assert (run / "run.lock").read_text() == ""

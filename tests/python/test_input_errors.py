@@ -130,3 +130,44 @@ def test_a_run_folder_that_cannot_be_one_is_refused_naming_it(batch_bin, tmp_pat
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert run_dir in proc.stderr
     assert "terminate called" not in proc.stderr
+
+
+@pytest.mark.parametrize("where", ["operator", "defaults"])
+def test_a_sweep_list_over_the_cap_is_refused_before_it_is_validated_or_expanded(batch_bin, tmp_path, where):
+    manifest = tmp_path / "job.json"
+    sweep = {"n": list(range(100001))}
+    operator = {"name": "add_sweep", "dir": CPU_OPS}
+    defaults = {"impl_name": "cpu_impl", "lint": False}
+    (operator if where == "operator" else defaults)["sweep"] = sweep
+    manifest.write_text(json.dumps({"name": "big", "defaults": defaults, "operators": [operator]}))
+    started = time.monotonic()
+    proc = run_batch(batch_bin, manifest, tmp_path / "run", "--dry-run", timeout=300)
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 2, proc.stdout
+    assert "100001 cases, over the cap of 100000 per operator" in proc.stderr, proc.stderr
+    assert elapsed < 10, f"took {elapsed:.0f} s"  # used to take 100 s (the schema's uniqueItems)
+
+
+def test_a_folder_or_file_name_that_is_not_utf8_is_named_readably_not_run_as_missing(batch_bin, tmp_path):
+    root = bytes(tmp_path)
+    folder = root + b"/ops\xff\xfe"
+    os.makedirs(folder)
+    for suffix in (b"_torch.py", b"_cpu_impl.py"):
+        with open(os.path.join(CPU_OPS, "relu_ok" + suffix.decode()), "rb") as source:
+            text = source.read()
+        with open(folder + b"/relu_ok" + suffix, "wb") as out:  # a valid name in a folder that is not UTF-8
+            out.write(text)
+        with open(root + b"/named\xff" + suffix, "wb") as out:  # a name that is not UTF-8
+            out.write(text)
+    for pattern, said in (("ops*/*_torch.py", "is not valid UTF-8"), ("named*_torch.py", "is not a name")):
+        manifest = tmp_path / "job.json"
+        manifest.write_text(json.dumps({"name": "bytes", "defaults": {"impl_name": "cpu_impl", "lint": False},
+                                        "operators": [{"glob": pattern}]}))
+        # Every operator in such a folder used to fail as an ImportError "no such file" (its path
+        # reached the executor with U+FFFD in it), and refusals printed the raw bytes.
+        proc = subprocess.run([batch_bin, str(manifest), "--backend", "cpu", "--no-bench", "--run-dir",
+                               str(tmp_path / "run")], capture_output=True, timeout=300)
+        assert proc.returncode == 2, proc.stdout[-2000:]
+        stderr = proc.stderr.decode("utf-8")  # raises on a raw byte
+        assert said in stderr and "\ufffd" in stderr, stderr
+        assert not (tmp_path / "run").exists()

@@ -135,6 +135,27 @@ TEST_F(ManifestLimitsTest, ASweepOverItsCapIsRefusedBeforeItIsExpanded) {
   EXPECT_THAT(status.message(), HasSubstr("--max-cases"));
 }
 
+TEST_F(ManifestLimitsTest, ALongSweepListIsRefusedByTheCapBeforeItsValuesAreCompared) {
+  // The schema's uniqueItems compared every pair: 100,001 values took 100 s.
+  std::string values = "[0";
+  for (int i = 1; i <= 100000; ++i) values += ", " + std::to_string(i);
+  const auto started = std::chrono::steady_clock::now();
+  const std::string path = Entry(R"("sweep": {"n": )" + values + "]}");
+  const Status status = Refusal(path);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  EXPECT_THAT(status.message(), HasSubstr("its sweep makes 100001 cases, over the cap of 100000"));
+}
+
+TEST_F(ManifestLimitsTest, ASweepListingAValueTwiceIsRefusedNamingIt) {
+  const std::string path = Entry(R"("sweep": {"n": [1, 2, 3], "mode": ["a", "b", "a"]})");
+  EXPECT_THAT(Refusal(path).message(),
+              StartsWith(path + ": /operators/0: sweep 'mode' lists \"a\" twice (its values must "
+                                "be distinct)"));
+  const Result<JobManifest> distinct =
+      LoadManifest(Entry(R"("sweep": {"n": [1, "1", 1.5, true]})"));
+  EXPECT_TRUE(distinct.ok()) << distinct.status().ToString();
+}
+
 TEST_F(ManifestLimitsTest, TheCapsAreRaisedOrLoweredByTheManifestAndByTheFlags) {
   const std::string sweep = R"("sweep": {"a": [1, 2, 3], "b": [1, 2, 3, 4]})";  // 12 cases
   EXPECT_TRUE(LoadManifest(Entry(sweep)).ok());

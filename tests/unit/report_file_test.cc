@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -52,6 +53,20 @@ TEST_F(ReportFileTest, ReplacesTheReportWhole) {
   ASSERT_TRUE(WriteReportFile(path, "one\n").ok());
   ASSERT_TRUE(WriteReportFile(path, "two\n").ok());
   EXPECT_EQ(Read(path), "two\n");
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+}
+
+TEST_F(ReportFileTest, ALinkOrFifoPlantedAtTheTemporaryIsReplacedNeverFollowed) {
+  const std::string victim = dir_ + "/victim";
+  std::ofstream(victim) << "keep me";
+  const std::string path = dir_ + "/summary.json";
+  fs::create_symlink(victim, path + ".tmp");
+  ASSERT_TRUE(WriteReportFile(path, "report\n").ok());
+  EXPECT_EQ(Read(victim), "keep me");  // it used to be written through the link
+  EXPECT_EQ(Read(path), "report\n");
+  ASSERT_EQ(mkfifo((path + ".tmp").c_str(), 0644), 0);
+  ASSERT_TRUE(WriteReportFile(path, "again\n").ok());  // it used to wait for a reader forever
+  EXPECT_EQ(Read(path), "again\n");
   EXPECT_FALSE(fs::exists(path + ".tmp"));
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -147,19 +148,27 @@ Result<std::unique_ptr<ProcessExecutor>> ProcessExecutor::Start(const ExecutorOp
     remove_scratch();
     return replies.status();
   }
-  int tensor_fd = memfd_create("opverify-tensors", MFD_CLOEXEC);
+  int tensor_fd = memfd_create("opverify-tensors", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  // The executor only ever grows the file (protocol.h); sealed against
+  // shrinking, no process of the sandbox can cut it short under our mapping
+  // (a SIGBUS here), and no further seal can be added.
+  if (tensor_fd >= 0 && fcntl(tensor_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
+    CloseFd(&tensor_fd);
+  int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
   auto close_all = [&] {
     CloseFd(&requests->read_fd);
     CloseFd(&requests->write_fd);
     CloseFd(&replies->read_fd);
     CloseFd(&replies->write_fd);
     CloseFd(&tensor_fd);
+    CloseFd(&null_fd);
     remove_scratch();
   };
-  if (tensor_fd < 0) {
+  if (tensor_fd < 0 || null_fd < 0) {
     const std::string error = std::strerror(errno);
     close_all();
-    return Status::IoError("memfd_create: " + error);
+    return Status::IoError(std::string(tensor_fd < 0 ? "a sealed memfd" : "/dev/null") + ": " +
+                           error);
   }
   const WritableFolders folders = ExecutorFolders(options, scratch.value());
   SpawnOptions spawn;
@@ -167,22 +176,29 @@ Result<std::unique_ptr<ProcessExecutor>> ProcessExecutor::Start(const ExecutorOp
   spawn.env_set = options.env;
   spawn.env_set.insert(spawn.env_set.end(), folders.env.begin(), folders.env.end());
   spawn.new_session = true;  // the terminal's and the rank's group signals are not its
-  spawn.fds = {{requests->read_fd, proto::kRequestFd},
+  // Only the protocol's descriptors cross; stdin is empty (never the rank's:
+  // `verify < secret`), and what the executor prints goes to its capped log
+  // alone (nowhere without one).
+  const int output_fd = log ? log->write_fd() : null_fd;
+  spawn.fds = {{null_fd, STDIN_FILENO},
+               {output_fd, STDOUT_FILENO},
+               {output_fd, STDERR_FILENO},
+               {requests->read_fd, proto::kRequestFd},
                {replies->write_fd, proto::kReplyFd},
                {tensor_fd, proto::kTensorFd}};
-  if (log)
-    spawn.fds.insert(spawn.fds.end(),
-                     {{log->write_fd(), STDOUT_FILENO}, {log->write_fd(), STDERR_FILENO}});
   SandboxSpec sandbox;
   sandbox.mode = choice->mode;
   sandbox.helper = helper;
   sandbox.scratch = scratch.value();
   sandbox.writable = folders.bound;
+  sandbox.user_namespace = choice->user_namespace;
+  sandbox.process_limit = options.sandbox.process_limit;
   sandbox.memory_bytes = options.sandbox.memory_bytes.value_or(DefaultMemoryLimit(1));
   sandbox.device_nodes = AcceleratorDeviceNodes();
   Result<Subprocess> process = Subprocess::Spawn(Sandboxed(sandbox, std::move(spawn)));
   CloseFd(&requests->read_fd);
   CloseFd(&replies->write_fd);
+  CloseFd(&null_fd);
   if (log) log->CloseWriteEnd();
   if (!process.ok()) {
     close_all();
@@ -254,6 +270,12 @@ Result<std::vector<TensorView>> ProcessExecutor::MapTensors(const nlohmann::json
   static const std::byte kNothing{};
   const std::byte* base = &kNothing;  // only empty tensors: nothing to map
   if (needed > 0) {
+    // The file cannot shrink (sealed), so what fstat finds now stays mapped.
+    struct stat file {};
+    if (fstat(tensor_fd_, &file) != 0 || static_cast<std::size_t>(file.st_size) < needed)
+      return Status::IoError(Printf(
+          "the executor described %zu bytes of tensors; its tensor file holds %lld", needed,
+          static_cast<long long>(file.st_size)));
     void* mapping = mmap(nullptr, needed, PROT_READ, MAP_SHARED, tensor_fd_, 0);
     if (mapping == MAP_FAILED)
       return Status::IoError(std::string("mapping the executor's tensors: ") +

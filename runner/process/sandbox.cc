@@ -1,5 +1,6 @@
 #include "runner/process/sandbox.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,51 +19,71 @@ namespace fs = std::filesystem;
 namespace opverify {
 namespace {
 
+// The limits opverify-sandbox sets (rlimits are kept across exec and fork).
+std::vector<std::string> LimitArgv(const SandboxSpec& spec) {
+  std::vector<std::string> argv;
+  auto add = [&](const char* option, std::uint64_t value) {
+    if (value > 0) argv.insert(argv.end(), {option, std::to_string(value)});
+  };
+  add("--memory", spec.memory_bytes);
+  add("--file-size", spec.memory_bytes);
+  if (spec.device_nodes.empty()) add("--address-space", spec.memory_bytes);
+  // Our init counts the namespace's processes; RLIMIT_NPROC counts per user,
+  // so it is set only where the sandbox's user is its own.
+  if (spec.mode == SandboxMode::kBwrap || spec.mode == SandboxMode::kUnshare)
+    add("--processes", spec.process_limit);
+  if (spec.user_namespace) add("--nproc", spec.process_limit);
+  return argv;
+}
+
 // The namespaces and mounts every sandboxed program gets from bwrap; the
 // unshare path builds the same with opverify-sandbox --mounts.
 std::vector<std::string> BwrapArgv(const SandboxSpec& spec, const std::string& cwd) {
+  std::vector<std::string> argv = {"bwrap"};
+  if (spec.user_namespace) {
+    // Root inside maps to us; no capability of ours outside, none inside.
+    argv.insert(argv.end(), {"--unshare-user", "--uid", "0", "--gid", "0", "--disable-userns"});
+  }
+  // Our init is PID 1 (--as-pid-1): not dumpable, so nothing inside ptraces it.
   // The scratch folder stays where it is: operator files may lie under /tmp too.
-  std::vector<std::string> argv = {"bwrap",
-                                   "--die-with-parent",
-                                   "--new-session",
-                                   "--cap-drop",
-                                   "ALL",
-                                   "--unshare-pid",
-                                   "--unshare-net",
-                                   "--unshare-ipc",
-                                   "--unshare-uts",
-                                   "--unshare-cgroup-try",
-                                   "--ro-bind",
-                                   "/",
-                                   "/",
-                                   "--dev",
-                                   "/dev",
-                                   "--proc",
-                                   "/proc",
-                                   "--bind",
-                                   spec.scratch,
-                                   spec.scratch};
+  argv.insert(argv.end(), {"--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                           "--as-pid-1", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+                           "--unshare-uts", "--unshare-cgroup-try", "--ro-bind", "/", "/", "--dev",
+                           "/dev", "--proc", "/proc", "--tmpfs", "/run"});
+  if (const std::uint64_t shm = SharedMemoryBytes(spec.memory_bytes); shm > 0)
+    argv.insert(argv.end(), {"--size", std::to_string(shm)});
+  argv.insert(argv.end(), {"--tmpfs", "/dev/shm", "--bind", spec.scratch, spec.scratch});
   for (const std::string& dir : spec.writable) {
     argv.insert(argv.end(), {"--bind", dir, dir});
   }
   for (const std::string& node : spec.device_nodes) {
     argv.insert(argv.end(), {"--dev-bind", node, node});
   }
+  for (const std::string& socket : HostUnixSockets()) {
+    argv.insert(argv.end(), {"--ro-bind", "/dev/null", socket});
+  }
+  // /dev and /run themselves hold nothing to write (their submounts stay as they are).
+  argv.insert(argv.end(), {"--remount-ro", "/dev", "--remount-ro", "/run"});
   if (!cwd.empty()) argv.insert(argv.end(), {"--chdir", cwd});
   argv.emplace_back("--");
   return argv;
 }
 
-// opverify-sandbox's options for the stage that execs the program.
-std::vector<std::string> HelperArgv(const SandboxSpec& spec, bool unshare_init) {
+// opverify-sandbox's options for the stage that execs the program: the
+// namespace's init (with the mounts under unshare), or only the limits.
+std::vector<std::string> HelperArgv(const SandboxSpec& spec, bool init, bool mounts) {
   std::vector<std::string> argv = {spec.helper};
-  if (unshare_init) {
-    argv.insert(argv.end(), {"--init", "--drop-caps", "--scratch", spec.scratch});
+  if (init) argv.emplace_back("--init");
+  if (mounts) {
+    argv.insert(argv.end(), {"--mounts", "--drop-caps", "--scratch", spec.scratch});
     for (const std::string& dir : spec.writable) argv.insert(argv.end(), {"--rw", dir});
     for (const std::string& node : spec.device_nodes) argv.insert(argv.end(), {"--dev", node});
+    for (const std::string& socket : HostUnixSockets())
+      argv.insert(argv.end(), {"--hide", socket});
+    if (const std::uint64_t shm = SharedMemoryBytes(spec.memory_bytes); shm > 0)
+      argv.insert(argv.end(), {"--shm-size", std::to_string(shm)});
   }
-  if (spec.memory_bytes > 0)
-    argv.insert(argv.end(), {"--memory", std::to_string(spec.memory_bytes)});
+  for (std::string& arg : LimitArgv(spec)) argv.push_back(std::move(arg));
   argv.emplace_back("--");
   return argv;
 }
@@ -74,7 +95,7 @@ std::string CurrentDir() {
 }
 
 // Starts `true` in the sandbox `mode` the way an executor would start; ok when it ran.
-Status TrySandbox(SandboxMode mode, const std::string& helper) {
+Status TrySandbox(SandboxMode mode, bool user_namespace, const std::string& helper) {
   std::string pattern = (fs::temp_directory_path() / "opverify-sandbox-check-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr)
     return Status::IoError("cannot create a scratch folder in " + pattern);
@@ -82,6 +103,7 @@ Status TrySandbox(SandboxMode mode, const std::string& helper) {
   spec.mode = mode;
   spec.helper = helper;
   spec.scratch = pattern;
+  spec.user_namespace = user_namespace;
   spec.device_nodes = AcceleratorDeviceNodes();
   SpawnOptions options;
   options.argv = {"true"};
@@ -120,6 +142,23 @@ const char* SandboxModeName(SandboxMode mode) {
   return "none";
 }
 
+namespace {
+
+// `mode` in a user namespace of its own where that starts, else without one.
+Result<SandboxChoice> TryMode(SandboxMode mode, const std::string& helper) {
+  const std::string name = SandboxModeName(mode);
+  Status with_user = TrySandbox(mode, true, helper);
+  if (with_user.ok()) return SandboxChoice{mode, name + " works", true};
+  Status without = TrySandbox(mode, false, helper);
+  if (!without.ok()) return without;
+  return SandboxChoice{mode,
+                       name + " works without a user namespace (no process limit): " +
+                           with_user.message(),
+                       false};
+}
+
+}  // namespace
+
 Result<SandboxChoice> ChooseSandbox(SandboxMode requested, const std::string& helper) {
   static std::mutex mutex;
   static std::map<std::pair<SandboxMode, std::string>, Result<SandboxChoice>> tried;
@@ -130,22 +169,20 @@ Result<SandboxChoice> ChooseSandbox(SandboxMode requested, const std::string& he
   if (requested == SandboxMode::kNone) {
     choice = SandboxChoice{SandboxMode::kNone, "--sandbox none"};
   } else if (requested != SandboxMode::kAuto) {
-    if (Status works = TrySandbox(requested, helper); works.ok()) {
-      choice = SandboxChoice{requested, std::string(SandboxModeName(requested)) + " works"};
-    } else {
+    choice = TryMode(requested, helper);
+    if (!choice.ok()) {
       choice = Status::Unsupported("--sandbox " + std::string(SandboxModeName(requested)) + ": " +
-                                   works.message());
+                                   choice.status().message());
     }
   } else {
     std::string why;
     for (SandboxMode mode : {SandboxMode::kBwrap, SandboxMode::kUnshare}) {
-      Status works = TrySandbox(mode, helper);
-      if (works.ok()) {
-        choice = SandboxChoice{mode, std::string(SandboxModeName(mode)) + " works" +
-                                         (why.empty() ? "" : " (" + why + ")")};
+      choice = TryMode(mode, helper);
+      if (choice.ok()) {
+        if (!why.empty()) choice->reason += " (" + why + ")";
         break;
       }
-      why += (why.empty() ? "" : "; ") + works.message();
+      why += (why.empty() ? "" : "; ") + choice.status().message();
     }
     if (!choice.ok()) {
       choice = SandboxChoice{SandboxMode::kNone, "no namespaces here: " + why};
@@ -161,19 +198,21 @@ SpawnOptions Sandboxed(const SandboxSpec& spec, SpawnOptions inner) {
   switch (spec.mode) {
     case SandboxMode::kBwrap:
       argv = BwrapArgv(spec, inner.working_dir.empty() ? CurrentDir() : inner.working_dir);
-      for (std::string& arg : HelperArgv(spec, false)) argv.push_back(std::move(arg));
+      for (std::string& arg : HelperArgv(spec, true, false)) argv.push_back(std::move(arg));
       break;
     case SandboxMode::kUnshare:
       // The first opverify-sandbox dies with us (PR_SET_PDEATHSIG) and execs
       // unshare, which kills its child, the namespace's init, when it dies.
-      argv = {spec.helper,    "--parent",     parent,  "--",    "unshare", "--pid", "--fork",
-              "--kill-child", "--mount-proc", "--net", "--ipc", "--uts",   "--"};
-      for (std::string& arg : HelperArgv(spec, true)) argv.push_back(std::move(arg));
+      argv = {spec.helper, "--parent", parent, "--", "unshare"};
+      if (spec.user_namespace) argv.insert(argv.end(), {"--user", "--map-root-user"});
+      argv.insert(argv.end(), {"--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc",
+                               "--uts", "--"});
+      for (std::string& arg : HelperArgv(spec, true, true)) argv.push_back(std::move(arg));
       break;
     case SandboxMode::kAuto:
     case SandboxMode::kNone:
       argv = {spec.helper, "--parent", parent};
-      for (std::string& arg : HelperArgv(spec, false)) {
+      for (std::string& arg : HelperArgv(spec, false, false)) {
         if (arg != spec.helper) argv.push_back(std::move(arg));
       }
       break;
@@ -206,6 +245,34 @@ std::vector<std::string> AcceleratorDeviceNodes() {
   }
   std::sort(nodes.begin(), nodes.end());
   return nodes;
+}
+
+std::uint64_t SharedMemoryBytes(std::uint64_t memory_bytes) {
+  if (memory_bytes == 0) return 0;
+  return std::max<std::uint64_t>(memory_bytes / 4, std::uint64_t{64} << 20);
+}
+
+std::vector<std::string> HostUnixSockets() {
+  // "Num RefCount Protocol Flags Type St Inode Path": the path is the 8th field.
+  std::ifstream table("/proc/net/unix");
+  std::vector<std::string> sockets;
+  std::string line;
+  std::getline(table, line);  // the header
+  while (std::getline(table, line)) {
+    std::istringstream fields(line);
+    std::string field, path;
+    for (int i = 0; i < 7 && fields >> field; ++i) {
+    }
+    if (!(fields >> std::ws) || !std::getline(fields, path) || path.empty() || path[0] != '/')
+      continue;  // unbound, or abstract ("@name")
+    // The sandbox's /dev and /run are its own.
+    if (path.rfind("/dev/", 0) == 0 || path.rfind("/run/", 0) == 0) continue;
+    struct stat info {};
+    if (lstat(path.c_str(), &info) == 0 && S_ISSOCK(info.st_mode)) sockets.push_back(path);
+  }
+  std::sort(sockets.begin(), sockets.end());
+  sockets.erase(std::unique(sockets.begin(), sockets.end()), sockets.end());
+  return sockets;
 }
 
 std::uint64_t DefaultMemoryLimit(int ranks_per_node) {

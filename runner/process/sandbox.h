@@ -1,10 +1,12 @@
-// The sandbox an executor runs in (docs/SECURITY.md): its own PID, network,
-// IPC and mount namespaces, a read-only filesystem but for its scratch folder
-// and the compiler caches, only the accelerators' device nodes, its own
-// session, a memory limit, killed with its parent. bubblewrap (`bwrap`) where
-// it works, else util-linux `unshare` with our opverify-sandbox doing the
-// mounts, else none (a warning; the mode is recorded). The wrapping is argv
-// only: the launch stays posix_spawn (subprocess.h).
+// The sandbox an executor runs in (docs/SECURITY.md): its own user (where
+// the machine allows), PID, network, IPC and mount namespaces, a read-only
+// filesystem but for its scratch folder and the compiler caches, no host
+// unix socket, only the accelerators' device nodes, its own session, memory,
+// file-size and process limits, our init as its PID 1, killed with its
+// parent. bubblewrap (`bwrap`) where it works, else util-linux `unshare` with
+// our opverify-sandbox doing the mounts, else none (a warning; the mode is
+// recorded). The wrapping is argv only: the launch stays posix_spawn
+// (subprocess.h).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,8 @@ struct SandboxSettings {
   SandboxMode mode = SandboxMode::kAuto;
   std::optional<std::uint64_t> memory_bytes;  // nullopt: DefaultMemoryLimit(1); 0: no limit
   std::uint64_t log_cap_bytes = std::uint64_t{64} << 20;  // the executor log's size limit
+  // Processes of one executor's sandbox (SandboxSpec::process_limit); 0: none.
+  std::uint64_t process_limit = 1024;
 };
 
 // The mode a request gets on this machine, and why. `auto` tries bwrap, then
@@ -37,6 +41,8 @@ struct SandboxSettings {
 struct SandboxChoice {
   SandboxMode mode = SandboxMode::kNone;
   std::string reason;  // "bwrap works", or why the fallback was taken
+  // A user namespace of its own (tried first): the process limit holds only in one.
+  bool user_namespace = false;
 };
 Result<SandboxChoice> ChooseSandbox(SandboxMode requested, const std::string& helper);
 
@@ -46,13 +52,32 @@ struct SandboxSpec {
   std::string helper;                     // opverify-sandbox's path
   std::string scratch;                    // writable; $TMPDIR inside
   std::vector<std::string> writable;      // further folders it may write (made if missing)
-  std::uint64_t memory_bytes = 0;         // RLIMIT_DATA, soft and hard; 0: none
+  bool user_namespace = false;            // SandboxChoice::user_namespace
+  // 0: none. Else RLIMIT_DATA and RLIMIT_FSIZE, RLIMIT_AS too where there
+  // are no device nodes (CUDA reserves far more address space than it uses),
+  // and a /dev/shm of a quarter of it (SharedMemoryBytes).
+  std::uint64_t memory_bytes = 0;
+  // Processes the init allows in the namespace (it ends the namespace past
+  // them), and RLIMIT_NPROC in its user namespace (not for root); 0: none.
+  std::uint64_t process_limit = 0;
   std::vector<std::string> device_nodes;  // bound in; AcceleratorDeviceNodes() by default
 };
+
+// The size of a sandbox's /dev/shm: a quarter of the memory limit, at least
+// 64 MiB (CUDA's and Python's semaphores, small IPC); 0 (no limit): unsized.
+std::uint64_t SharedMemoryBytes(std::uint64_t memory_bytes);
+
+// The unix sockets bound to a path in this network namespace (/proc/net/unix)
+// that exist now, but for those in /dev and /run (the sandbox's own): a
+// process in another network namespace still reaches them through the
+// filesystem. Abstract sockets belong to the network namespace.
+std::vector<std::string> HostUnixSockets();
 
 // `inner` wrapped so that it starts inside the sandbox: argv gets the
 // launcher in front, the environment gets TMPDIR and OPVERIFY_SANDBOX (the
 // mode, for the executor's classification of what the sandbox refused).
+// In a namespace mode, /run is an empty read-only tmpfs and each of
+// HostUnixSockets() is covered by /dev/null.
 SpawnOptions Sandboxed(const SandboxSpec& spec, SpawnOptions inner);
 
 // The program's own status from the launcher's: bwrap's and our init's exit

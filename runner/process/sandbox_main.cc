@@ -1,20 +1,29 @@
 // opverify-sandbox: the last steps before a sandboxed program starts
 // (runner/process/sandbox.h builds its command line; docs/SECURITY.md).
 //
-//   opverify-sandbox [--parent PID] [--init] [--drop-caps] [--scratch DIR]
-//                    [--rw DIR]... [--dev NODE]... [--memory BYTES] -- PROGRAM ARGS...
+//   opverify-sandbox [--parent PID] [--init] [--mounts --scratch DIR [--rw DIR]...
+//                    [--dev NODE]... [--hide SOCKET]... [--shm-size BYTES]] [--drop-caps]
+//                    [--memory BYTES] [--address-space BYTES] [--file-size BYTES]
+//                    [--nproc N] [--processes N] -- PROGRAM ARGS...
 //
 // Always: dies with its parent (PR_SET_PDEATHSIG; with --parent, refuses to
 // start when that parent is already gone), a session of its own, no new
-// privileges, then execs PROGRAM. --memory: RLIMIT_DATA (soft and hard).
-// --init (under `unshare --pid --mount ...`, as the namespace's PID 1): the
-// filesystem read-only but for --scratch and the --rw
-// folders, a /dev of its own with only the basic nodes and the --dev ones,
-// /proc/sys and friends read-only; then it forks PROGRAM as PID 2 and stays
-// the namespace's init: it reaps orphans and exits with PROGRAM's status
-// (128+N for signal N), which ends the namespace and everything left in it.
+// privileges, then execs PROGRAM. The limits, soft and hard: --memory
+// RLIMIT_DATA, --address-space RLIMIT_AS, --file-size RLIMIT_FSIZE,
+// --nproc RLIMIT_NPROC (counted per user: in a user namespace of its own it
+// holds for the sandbox alone, and never for root); --processes N: the
+// init's own count of the namespace's processes.
+// --mounts (under `unshare --mount ...`): the filesystem read-only but for
+// --scratch and the --rw folders, a /dev of its own with only the basic nodes,
+// the --dev ones and a /dev/shm of --shm-size, an empty read-only /run, each
+// --hide socket covered by /dev/null, /proc/sys and friends read-only.
+// --init (as the PID namespace's PID 1): forks PROGRAM as PID 2 and stays the
+// namespace's init, not dumpable (nothing inside can ptrace it): it reaps
+// orphans and exits with PROGRAM's status (128+N for signal N), which ends
+// the namespace and everything left in it.
 // --drop-caps: no capabilities left (the bounding set included).
 // Exit 125: the sandbox could not be set up (the reason on stderr).
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <signal.h>
@@ -26,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -45,11 +55,15 @@ constexpr int kSetupFailed = 125;
 struct Args {
   pid_t parent = 0;
   bool init = false;
+  bool mounts = false;
   bool drop_caps = false;
   std::string scratch;
   std::vector<std::string> rw;
   std::vector<std::string> dev;
-  unsigned long long memory = 0;
+  std::vector<std::string> hide;
+  unsigned long long shm_size = 0;
+  unsigned long long max_processes = 0;  // --processes: the init's count
+  std::vector<std::pair<int, unsigned long long>> limits;  // {RLIMIT_*, value}
   std::vector<char*> program;
 };
 
@@ -80,9 +94,11 @@ Args Parse(int argc, char** argv) {
     }
     if (arg == "--help") {
       std::printf(
-          "usage: opverify-sandbox [--parent PID] [--init] [--drop-caps] [--scratch DIR] [--rw "
-          "DIR]...\n"
-          "                        [--dev NODE]... [--memory BYTES] -- PROGRAM ARGS...\n"
+          "usage: opverify-sandbox [--parent PID] [--init] [--mounts --scratch DIR [--rw DIR]...\n"
+          "                        [--dev NODE]... [--hide SOCKET]... [--shm-size BYTES]]\n"
+          "                        [--drop-caps] [--memory BYTES] [--address-space BYTES]\n"
+          "                        [--file-size BYTES] [--nproc N] [--processes N] -- PROGRAM "
+          "ARGS...\n"
           "The last steps before opverify starts a sandboxed executor (docs/SECURITY.md).\n"
           "Exit codes: PROGRAM's own, or %d when a step fails before PROGRAM starts.\n",
           kSetupFailed);
@@ -92,6 +108,20 @@ Args Parse(int argc, char** argv) {
       args.parent = static_cast<pid_t>(std::atol(value("--parent").c_str()));
     } else if (arg == "--init") {
       args.init = true;
+    } else if (arg == "--mounts") {
+      args.mounts = true;
+    } else if (arg == "--hide") {
+      args.hide.push_back(value("--hide"));
+    } else if (arg == "--shm-size") {
+      args.shm_size = std::strtoull(value("--shm-size").c_str(), nullptr, 10);
+    } else if (arg == "--address-space") {
+      args.limits.emplace_back(RLIMIT_AS, std::strtoull(value(arg.c_str()).c_str(), nullptr, 10));
+    } else if (arg == "--file-size") {
+      args.limits.emplace_back(RLIMIT_FSIZE, std::strtoull(value(arg.c_str()).c_str(), nullptr, 10));
+    } else if (arg == "--processes") {
+      args.max_processes = std::strtoull(value(arg.c_str()).c_str(), nullptr, 10);
+    } else if (arg == "--nproc") {
+      args.limits.emplace_back(RLIMIT_NPROC, std::strtoull(value(arg.c_str()).c_str(), nullptr, 10));
     } else if (arg == "--drop-caps") {
       args.drop_caps = true;
     } else if (arg == "--scratch") {
@@ -101,7 +131,7 @@ Args Parse(int argc, char** argv) {
     } else if (arg == "--dev") {
       args.dev.push_back(value("--dev"));
     } else if (arg == "--memory") {
-      args.memory = std::strtoull(value("--memory").c_str(), nullptr, 10);
+      args.limits.emplace_back(RLIMIT_DATA, std::strtoull(value(arg.c_str()).c_str(), nullptr, 10));
     } else {
       Fail("unknown option " + arg);
     }
@@ -157,6 +187,17 @@ void BindAt(int fd, const std::string& target, bool writable) {
   const unsigned long flags = MS_BIND | MS_REMOUNT | MS_NOSUID | (writable ? 0 : MS_RDONLY);
   if (mount(nullptr, target.c_str(), nullptr, flags, nullptr) != 0)
     Fail("remounting " + target + ": " + Errno());
+}
+
+// Covers a socket that still exists with `null_fd` (read-only): a connect finds no socket.
+void HideSocket(int null_fd, const std::string& path) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) != 0 || !S_ISSOCK(info.st_mode)) return;  // gone or covered
+  if (mount(FdPath(null_fd).c_str(), path.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
+      mount(nullptr, path.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, nullptr) !=
+          0) {
+    Fail("covering the socket " + path + ": " + Errno());
+  }
 }
 
 // mountinfo's mount point field, its \040-style escapes undone.
@@ -219,6 +260,7 @@ void SetUpMounts(const Args& args) {
     dev.emplace_back(basic, OpenPath(basic));
   }
   for (const std::string& node : args.dev) dev.emplace_back(node, OpenPath(node));
+  const int null_fd = OpenPath("/dev/null");
 
   RemountAllReadOnly();
 
@@ -234,16 +276,28 @@ void SetUpMounts(const Args& args) {
     if (symlink(to, link) != 0) Fail(std::string("symlink ") + link + ": " + Errno());
   }
   MakeDirs("/dev/shm");
-  if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
+  const std::string shm_options =
+      "mode=1777" + (args.shm_size > 0 ? ",size=" + std::to_string(args.shm_size) : "");
+  if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, shm_options.c_str()) != 0) {
     Fail("mounting /dev/shm: " + Errno());
   }
+  // The host's daemons listen in /run (/var/run): none of them is reachable.
+  if (mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=1m") != 0)
+    Fail("mounting /run: " + Errno());
   BindAt(scratch, args.scratch, true);
   for (const auto& [dir, fd] : rw) BindAt(fd, dir, true);
+  for (const std::string& socket : args.hide) HideSocket(null_fd, socket);
+  for (const char* empty : {"/dev", "/run"}) {
+    const unsigned long flags = MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+    if (mount(nullptr, empty, nullptr, flags, nullptr) != 0)
+      Fail(std::string("making ") + empty + " read-only: " + Errno());
+  }
   for (const char* covered :
        {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"}) {
     if (access(covered, F_OK) == 0) BindAt(OpenPath(covered), covered, false);
   }
   close(scratch);
+  close(null_fd);
   for (const auto& entry : rw) close(entry.second);
   for (const auto& entry : dev) close(entry.second);
 }
@@ -255,20 +309,42 @@ void EndNamespace(int signal) {
   _exit(128 + signal);
 }
 
-// PID 1 of the namespace: reaps every orphan, ends with the program.
-[[noreturn]] void RunInit(pid_t child) {
+// The processes of this PID namespace (its own /proc), the init included.
+std::size_t CountProcesses() {
+  std::size_t count = 0;
+  if (DIR* proc = opendir("/proc")) {
+    while (const dirent* entry = readdir(proc)) count += std::isdigit(entry->d_name[0]) ? 1 : 0;
+    closedir(proc);
+  }
+  return count;
+}
+
+// PID 1 of the namespace: reaps every orphan, ends with the program. Past
+// `max_processes` (0: no cap) it ends the namespace: RLIMIT_NPROC does not
+// hold for root, so the init counts (every 10 ms) where the kernel would not.
+[[noreturn]] void RunInit(pid_t child, bool drop_caps, unsigned long long max_processes) {
   for (int fd = 3; fd < 1024; ++fd) close(fd);  // the program's pipes are its own
   struct sigaction action {};
   action.sa_handler = EndNamespace;
   sigemptyset(&action.sa_mask);
   for (int signal : {SIGTERM, SIGINT, SIGHUP}) sigaction(signal, &action, nullptr);
-  DropCapabilities();
+  if (drop_caps) DropCapabilities();
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // nothing in the namespace may ptrace its init
   for (;;) {
     int status = 0;
-    const pid_t reaped = waitpid(-1, &status, 0);
+    const pid_t reaped = waitpid(-1, &status, max_processes > 0 ? WNOHANG : 0);
     if (reaped == child) _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     if (reaped < 0 && errno == ECHILD) _exit(kSetupFailed);
+    if (reaped > 0 || max_processes == 0) continue;
+    if (CountProcesses() > max_processes) {
+      std::fprintf(stderr,
+                   "opverify-sandbox: more than %llu processes: the sandbox's process limit; "
+                   "every process in it was killed\n",
+                   max_processes);
+      std::fflush(stderr);
+      _exit(128 + SIGKILL);  // the namespace ends with its init
+    }
+    usleep(10000);
   }
 }
 
@@ -278,18 +354,21 @@ int main(int argc, char** argv) {
   const Args args = Parse(argc, argv);
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) Fail("PR_SET_PDEATHSIG: " + Errno());
   if (args.parent != 0 && getppid() != args.parent) Fail("the parent process is gone");
-  if (args.init) {
-    if (args.scratch.empty()) Fail("--init needs --scratch");
+  if (args.mounts) {
+    if (args.scratch.empty()) Fail("--mounts needs --scratch");
     SetUpMounts(args);
   }
-  if (args.memory > 0) {
-    const rlimit limit{args.memory, args.memory};
-    if (setrlimit(RLIMIT_DATA, &limit) != 0) Fail("setrlimit RLIMIT_DATA: " + Errno());
+  for (const auto& [resource, value] : args.limits) {
+    const rlimit limit{value, value};
+    if (setrlimit(resource, &limit) != 0)
+      Fail("setrlimit " + std::to_string(resource) + ": " + Errno());
+    // A write past the file-size limit fails (EFBIG) instead of killing the writer.
+    if (resource == RLIMIT_FSIZE) signal(SIGXFSZ, SIG_IGN);
   }
   if (args.init) {
     g_child = fork();
     if (g_child < 0) Fail("fork: " + Errno());
-    if (g_child > 0) RunInit(g_child);
+    if (g_child > 0) RunInit(g_child, args.drop_caps, args.max_processes);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) Fail("PR_SET_PDEATHSIG: " + Errno());
   }
   setsid();  // fails harmlessly where it already leads a session

@@ -207,8 +207,17 @@ Result<Subprocess> Subprocess::Spawn(const SpawnOptions& options) {
                               ": posix_spawn_file_actions_adddup2: " + ErrnoText(error));
     }
   }
+  // Only what `mapping` names crosses: the rank's log, Open MPI's sockets and
+  // any descriptor a library opened without close-on-exec stay ours.
   int error = 0;
-  if (merge_stderr) {
+  for (int fd = STDERR_FILENO + 1; fd < above_targets && error == 0; ++fd) {
+    const bool target = std::any_of(mapping.begin(), mapping.end(),
+                                    [&](const auto& pair) { return pair.second == fd; });
+    if (!target) error = posix_spawn_file_actions_addclose(&request.actions_, fd);
+  }
+  if (error == 0)
+    error = posix_spawn_file_actions_addclosefrom_np(&request.actions_, above_targets);
+  if (error == 0 && merge_stderr) {
     error = posix_spawn_file_actions_adddup2(&request.actions_, STDOUT_FILENO, STDERR_FILENO);
   }
   if (error == 0 && !options.working_dir.empty()) {

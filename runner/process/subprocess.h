@@ -29,7 +29,8 @@ struct SpawnOptions {
   std::string stdout_path;
   std::string stderr_path;  // empty: inherit; "=stdout" merges into stdout
   // {parent fd, child fd}: dup'd into the child without close-on-exec; child fds must be distinct
-  // and may be any numbers, even ones the parent uses for other mappings' sources.
+  // and may be any numbers, even ones the parent uses for other mappings' sources. Every other
+  // descriptor above 2 is closed in the child, inherited or not (an MPI rank's sockets, its log).
   std::vector<std::pair<int, int>> fds;
   bool new_process_group = true;  // the child leads its own group, so the whole tree can be killed
   bool new_session = false;       // its own session (setsid): no terminal, no job-control signals

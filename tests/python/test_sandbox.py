@@ -10,6 +10,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import uuid
@@ -22,7 +23,10 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile")
 BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
-OPS = ["kill_parent", "stop_parent", "setsid_child", "flood", "memory_hog", "write_outside", "network", "home_cache"]
+OPS = ["kill_parent", "stop_parent", "setsid_child", "flood", "memory_hog", "write_outside", "network", "home_cache",
+       "truncate_tensors", "inherited_fds", "unix_socket", "memory_shared", "memory_dev_shm", "memory_memfd",
+       "memory_growsdown", "fork_bomb", "ptrace_init", "reference_too_big"]
+SECRET = b"the secret a hostile implementation must not read on stdin"
 LIMITS = ["--memory-limit", "1G", "--executor-log-cap", "1M"]
 
 
@@ -80,15 +84,25 @@ def ops_dir(tmp_path):
     return folder
 
 
-class Listener:
-    """A TCP port on 127.0.0.1 that records whoever connects."""
+@pytest.fixture
+def short_socket_path():
+    """A path for a unix socket in /tmp, within the 107 bytes a socket's path may have."""
+    folder = tempfile.mkdtemp(prefix="ovsock-")
+    yield os.path.join(folder, "daemon.sock")
+    shutil.rmtree(folder, ignore_errors=True)
 
-    def __init__(self):
-        self.socket = socket.socket()
-        self.socket.bind(("127.0.0.1", 0))
+
+class Listener:
+    """A TCP port on 127.0.0.1, or a unix socket at `path` (a host daemon's in /run or /tmp), that
+    records whoever connects."""
+
+    def __init__(self, path=None):
+        self.socket = socket.socket(socket.AF_UNIX if path else socket.AF_INET)
+        self.socket.bind(str(path) if path else ("127.0.0.1", 0))
         self.socket.listen()
         self.socket.settimeout(0.2)
-        self.port = self.socket.getsockname()[1]
+        self.path = str(path) if path else None
+        self.port = None if path else self.socket.getsockname()[1]
         self.connections = 0
         self.running = True
         self.thread = threading.Thread(target=self.accept, daemon=True)
@@ -109,14 +123,14 @@ class Listener:
         self.socket.close()
 
 
-def run_verify(opverify_bin, op, ops_dir, env, *flags, timeout=120):
+def run_verify(opverify_bin, op, ops_dir, env, *flags, timeout=120, stdin=None):
     output = ops_dir / f"{op}.verify_result.json"
     proc = subprocess.run([opverify_bin, "verify", "--op_name", op, "--verify_dir", str(ops_dir),
                            "--triton_impl_name", "cpu_impl", "--backend", "cpu", "--no-lint",
                            # Room for torch's import on a loaded machine; the flood needs no more.
-                           "--timeout", "8" if op == "flood" else "20",
+                           "--timeout", {"flood": "8", "fork_bomb": "60"}.get(op, "20"),
                            "--output", str(output), *LIMITS, *flags],
-                          capture_output=True, text=True, timeout=timeout, env=env)
+                          capture_output=True, text=True, timeout=timeout, env=env, stdin=stdin)
     result = json.loads(output.read_text()) if output.exists() else None
     return proc, result
 
@@ -137,30 +151,43 @@ def check_left_nothing_behind(ops_dir, home, run_dir=None):
 
 @pytest.mark.parametrize("mode", ["bwrap", "unshare"])
 @pytest.mark.parametrize("op", OPS)
-def test_a_hostile_implementation_gets_a_verdict_in_verify(opverify_bin, ops_dir, env, tmp_path, mode, op):
+def test_a_hostile_implementation_gets_a_verdict_in_verify(opverify_bin, ops_dir, env, tmp_path, short_socket_path,
+                                                           mode, op):
     if not namespaces_work(mode):
         pytest.skip(f"{mode} cannot create namespaces here")
-    listener = Listener()
+    listener, unix_listener = Listener(), Listener(short_socket_path)
     env["OPVERIFY_HOSTILE_PORT"] = str(listener.port)
+    env["OPVERIFY_HOSTILE_UNIX"] = unix_listener.path
+    secret = tmp_path / "secret"
+    secret.write_bytes(SECRET)
     started = time.monotonic()
     try:
-        proc, result = run_verify(opverify_bin, op, ops_dir, env, "--sandbox", mode)
+        with open(secret, "rb") as stdin:  # `opverify verify < secret`
+            proc, result = run_verify(opverify_bin, op, ops_dir, env, "--sandbox", mode, stdin=stdin)
     finally:
         listener.close()
+        unix_listener.close()
     assert result is not None, f"exit {proc.returncode}, no verify_result.json: {proc.stderr[-3000:]}"
     want = expected(op)
     assert proc.returncode == (0 if want is None else 1), proc.stderr[-3000:]
     assert error_types(result) == [want], result["failures"]
     assert result["environment"]["sandbox"] == mode
-    assert time.monotonic() - started < 60
-    assert listener.connections == 0
+    assert time.monotonic() - started < (120 if op == "fork_bomb" else 60)
+    assert listener.connections == 0 and unix_listener.connections == 0
     check_left_nothing_behind(ops_dir, tmp_path / "home")
     log = ops_dir / f"{op}.verify_result.executor.log"
     assert log.stat().st_size <= 1 << 20
+    assert "INJECTED_BY_inherited_fds" not in proc.stdout + proc.stderr
     if op == "flood":
         assert "output cut here: this log reached its cap of 1048576 bytes" in log.read_text(errors="replace")
-    if op in ("write_outside", "network"):
+    if op in ("write_outside", "network", "unix_socket"):
         assert "the sandbox refused" in result["failures"][0]["error_msg"]
+    if op.startswith("memory_") and op != "memory_hog":
+        assert "the sandbox's limit" in result["failures"][0]["error_msg"]
+    if op == "fork_bomb" and getattr(os, "geteuid", lambda: 0)() == 0:
+        assert "the sandbox's process limit" in result["failures"][0]["error_msg"]
+    if op == "reference_too_big":
+        assert "the memory limit is too small for the reference" in result["failures"][0]["error_msg"]
 
 
 def test_crash_signals_are_reported_through_the_sandbox(opverify_bin, env, tmp_path):
@@ -232,19 +259,22 @@ def batch_verdicts(run_dir):
             if (run_dir / "ops" / op / "verify_result.json").exists()}
 
 
-def test_a_two_rank_batch_of_hostile_implementations_ends_with_reports(batch_bin, ops_dir, env, tmp_path):
+def test_a_two_rank_batch_of_hostile_implementations_ends_with_reports(batch_bin, ops_dir, env, tmp_path,
+                                                                       short_socket_path):
     if not namespaces_work("bwrap") and not namespaces_work("unshare"):
         pytest.skip("no namespaces here")
-    listener = Listener()
+    listener, unix_listener = Listener(), Listener(short_socket_path)
     env["OPVERIFY_HOSTILE_PORT"] = str(listener.port)
+    env["OPVERIFY_HOSTILE_UNIX"] = unix_listener.path
     manifest = hostile_manifest(tmp_path / "hostile.json", ops_dir, OPS)
     run_dir = tmp_path / "run"
     try:
         proc = subprocess.run(["mpirun", "-np", "2", "--oversubscribe", batch_bin, str(manifest), "--backend", "cpu",
                                "--run-dir", str(run_dir), "--timeout", "15", "--no-bench", *LIMITS],
-                              capture_output=True, text=True, timeout=240, env=env)
+                              capture_output=True, text=True, timeout=300, env=env)
     finally:
         listener.close()
+        unix_listener.close()
     assert proc.returncode == 1, proc.stderr[-3000:]
     results = batch_verdicts(run_dir)
     assert {op: error_types(r) for op, r in results.items()} == {op: [expected(op)] for op in OPS}
@@ -257,8 +287,12 @@ def test_a_two_rank_batch_of_hostile_implementations_ends_with_reports(batch_bin
     assert list((run_dir / "cache").glob("rank-*/home/.flaggems/code_cache/relu_generated.py"))
     for log in (run_dir / "logs").glob("rank-*.executor.log"):
         assert log.stat().st_size <= 1 << 20
-    assert listener.connections == 0
+    assert listener.connections == 0 and unix_listener.connections == 0
     check_left_nothing_behind(ops_dir, tmp_path / "home", run_dir)
+    # What inherited_fds wrote into every descriptor it found landed in its capped log alone.
+    injected = [str(path) for path in run_dir.rglob("*") if path.is_file() and "executor.log" not in path.name
+                and b"INJECTED_BY_inherited_fds" in path.read_bytes()]
+    assert not injected and "INJECTED_BY_inherited_fds" not in proc.stdout + proc.stderr
 
 
 def test_resume_of_a_run_with_the_killer_finishes(batch_bin, ops_dir, env, tmp_path):

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "runner/process/channel.h"
 #include "tests/support/scratch_dir_test.h"
@@ -359,6 +360,33 @@ TEST_F(SubprocessTest, MapsFdsWhoseNumbersCollide) {
   EXPECT_EQ(ReadToEnd(pipes[2]->read_fd, 5.0), "to52\n");
   EXPECT_TRUE(process->Wait()->success());
   for (Result<Pipe>& pipe : pipes) CloseFd(&pipe->read_fd);
+}
+
+TEST_F(SubprocessTest, OnlyTheMappedDescriptorsReachTheChild) {
+  // Inherited descriptors (an MPI rank's sockets, its log) never cross: fds 8
+  // (below the mapped one) and 70 (above) are open without close-on-exec
+  // here, only 9 is mapped.
+  Result<Pipe> pipe = MakePipe();
+  ASSERT_TRUE(pipe.ok());
+  for (int fd : {8, 9, 70}) ASSERT_EQ(fcntl(fd, F_GETFD), -1) << "fd " << fd << " is in use";
+  ASSERT_EQ(dup2(pipe->write_fd, 8), 8);
+  ASSERT_EQ(dup2(pipe->write_fd, 70), 70);
+  SpawnOptions options;
+  options.argv = {"/bin/bash", "-c", "ls /proc/self/fd >&9"};
+  options.fds = {{pipe->write_fd, 9}};
+  Result<Subprocess> process = Subprocess::Spawn(options);
+  close(8);
+  close(70);
+  CloseFd(&pipe->write_fd);
+  ASSERT_TRUE(process.ok()) << process.status().ToString();
+  std::string listed = ReadToEnd(pipe->read_fd, 5.0);
+  EXPECT_TRUE(process->Wait()->success());
+  CloseFd(&pipe->read_fd);
+  std::istringstream fds(listed);
+  std::vector<int> open;
+  for (int fd = 0; fds >> fd;) open.push_back(fd);
+  // 0-2 (the test's own), 9, and the folder ls reads (the lowest free number).
+  EXPECT_EQ(open, (std::vector<int>{0, 1, 2, 3, 9})) << listed;
 }
 
 TEST_F(SubprocessTest, BadFdMappingIsAnError) {

@@ -55,15 +55,24 @@ _REFUSALS = {
 }
 
 
-def sandbox_refusal(error):
+# What the sandbox's memory limits answer (RLIMIT_AS and RLIMIT_DATA, the
+# file-size limit, the sized /dev/shm): OutOfMemory, like a MemoryError.
+_LIMITS = {
+    errno_module.ENOMEM: "the memory limit",
+    errno_module.EFBIG: "the file-size limit (the memory limit)",
+    errno_module.ENOSPC: "the size of /dev/shm or of a disk",
+}
+
+
+def sandbox_refusal(error, answers=_REFUSALS):
     """What the sandbox refused, if `error` (or an error it came from) is its answer; else None."""
     if os.environ.get("OPVERIFY_SANDBOX") not in ("bwrap", "unshare"):
         return None
     seen = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
-        if isinstance(error, OSError) and error.errno in _REFUSALS:
-            return _REFUSALS[error.errno]
+        if isinstance(error, OSError) and error.errno in answers:
+            return answers[error.errno]
         error = error.__cause__ or error.__context__
     return None
 
@@ -265,12 +274,23 @@ class Session(BenchRequests):
             return CaseError("SandboxViolation", f"{stage}: the sandbox refused {refused}: {describe(error)}")
         if "CompilationError" in name or ("triton" in module and "compil" in module):
             return CaseError("CompilationError", text)
-        if self.backend.is_out_of_memory(error):
+        limit = sandbox_refusal(error, _LIMITS)
+        if self.backend.is_out_of_memory(error) or limit:
             self.backend.empty_cache()
-            return CaseError("OutOfMemory", text)
+            return CaseError("OutOfMemory", text + (f" (the sandbox's limit: {limit})" if limit else ""))
         if self.backend.is_device_error(error) or not self.backend.healthy():
             return CaseError("DeviceError", text, device_poisoned=True)
         return CaseError("RuntimeError", text)
+
+    def ours_if_out_of_memory(self, error, stage):
+        """A ReferenceError when the task's own code (its inputs, its Model)
+        ran out of memory: the limit is too small for the task, which is ours
+        to fix, not the implementation's fault. None for any other error."""
+        limit = sandbox_refusal(error, _LIMITS)
+        if not (limit or self.backend.is_out_of_memory(error)):
+            return None
+        return CaseError("ReferenceError", f"the memory limit is too small for the reference: {stage} ran out of "
+                         f"memory ({describe(error)}); raise --memory-limit (ours, not the implementation's)")
 
     def _reference(self, model, inputs, device, reply, vault):
         """Runs the reference on its own copy of the inputs (on the CPU, the
@@ -293,8 +313,9 @@ class Session(BenchRequests):
                     golden = model(*golden_args)
                     self.backend.synchronize()
                 except BaseException as second:  # noqa: BLE001
-                    raise CaseError("RuntimeError", "reference Model failed on CPU and on "
-                                    f"{device}: " + describe(second)) from second
+                    raise self.ours_if_out_of_memory(second, "the reference Model") or \
+                        CaseError("RuntimeError", "reference Model failed on CPU and on "
+                                  f"{device}: " + describe(second)) from second
                 if widened is not None:
                     widened = widened.to(device)
             by_reference = {entry.split(" ", 2)[1] for entry in input_changes(inputs, golden_args, torch)}
@@ -389,7 +410,7 @@ class Session(BenchRequests):
             inputs = self.inputs_for(index, seed)
         except BaseException as error:  # noqa: BLE001
             if edge is None:
-                raise
+                raise self.ours_if_out_of_memory(error, "get_inputs") or error
             return {"edge_case": edge[0], "not_applicable": "get_inputs: " + describe(error)}, []
         # Described before anything runs: a failure from here on is reported with its inputs.
         self._known = {"input_desc": describe_inputs(inputs, torch), "input_dtypes": input_dtypes(inputs, torch)}
@@ -402,7 +423,8 @@ class Session(BenchRequests):
             seed_everything(seed, torch)
             model = self.task.Model(*self.init_inputs)
         except BaseException as error:  # noqa: BLE001
-            raise CaseError("RuntimeError", "Model(*get_init_inputs()): " + describe(error)) from error
+            raise self.ours_if_out_of_memory(error, "Model(*get_init_inputs())") or \
+                CaseError("RuntimeError", "Model(*get_init_inputs()): " + describe(error)) from error
         try:
             seed_everything(seed, torch)
             model_new = self.impl.ModelNew(*self.init_inputs)

@@ -136,4 +136,18 @@ void PrintFailedCases(const RunModel& run, const std::string& run_dir, std::FILE
     std::fprintf(out, "%s\n", line.c_str());
 }
 
+void PrintNotRunCases(const RunModel& run, std::FILE* out) {
+  std::size_t shown = 0, not_run = 0;
+  for (const SkippedCase& skipped : run.skipped) {
+    if (!IsNotRun(skipped)) continue;
+    ++not_run;
+    if (++shown > kFailureListCap) continue;
+    std::fprintf(out, "NOT RUN %s  %s\n", TerminalLine(skipped.case_id, 200).c_str(),
+                 TerminalLine(skipped.reason, 200).c_str());
+  }
+  if (not_run > kFailureListCap)
+    std::fprintf(out, "... and %zu more not run (summary.json's not_run)\n",
+                 not_run - kFailureListCap);
+}
+
 }  // namespace opverify

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "reduce/report_file.h"
+#include "reduce/skipped_cases.h"
 
 namespace opverify {
 namespace {
@@ -127,6 +128,14 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
   ordered_json allowances = ordered_json::array();
   for (const AllowanceUse& use : run.allowances) allowances.push_back(AllowanceUseJson(use));
   summary["allow_torch"] = std::move(allowances);
+  // What the run meant to run and did not reach (a stop signal, --maxfail).
+  ordered_json not_run = ordered_json::array();
+  for (const SkippedCase& skipped : run.skipped) {
+    if (IsNotRun(skipped))
+      not_run.push_back(
+          {{"case_id", skipped.case_id}, {"op", skipped.op}, {"reason", skipped.reason}});
+  }
+  summary["not_run"] = std::move(not_run);
   summary["problems"] = run.problems;
   summary["incomplete"] = run.incomplete;
   return WriteReportJson((std::filesystem::path(context().run_dir) / "summary.json").string(),

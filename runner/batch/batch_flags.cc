@@ -55,6 +55,15 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
   app.add_flag(
       "--no-ab", [&](std::int64_t) { options.ab = false; },
       "Do not re-run accuracy failures (A/B)");
+  CLI::Option* maxfail =
+      app.add_option("--maxfail", options.max_failures,
+                     "Stop after N failed cases (counted across ranks): start no more work, let "
+                     "the cases in hand finish, report them and list the rest as not run (exit 1)")
+          ->check(CLI::Range(1, 100000000));
+  app.add_flag(
+         "-x,--exitfirst", [&](std::int64_t) { options.max_failures = 1; },
+         "Stop after the first failed case (--maxfail 1)")
+      ->excludes(maxfail);
   app.add_option("--previous", options.previous_run,
                  "An earlier run folder: its timings order the work")
       ->check(CLI::ExistingDirectory);

@@ -46,6 +46,9 @@ struct BatchOptions {
   double progress_interval_s =
       5.0;         // --progress-interval: off a terminal, the most often a line is printed
   bool ab = true;  // A/B re-run of accuracy failures
+  // --maxfail N / -x (1): stop handing out work once N cases failed (0: never);
+  // the cases in hand finish, the rest are reported as not run.
+  int max_failures = 0;
   std::string previous_run;     // a run folder whose timings order the work (longest first)
   int max_cases_per_item = 64;  // sweeps larger than this are split across ranks
   bool require_anchors =

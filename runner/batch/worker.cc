@@ -185,6 +185,8 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
   };
   std::set<int> mine(item.case_indices.begin(), item.case_indices.end());
   const auto stopping = [&] { return setup.stop != nullptr && setup.stop->load() != 0; };
+  // --maxfail: the coordinator has heard enough failures; the case in hand finishes.
+  const auto halted = [&] { return setup.halt != nullptr && setup.halt->Halted(); };
   // Cases the selection leaves out (--filter, --dtype, ...), with why: the
   // operator's record keeps them for the reports' "skipped".
   json left_out = json::object();
@@ -199,7 +201,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
   spec.skip_case = [&](int index, const std::string& edge_label) {
     const std::string id = case_id(index, edge_label);
     return (!mine.empty() && mine.count(index) == 0) || setup.done.count(id) > 0 || stopping() ||
-           (selection.dtypes.empty() && !selected(index, id, json::array()));
+           halted() || (selection.dtypes.empty() && !selected(index, id, json::array()));
   };
   if (!selection.dtypes.empty()) {
     spec.skip_by_inputs = [&](int index, const std::string& edge_label, const json& input_desc) {
@@ -340,7 +342,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
     if (!left_out.empty()) meta.extra["left_out"] = left_out;
     store_ok = Store(setup, meta);
   }
-  if (store_ok && options.bench && op.bench.enabled && !stopping()) {
+  if (store_ok && options.bench && op.bench.enabled && !stopping() && !halted()) {
     store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, setup, left_out, report);
   }
   // The whole item's time: cases plus executor start-up, lint and loading, and the benchmark.

@@ -202,6 +202,7 @@ int main(int argc, char** argv) {
   }
   opverify::PrintDeclaredExceptions(model);
   opverify::PrintFailedCases(model, run_dir);
+  opverify::PrintOperatorTriage(model);
   std::printf("%s -> %s\n", opverify::TotalsLine(totals.value()).c_str(),
               opverify::TerminalSafe((fs::path(run_dir) / "summary.json").string()).c_str());
   const int lost_code = totals->lost > 0 ? 3 : 0;

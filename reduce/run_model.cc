@@ -226,10 +226,12 @@ std::optional<TimeSplit> BuildTimeSplit(const json& run_info, SpentMs& spent_ms)
 FailureRow Failure(const CaseRecord& c, const std::string& repro) {
   FailureRow row{c.case_id, c.op_name,   c.error_type, Utf8Prefix(c.error_msg, 300),
                  c.rank,    c.stored_at, std::nullopt, repro,
-                 nullptr};
+                 nullptr,   ""};
   if (c.ab.is_object()) {
     row.ab = c.ab.value("classification", json(nullptr));
     row.reference_trust = c.ab.value("reference_trust", json(nullptr));
+    if (c.ab.contains("inherited_from") && c.ab["inherited_from"].is_string())
+      row.ab_inherited_from = c.ab["inherited_from"].get<std::string>();
   }
   return row;
 }
@@ -362,6 +364,12 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
   FinishPerformance(dtype_speedups, speedups, &run.performance);
   run.time_split = BuildTimeSplit(run_info, spent_ms);
   return run;
+}
+
+std::string FailureRow::AbText() const {
+  if (!ab || !ab->is_string()) return "-";
+  return ab->get<std::string>() +
+         (ab_inherited_from.empty() ? "" : " (inherited from " + ab_inherited_from + ")");
 }
 
 std::vector<std::string> RunModel::StaleAllowanceLines() const {

@@ -11,6 +11,7 @@
 #include "reduce/html_reporter.h"
 #include "reduce/junit_reporter.h"
 #include "reduce/markdown_reporter.h"
+#include "reduce/operator_triage.h"
 #include "reduce/perf_result_reporter.h"
 #include "reduce/precision_reporter.h"
 #include "reduce/skipped_cases.h"
@@ -148,6 +149,16 @@ void PrintNotRunCases(const RunModel& run, std::FILE* out) {
   if (not_run > kFailureListCap)
     std::fprintf(out, "... and %zu more not run (summary.json's not_run)\n",
                  not_run - kFailureListCap);
+}
+
+void PrintOperatorTriage(const RunModel& run, std::FILE* out) {
+  const std::vector<OperatorTriage> triage = TriageByOperator(run);
+  if (triage.empty()) return;
+  std::fprintf(out, "failing operators (%zu):\n", triage.size());
+  for (std::size_t i = 0; i < triage.size() && i < kFailureListCap; ++i)
+    std::fprintf(out, "  %s\n", TriageLine(triage[i]).c_str());
+  if (triage.size() > kFailureListCap)
+    std::fprintf(out, "  ... and %zu more (report.md)\n", triage.size() - kFailureListCap);
 }
 
 }  // namespace opverify

@@ -48,6 +48,10 @@ void PrintFailedCases(const RunModel& run, const std::string& run_dir, std::FILE
 // reach (a stop signal, --maxfail), at most kFailureListCap, then a count.
 void PrintNotRunCases(const RunModel& run, std::FILE* out = stdout);
 
+// "failing operators (N):", then one TriageLine per failing operator (at
+// most kFailureListCap, then a count): the morning's first read.
+void PrintOperatorTriage(const RunModel& run, std::FILE* out = stdout);
+
 // The console's totals: "3 operators, 12 cases: 9 passed, 2 waived, 1 failed"
 // ("waived" only when some case was).
 std::string TotalsLine(const RunTotals& totals);

@@ -80,6 +80,7 @@ ordered_json FailureJson(const FailureRow& f) {
   ordered_json out = {{"case_id", f.case_id},   {"op", f.op},     {"error_type", f.error_type},
                       {"error_msg", f.message}, {"rank", f.rank}, {"stored_at", f.stored_at}};
   if (f.ab) out["ab"] = *f.ab;
+  if (!f.ab_inherited_from.empty()) out["ab_inherited_from"] = f.ab_inherited_from;
   return out;
 }
 

@@ -297,8 +297,8 @@ int Run(int argc, char** argv) {
   ExecutorPool pool;
   setup.pool = &pool;
   setup.stop = &g_stop_signal;
-  WorkerHalt halt(/*await_count=*/options.max_failures > 0);  // --maxfail: the coordinator's word
-  setup.halt = &halt;
+  CoordinatorChannel channel(/*await_count=*/options.max_failures > 0);
+  setup.channel = &channel;
   InstallStopHandlers();
 
   const RankOutcome outcome = RunRank(
@@ -306,7 +306,7 @@ int Run(int argc, char** argv) {
       [&](const WorkItem& item, const std::function<void(const nlohmann::json&)>& report) {
         return RunWorkItem(item, setup, report);
       },
-      CoordinatorLimits{&g_stop_signal, options.max_failures}, &halt,
+      CoordinatorLimits{&g_stop_signal, options.max_failures, options.max_ab}, &channel,
       PlanProgress(*job, items, options, setup.done), console->output);
   shard.value().reset();  // close this rank's shard before anyone reads it
   if (world) world->Barrier();

@@ -8,15 +8,15 @@ namespace opverify {
 
 RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
                     const RunItemFunction& run_item, const CoordinatorLimits& limits,
-                    WorkerHalt* halt, ProgressPlan plan, const ProgressOutput& output) {
+                    CoordinatorChannel* channel, ProgressPlan plan, const ProgressOutput& output) {
   RankOutcome outcome;
   if (world != nullptr && world->rank() != 0) {
-    WorkerLoop(world, 0, run_item, halt);
+    WorkerLoop(world, 0, run_item, channel);
     return outcome;
   }
   const int size = world != nullptr ? world->size() : 1;
   std::vector<std::unique_ptr<Comm>> local = MakeLocalComms(2);
-  std::thread worker([&] { WorkerLoop(local[1].get(), 0, run_item, halt); });
+  std::thread worker([&] { WorkerLoop(local[1].get(), 0, run_item, channel); });
   std::vector<Comm*> links = {local[0].get()};
   if (size > 1) links.push_back(world);
   Progress progress(std::move(plan), output);

@@ -24,11 +24,11 @@ struct RankOutcome {
 
 // Serves `items` (rank 0) or works until told to stop (other ranks), running
 // each item with `run_item`. `world`: every rank's Comm, or null when this is
-// the only rank. `limits`: as for Coordinate (rank 0's); `halt`: this rank's
+// the only rank. `limits`: as for Coordinate (rank 0's); `channel`: this rank's
 // worker's, as for WorkerLoop. Rank 0 shows its progress as `plan` and
 // `output` say. Other ranks return the defaults.
 RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
                     const RunItemFunction& run_item, const CoordinatorLimits& limits,
-                    WorkerHalt* halt, ProgressPlan plan, const ProgressOutput& output);
+                    CoordinatorChannel* channel, ProgressPlan plan, const ProgressOutput& output);
 
 }  // namespace opverify

@@ -42,7 +42,7 @@ struct WorkerSetup {
   ExecutorFactory start_executor;  // empty: ProcessExecutor::StartClient (tests give a fake)
   const std::atomic<int>* stop =
       nullptr;  // set by SIGTERM/SIGUSR1: the item's remaining cases are left
-  WorkerHalt* halt = nullptr;  // --maxfail reached: the item's cases not yet started are left
+  CoordinatorChannel* channel = nullptr;  // --maxfail (Halted), --max-ab (GrantAb)
 };
 
 // The operator as its executors run it: the manifest's entry with the batch's --timeout.

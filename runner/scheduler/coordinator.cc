@@ -74,6 +74,12 @@ CoordinatorResult Coordinate(const std::vector<Comm*>& links, int workers,
           }
           break;
         }
+        case kTagAbAsk: {
+          const bool granted = limits.max_ab < 0 || result.ab_granted < limits.max_ab;
+          result.ab_granted += granted ? 1 : 0;
+          links[l]->Send(message->source, kTagAbGrant, granted ? "1" : "0");
+          break;
+        }
         case kTagFailed:
           result.healthy = false;
           [[fallthrough]];
@@ -104,7 +110,7 @@ CoordinatorResult Coordinate(const std::vector<Comm*>& links, int workers,
   return result;
 }
 
-bool WorkerHalt::Halted() {
+bool CoordinatorChannel::Halted() {
   // While an item runs, the coordinator sends its worker nothing unasked but kTagHalt.
   if (!halted_ && link_ != nullptr) {
     if (std::optional<Message> message = link_->Receive(0); message && message->tag == kTagHalt)
@@ -113,16 +119,25 @@ bool WorkerHalt::Halted() {
   return halted_;
 }
 
-void WorkerHalt::AwaitCount() {
-  std::optional<Message> message;
-  while (!(message = link_->Receive(1.0))) {
+Message CoordinatorChannel::Await(int tag) {
+  for (;;) {
+    std::optional<Message> message = link_->Receive(1.0);
+    if (!message) continue;
+    if (message->tag == kTagHalt) halted_ = true;
+    // The count of a failed case is kTagGoOn or kTagHalt; a kTagHalt sent to
+    // every busy worker may come before any answer.
+    if (message->tag == tag || (tag == kTagGoOn && message->tag == kTagHalt)) return *message;
   }
-  // A kTagHalt sent to every busy worker may come first; the answer, a second halt, is then
-  // left to the wait for the next item, which passes over it.
-  if (message->tag == kTagHalt) halted_ = true;
 }
 
-void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run, WorkerHalt* halt) {
+bool CoordinatorChannel::GrantAb() {
+  if (link_ == nullptr) return false;
+  link_->Send(coordinator_rank_, kTagAbAsk, "");
+  return Await(kTagAbGrant).payload == "1";
+}
+
+void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run,
+                CoordinatorChannel* channel) {
   bool ok = true;
   for (;;) {
     link->Send(coordinator_rank, ok ? kTagRequest : kTagFailed, "");
@@ -133,15 +148,20 @@ void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run, Wo
     }
     if (message->tag != kTagAssign) return;
     const WorkItem item = WorkItemFromJson(nlohmann::json::parse(message->payload));
-    if (halt != nullptr) halt->link_ = link;
+    if (channel != nullptr) {
+      channel->link_ = link;
+      channel->coordinator_rank_ = coordinator_rank;
+    }
     ok = run(item, [&](const nlohmann::json& summary) {
       // A summary holds untrusted text (error messages): invalid UTF-8 travels as U+FFFD.
       link->Send(coordinator_rank, kTagCase,
                  summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      if (halt != nullptr && halt->await_count_ && !halt->halted_ && IsFailedCase(summary))
-        halt->AwaitCount();
+      // The count of a failed case (after a halt, the second kTagHalt that answers it is
+      // passed over later).
+      if (channel != nullptr && channel->await_count_ && !channel->halted_ && IsFailedCase(summary))
+        channel->Await(kTagGoOn);
     });
-    if (halt != nullptr) halt->link_ = nullptr;
+    if (channel != nullptr) channel->link_ = nullptr;
   }
 }
 

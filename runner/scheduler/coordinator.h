@@ -25,6 +25,8 @@ enum BatchTag : int {
   kTagFailed = 5,   // worker -> coordinator: this worker cannot go on (store failure)
   kTagHalt = 6,     // coordinator -> worker: start no more cases of the item in hand (--maxfail)
   kTagGoOn = 7,     // coordinator -> worker: a failed case was counted, below --maxfail
+  kTagAbAsk = 8,    // worker -> coordinator: may this case have an A/B re-run (--max-ab)?
+  kTagAbGrant = 9,  // coordinator -> worker: the answer, "1" (yes) or "0" (the budget is spent)
 };
 
 // A case summary that counts toward --maxfail: a case's (not an item's or a
@@ -44,12 +46,16 @@ struct CoordinatorLimits {
   // its item after the case in hand, whose summary still counts). Every
   // failed case's worker gets an answer, kTagHalt or kTagGoOn.
   int max_failures = 0;
+  // --max-ab: the A/B re-runs the whole run may spend (-1: no limit); each
+  // kTagAbAsk takes one while any is left.
+  int max_ab = -1;
 };
 
 struct CoordinatorResult {
   bool healthy = true;  // no worker reported a failure it could not go on from
   int unassigned = 0;   // items never handed out
   bool max_failures_reached = false;
+  int ab_granted = 0;  // kTagAbAsk answered yes
 };
 
 // Serves `links` (each a Comm whose peers other than its own rank are
@@ -70,30 +76,36 @@ CoordinatorResult Coordinate(const std::vector<Comm*>& links, int workers,
 using RunItemFunction = std::function<bool(
     const WorkItem& item, const std::function<void(const nlohmann::json&)>& report)>;
 
-// The coordinator's kTagHalt as a worker's item sees it. WorkerLoop points
-// it at its link while an item runs; Halted() then looks for the message
-// (on the worker's thread, as MPI wants), so the item asks before each case.
+// A worker's item's line to the coordinator, on the worker's thread (as MPI
+// wants). WorkerLoop points it at its link while an item runs; between
+// items it answers from what it heard.
+//   Halted(): kTagHalt came (--maxfail reached): start no further case. The
+//     item asks before each case.
+//   GrantAb(): asks for one of the run's A/B re-runs (--max-ab) and waits.
 // `await_count` (the coordinator has a --maxfail): after each failed case
 // the worker waits for the coordinator to count it, so that no case starts
 // after the one that reached the limit.
-class WorkerHalt {
+class CoordinatorChannel {
  public:
-  explicit WorkerHalt(bool await_count = false) : await_count_(await_count) {}
+  explicit CoordinatorChannel(bool await_count = false) : await_count_(await_count) {}
   bool Halted();
+  bool GrantAb();
 
  private:
-  friend void WorkerLoop(Comm*, int, const RunItemFunction&, WorkerHalt*);
-  void AwaitCount();  // the answer to a failed case: kTagHalt or kTagGoOn
+  friend void WorkerLoop(Comm*, int, const RunItemFunction&, CoordinatorChannel*);
+  // The next message of tag `tag` (kTagGoOn: or kTagHalt); a kTagHalt on the way is noted.
+  Message Await(int tag);
 
   bool await_count_ = false;
   Comm* link_ = nullptr;  // set while an item runs
+  int coordinator_rank_ = 0;
   bool halted_ = false;
 };
 
 // A worker's loop: ask, run, repeat, until told to stop. After `run` returns
 // false the worker reports the failure instead of asking, and is told to stop.
-// `halt` (optional): what `run` asks before starting each case.
+// `channel` (optional): what `run` asks the coordinator through.
 void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run,
-                WorkerHalt* halt = nullptr);
+                CoordinatorChannel* channel = nullptr);
 
 }  // namespace opverify

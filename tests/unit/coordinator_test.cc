@@ -30,6 +30,7 @@ struct Served {
   bool healthy = false;
   int unassigned = -1;
   bool max_failures_reached = false;
+  int ab_granted = 0;
   std::vector<std::vector<int>> items_of;  // per worker: the ids of the items it ran, in order
   int cases = 0;
   int failed = 0;
@@ -45,11 +46,12 @@ struct Served {
   }
 };
 
-// `halts` (optional): one per worker, given to its WorkerLoop.
+// `channels` (optional): one per worker, given to its WorkerLoop.
 Served Serve(int workers, const std::vector<WorkItem>& items, const WorkerRun& run,
-             const CoordinatorLimits& limits = {}, std::vector<WorkerHalt>* halts = nullptr) {
-  auto halt_of = [&](int w) {
-    return halts != nullptr ? &(*halts)[static_cast<std::size_t>(w)] : nullptr;
+             const CoordinatorLimits& limits = {},
+             std::vector<CoordinatorChannel>* channels = nullptr) {
+  auto channel_of = [&](int w) {
+    return channels != nullptr ? &(*channels)[static_cast<std::size_t>(w)] : nullptr;
   };
   std::vector<std::unique_ptr<Comm>> own = MakeLocalComms(2);
   std::vector<std::unique_ptr<Comm>> world = MakeLocalComms(workers);
@@ -69,10 +71,10 @@ Served Serve(int workers, const std::vector<WorkItem>& items, const WorkerRun& r
     };
   };
   std::vector<std::thread> threads;
-  threads.emplace_back([&] { WorkerLoop(own[1].get(), 0, worker_run(0), halt_of(0)); });
+  threads.emplace_back([&] { WorkerLoop(own[1].get(), 0, worker_run(0), channel_of(0)); });
   for (int w = 1; w < workers; ++w) {
     threads.emplace_back([&, w] {
-      WorkerLoop(world[static_cast<std::size_t>(w)].get(), 0, worker_run(w), halt_of(w));
+      WorkerLoop(world[static_cast<std::size_t>(w)].get(), 0, worker_run(w), channel_of(w));
     });
   }
 
@@ -84,6 +86,7 @@ Served Serve(int workers, const std::vector<WorkItem>& items, const WorkerRun& r
     served.healthy = result.healthy;
     served.unassigned = result.unassigned;
     served.max_failures_reached = result.max_failures_reached;
+    served.ab_granted = result.ab_granted;
     served.cases = progress.cases();
     served.failed = progress.failed();
     served.case_s = progress.case_s();
@@ -239,16 +242,16 @@ TEST(Coordinate, AfterTheStopSignalNothingMoreIsHandedOut) {
 // Items of 4 cases each, every case failing, run as RunWorkItem runs them:
 // each case only while the worker's halt says go on.
 Served ServeFailingItems(int workers, int items, int max_failures) {
-  std::vector<WorkerHalt> halts;
-  for (int w = 0; w < workers; ++w) halts.emplace_back(/*await_count=*/true);
+  std::vector<CoordinatorChannel> channels;
+  for (int w = 0; w < workers; ++w) channels.emplace_back(/*await_count=*/true);
   return Serve(
       workers, PlannedItems(items),
       [&](int w, const WorkItem& item, const Report& report) {
-        for (int k = 0; k < 4 && !halts[static_cast<std::size_t>(w)].Halted(); ++k)
+        for (int k = 0; k < 4 && !channels[static_cast<std::size_t>(w)].Halted(); ++k)
           ReportCase(report, std::to_string(item.id) + "/" + std::to_string(k), false);
         return true;
       },
-      {nullptr, max_failures}, &halts);
+      {nullptr, max_failures}, &channels);
 }
 
 TEST(Coordinate, MaxFailuresStopsAWorkerRightAfterTheFailureThatReachedIt) {
@@ -269,6 +272,25 @@ TEST(Coordinate, MaxFailuresOverSeveralWorkersLetsOnlyTheCasesInHandFinish) {
   const int handed = static_cast<int>(served.AllItems().size());
   EXPECT_LE(handed, 3);  // no item of 4 cases ends before the limit
   EXPECT_EQ(served.unassigned, 20 - handed);
+}
+
+TEST(Coordinate, TheAbBudgetIsTheWholeRunsOverEveryWorker) {
+  std::vector<CoordinatorChannel> channels(3);
+  std::atomic<int> granted{0}, denied{0};
+  const Served served = Serve(
+      3, PlannedItems(10),
+      [&](int w, const WorkItem&, const Report& report) {
+        for (int k = 0; k < 2; ++k) {
+          (channels[static_cast<std::size_t>(w)].GrantAb() ? granted : denied)++;
+          ReportCase(report, "c", false);
+        }
+        return true;
+      },
+      {nullptr, 0, 7}, &channels);
+  EXPECT_EQ(granted.load(), 7);
+  EXPECT_EQ(denied.load(), 20 - 7);
+  EXPECT_EQ(served.ab_granted, 7);
+  EXPECT_EQ(served.unassigned, 0);
 }
 
 TEST(Coordinate, FewerFailuresThanTheLimitRunEverything) {

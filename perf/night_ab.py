@@ -93,8 +93,11 @@ def main():
     timing = summary.get("timing", {})
     print(f"{args.operators} operators x {args.cases} cases, {args.ranks} ranks, flags {args.flags}: "
           f"exit {proc.returncode}, wall {wall_s:.1f} s")
-    print(f"  {len(failures)} accuracy failures: {len(own)} A/B re-runs, {len(inherited)} inherited, "
-          f"{len(skipped)} skipped (budget)")
+    operators = len({f["op"] for f in failures})
+    most = max((sum(1 for f in own if f["op"] == op) for op in {f["op"] for f in own}), default=0)
+    print(f"  {len(failures)} accuracy failures in {operators} operators: {len(own)} A/B re-runs "
+          f"(at most {most} per operator), {len(inherited)} inherited, {len(skipped)} skipped (budget)"
+          + (f"; stopped by {summary['stopped_by_signal']}" if "stopped_by_signal" in summary else ""))
     print(f"  A/B {timing.get('ab_s', 0):.1f} s of {timing.get('item_s', 0):.1f} s in items "
           f"(summed over ranks); classes {summary.get('ab')}")
     return 0 if proc.returncode == 1 else 1

@@ -74,7 +74,7 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
   PrintDeclaredExceptions(model);
   PrintFailedCases(model, options.run_dir);
   PrintNotRunCases(model);
-  PrintOperatorTriage(model);
+  if (options.verbosity != Verbosity::kQuiet) PrintOperatorTriage(model);  // -q: cases and totals
   // The last line, shown with -q too: a stopped run says so here.
   std::string stopped;
   if (stop.load() != 0) {

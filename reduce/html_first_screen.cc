@@ -9,7 +9,9 @@
 #include <tuple>
 
 #include "reduce/html_page.h"
+#include "reduce/operator_triage.h"
 #include "reduce/text_escape.h"
+#include "runner/common/utf8.h"
 
 namespace opverify::html {
 namespace {
@@ -18,6 +20,7 @@ using nlohmann::json;
 
 constexpr std::size_t kCasesPerGroup = 6;  // cases shown per failure group
 constexpr std::size_t kNamesPerList = 25;  // operators shown per baseline list
+constexpr std::size_t kOperatorRows = 500;  // failing operators shown, one row each
 
 std::string AbClass(const FailureRow& f) {
   return f.ab && f.ab->is_string() ? f.ab->get<std::string>() : "not classified";
@@ -52,6 +55,25 @@ void Totals(std::ostringstream& html, const RunModel& run) {
   if (run.performance.geomean_speedup)
     html << "; geometric mean speedup " << SpeedupText(run.performance.geomean_speedup);
   html << ".</p>\n";
+}
+
+// The failing operators, one row each (reduce/operator_triage.h), linked to the grid.
+void FailingOperators(std::ostringstream& html, const RunModel& run) {
+  const std::vector<OperatorTriage> triage = TriageByOperator(run);
+  html << "<table id=\"failing-operators\">\n<tr><th>operator</th><th>failed</th><th>error "
+          "(A/B of the first)</th><th>first failure</th><th>repro</th></tr>\n";
+  for (std::size_t i = 0; i < triage.size() && i < kOperatorRows; ++i) {
+    const OperatorTriage& t = triage[i];
+    html << "<tr><td>" << OperatorLink(t.op, t.op) << "</td><td>" << t.failed << "/" << t.cases
+         << "</td><td>" << MarkupEscape(t.error_type)
+         << (t.ab.empty() ? "" : " (" + MarkupEscape(t.ab) + ")") << "</td><td>"
+         << MarkupEscape(t.first_case_id) << ": " << MarkupEscape(Utf8Prefix(t.first_message, 160))
+         << "</td><td><code>" << MarkupEscape(t.repro) << "</code></td></tr>\n";
+  }
+  html << "</table>\n";
+  if (triage.size() > kOperatorRows)
+    html << "<p class=\"note\">and " << triage.size() - kOperatorRows
+         << " more failing operators (report.md lists them all)</p>\n";
 }
 
 void FailureGroups(std::ostringstream& html, const RunModel& run) {
@@ -96,7 +118,9 @@ void FailureGroups(std::ostringstream& html, const RunModel& run) {
     html << "<div class=\"msg\">" << MarkupEscape(message.substr(0, 160))
          << (message.size() > 160 ? "&hellip;" : "") << "</div></td></tr>\n";
   }
-  html << "</table>\n<p class=\"note\">Every failure with its message and repro command: <a "
+  html << "</table>\n";
+  FailingOperators(html, run);
+  html << "<p class=\"note\">Every failure with its message and repro command: <a "
           "href=\"#failures\">Failures in full</a>; by operator: the grid below.</p></section>\n";
 }
 

@@ -215,10 +215,8 @@ void Failures(std::ostringstream& html, const RunModel& run) {
   for (std::size_t i = 0; i < run.failures.size() && i < kRows; ++i) {
     const FailureRow& f = run.failures[i];
     html << "<tr><td>" << MarkupEscape(f.case_id) << "</td><td>" << MarkupEscape(f.error_type)
-         << "</td><td>"
-         << (f.ab && f.ab->is_string() ? MarkupEscape(f.ab->get<std::string>()) : "-")
-         << "</td><td><pre>" << MarkupEscape(f.message) << "</pre></td><td><code>"
-         << MarkupEscape(f.repro) << "</code></td></tr>\n";
+         << "</td><td>" << MarkupEscape(f.AbText()) << "</td><td><pre>" << MarkupEscape(f.message)
+         << "</pre></td><td><code>" << MarkupEscape(f.repro) << "</code></td></tr>\n";
   }
   html << "</table>\n";
   if (run.failures.size() > kRows) {

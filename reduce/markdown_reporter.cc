@@ -1,5 +1,7 @@
 #include "reduce/markdown_reporter.h"
 
+#include "reduce/operator_triage.h"
+
 #include <filesystem>
 #include <iomanip>
 #include <set>
@@ -94,6 +96,21 @@ void DeclaredExceptions(std::ostringstream& md, const RunModel& run) {
   }
 }
 
+// The failing operators first (reduce/operator_triage.h): one row each, before the big table.
+void FailingOperators(std::ostringstream& md, const RunModel& run) {
+  const std::vector<OperatorTriage> triage = TriageByOperator(run);
+  if (triage.empty()) return;
+  md << "## Failing operators\n\n| operator | failed | error (A/B of the first) | first failure | "
+        "repro |\n|---|---|---|---|---|\n";
+  for (const OperatorTriage& t : triage) {
+    md << "| " << MarkdownCell(t.op, 200) << " | " << t.failed << "/" << t.cases << " | "
+       << MarkdownCell(t.error_type + (t.ab.empty() ? "" : " (" + t.ab + ")"), 200) << " | "
+       << MarkdownCell(t.first_case_id + ": " + t.first_message, 200) << " | "
+       << MarkdownCode(t.repro) << " |\n";
+  }
+  md << "\n";
+}
+
 }  // namespace
 
 Status MarkdownReporter::ReportRun(const RunModel& run) {
@@ -123,6 +140,7 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
       md << "- " << MarkdownCell(stopped[i], 300) << "\n";
     if (stopped.size() > 1) md << "\n";
   }
+  FailingOperators(md, run);
   AgainstBaseline(md, context().extras);
   md << "## Operators\n\n| operator | cases | passed | failed | errors | speedup "
         "|\n|---|---|---|---|---|---|\n";
@@ -151,8 +169,8 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
     md << "\n## Failures\n\n| case | error | A/B | message |\n|---|---|---|---|\n";
     for (const FailureRow& f : run.failures) {
       md << "| " << MarkdownCell(f.case_id, 200) << " | " << MarkdownCell(f.error_type, 200)
-         << " | " << (f.ab && f.ab->is_string() ? MarkdownCell(f.ab->get<std::string>()) : "-")
-         << " | " << MarkdownCell(f.message, 200) << " |\n";
+         << " | " << MarkdownCell(f.AbText(), 300) << " | " << MarkdownCell(f.message, 200)
+         << " |\n";
     }
     bool suspects = false;
     for (const FailureRow& f : run.failures) suspects |= f.reference_suspect();

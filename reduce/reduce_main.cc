@@ -35,9 +35,9 @@ json PreviousRunInfo(const fs::path& run_dir) {
   json summary = json::parse(text.value(), nullptr, false);
   json info = json::object();
   if (!summary.is_object()) return info;
-  for (const char* key :
-       {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing",
-        "shard", "stopped_by_signal", "unassigned_items", "sandbox", "compiler_cache"}) {
+  for (const char* key : {"manifest", "manifest_name", "ranks", "launcher", "backend", "store",
+                          "resumed", "timing", "shard", "stopped_by_signal", "stopped_by_maxfail",
+                          "unassigned_items", "sandbox", "compiler_cache"}) {
     if (summary.contains(key)) info[key] = summary[key];
   }
   return info;
@@ -51,8 +51,8 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
   json from = json::array();
   for (const std::string& part : parts) {
     const json part_info = PreviousRunInfo(part);
-    for (const char* key :
-         {"manifest", "manifest_name", "launcher", "backend", "store", "stopped_by_signal"}) {
+    for (const char* key : {"manifest", "manifest_name", "launcher", "backend", "store",
+                            "stopped_by_signal", "stopped_by_maxfail"}) {
       if (!info.contains(key) && part_info.contains(key)) info[key] = part_info[key];
     }
     ranks += part_info.value("ranks", 0);
@@ -60,7 +60,8 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
     from.push_back(fs::absolute(part).lexically_normal().string());
   }
   if (ranks > 0) info["ranks"] = ranks;
-  if (info.contains("stopped_by_signal")) info["unassigned_items"] = unassigned;
+  if (info.contains("stopped_by_signal") || info.contains("stopped_by_maxfail"))
+    info["unassigned_items"] = unassigned;
   info["merged_from"] = from;
   return info;
 }
@@ -201,6 +202,7 @@ int main(int argc, char** argv) {
   }
   opverify::PrintDeclaredExceptions(model);
   opverify::PrintFailedCases(model, run_dir);
+  opverify::PrintOperatorTriage(model);
   std::printf("%s -> %s\n", opverify::TotalsLine(totals.value()).c_str(),
               opverify::TerminalSafe((fs::path(run_dir) / "summary.json").string()).c_str());
   const int lost_code = totals->lost > 0 ? 3 : 0;

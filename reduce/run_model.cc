@@ -226,10 +226,12 @@ std::optional<TimeSplit> BuildTimeSplit(const json& run_info, SpentMs& spent_ms)
 FailureRow Failure(const CaseRecord& c, const std::string& repro) {
   FailureRow row{c.case_id, c.op_name,   c.error_type, Utf8Prefix(c.error_msg, 300),
                  c.rank,    c.stored_at, std::nullopt, repro,
-                 nullptr};
+                 nullptr,   ""};
   if (c.ab.is_object()) {
     row.ab = c.ab.value("classification", json(nullptr));
     row.reference_trust = c.ab.value("reference_trust", json(nullptr));
+    if (c.ab.contains("inherited_from") && c.ab["inherited_from"].is_string())
+      row.ab_inherited_from = c.ab["inherited_from"].get<std::string>();
   }
   return row;
 }
@@ -364,6 +366,12 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
   return run;
 }
 
+std::string FailureRow::AbText() const {
+  if (!ab || !ab->is_string()) return "-";
+  return ab->get<std::string>() +
+         (ab_inherited_from.empty() ? "" : " (inherited from " + ab_inherited_from + ")");
+}
+
 std::vector<std::string> RunModel::StaleAllowanceLines() const {
   std::vector<std::string> lines;
   for (const AllowanceUse& use : allowances) {
@@ -410,14 +418,26 @@ std::string RunVersionLine(const json& run_info) {
 std::vector<std::string> StoppedEarlyLines(const RunModel& run) {
   std::vector<std::string> lines;
   const auto signal = run.run_info.find("stopped_by_signal");
-  if (signal == run.run_info.end() || !signal->is_string()) return lines;
-  lines.push_back(
-      "Stopped by " + signal->get<std::string>() + ": " +
-      std::to_string(run.run_info.value("unassigned_items", 0)) +
-      " work items were never started and the cases in flight were abandoned (not run, not "
-      "failures); this report covers the " +
-      std::to_string(run.totals.cases) +
-      " cases stored. The same command with --resume runs the rest.");
+  const auto maxfail = run.run_info.find("stopped_by_maxfail");
+  const std::string unassigned = std::to_string(run.run_info.value("unassigned_items", 0));
+  if (signal != run.run_info.end() && signal->is_string()) {
+    lines.push_back(
+        "Stopped by " + signal->get<std::string>() + ": " + unassigned +
+        " work items were never started and the cases in flight were abandoned (not run, not "
+        "failures); this report covers the " +
+        std::to_string(run.totals.cases) +
+        " cases stored. The same command with --resume runs the rest.");
+  } else if (maxfail != run.run_info.end() && maxfail->is_object()) {
+    const std::string max = std::to_string(maxfail->value("max_failures", 0));
+    lines.push_back("Stopped after " + max + " failed cases (--maxfail " + max +
+                    "): " + unassigned +
+                    " work items were never started and the cases not yet begun were left (not "
+                    "run, not failures); this report covers the " +
+                    std::to_string(run.totals.cases) +
+                    " cases that ran. The same command with --resume runs the rest.");
+  } else {
+    return lines;
+  }
   for (const OperatorModel& op : run.operators) {
     const int stored = op.passed + op.waived + op.failed;
     const int count = op.facts.is_object() ? op.facts.value("case_count", 0) : 0;

@@ -94,6 +94,11 @@ struct FailureRow {
   // The A/B's reference trust record (reason, fp64 and device judgements);
   // null where the A/B did not examine it.
   nlohmann::json reference_trust;
+  // The case whose A/B this one's class is taken from (the operator's first
+  // failure of its kind); empty when its own A/B ran or none did.
+  std::string ab_inherited_from{};
+  // "real_defect", "real_defect (inherited from op/#0)", "-" without a class.
+  std::string AbText() const;
   bool reference_suspect() const {
     return ab && ab->is_string() && ab->get<std::string>() == "reference_suspect";
   }

@@ -10,6 +10,7 @@
 #include "reduce/html_reporter.h"
 #include "reduce/junit_reporter.h"
 #include "reduce/markdown_reporter.h"
+#include "reduce/operator_triage.h"
 #include "reduce/perf_result_reporter.h"
 #include "reduce/precision_reporter.h"
 #include "reduce/skipped_cases.h"
@@ -146,6 +147,30 @@ void PrintFailedCases(const RunModel& run, const std::string& run_dir, std::FILE
   const std::string report = (std::filesystem::path(run_dir) / "report.md").string();
   for (const std::string& line : FailureListLines(failed, kFailureListCap, report))
     std::fprintf(out, "%s\n", line.c_str());
+}
+
+void PrintNotRunCases(const RunModel& run, std::FILE* out) {
+  std::size_t shown = 0, not_run = 0;
+  for (const SkippedCase& skipped : run.skipped) {
+    if (!IsNotRun(skipped)) continue;
+    ++not_run;
+    if (++shown > kFailureListCap) continue;
+    std::fprintf(out, "NOT RUN %s  %s\n", TerminalLine(skipped.case_id, 200).c_str(),
+                 TerminalLine(skipped.reason, 200).c_str());
+  }
+  if (not_run > kFailureListCap)
+    std::fprintf(out, "... and %zu more not run (summary.json's not_run)\n",
+                 not_run - kFailureListCap);
+}
+
+void PrintOperatorTriage(const RunModel& run, std::FILE* out) {
+  const std::vector<OperatorTriage> triage = TriageByOperator(run);
+  if (triage.empty()) return;
+  std::fprintf(out, "failing operators (%zu):\n", triage.size());
+  for (std::size_t i = 0; i < triage.size() && i < kFailureListCap; ++i)
+    std::fprintf(out, "  %s\n", TriageLine(triage[i]).c_str());
+  if (triage.size() > kFailureListCap)
+    std::fprintf(out, "  ... and %zu more (report.md)\n", triage.size() - kFailureListCap);
 }
 
 }  // namespace opverify

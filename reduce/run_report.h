@@ -44,6 +44,14 @@ Result<RunTotals> WriteModelReports(RunModel run, const std::string& run_dir,
 // kFailureListCap, then the count of the rest.
 void PrintFailedCases(const RunModel& run, const std::string& run_dir, std::FILE* out = stdout);
 
+// "NOT RUN <case id>  <reason>" per case the run meant to run and did not
+// reach (a stop signal, --maxfail), at most kFailureListCap, then a count.
+void PrintNotRunCases(const RunModel& run, std::FILE* out = stdout);
+
+// "failing operators (N):", then one TriageLine per failing operator (at
+// most kFailureListCap, then a count): the morning's first read.
+void PrintOperatorTriage(const RunModel& run, std::FILE* out = stdout);
+
 // The console's totals: "3 operators, 12 cases: 9 passed, 2 waived, 1 failed"
 // ("waived" only when some case was).
 std::string TotalsLine(const RunTotals& totals);

@@ -18,14 +18,26 @@ std::string Text(const json& object, const char* key) {
 
 }  // namespace
 
+std::string NotRunReason(const json& run_info) {
+  const std::string signal = Text(run_info, "stopped_by_signal");
+  if (!signal.empty())
+    return "not run: the run was stopped by " + signal + " first (--resume runs it)";
+  if (run_info.is_object() && run_info.contains("stopped_by_maxfail") &&
+      run_info["stopped_by_maxfail"].is_object()) {
+    const int max = run_info["stopped_by_maxfail"].value("max_failures", 0);
+    return "not run: the run stopped after " + std::to_string(max) + " failed case" +
+           (max == 1 ? "" : "s") + " (--maxfail " + std::to_string(max) + "; --resume runs it)";
+  }
+  return "not run: no result was stored";
+}
+
+bool IsNotRun(const SkippedCase& skipped) { return skipped.reason.rfind("not run", 0) == 0; }
+
 void AddSkippedCases(const json& selection, RunModel* run) {
   if (!selection.is_object() || !selection.contains("operators") ||
       !selection["operators"].is_array())
     return;
-  const std::string signal = Text(run->run_info, "stopped_by_signal");
-  const std::string not_run =
-      signal.empty() ? "not run: no result was stored"
-                     : "not run: the run was stopped by " + signal + " first (--resume runs it)";
+  const std::string not_run = NotRunReason(run->run_info);
   std::map<std::string, const OperatorModel*> models;
   for (const OperatorModel& op : run->operators) models[op.name] = &op;
   for (const json& entry : selection["operators"]) {

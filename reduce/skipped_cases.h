@@ -5,11 +5,20 @@
 // reports them as <skipped>.
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "reduce/run_model.h"
 
 namespace opverify {
+
+// Why a case of a selected operator has no result: the stop signal, the
+// --maxfail limit (both in `run_info`, the batch's record of itself), or neither.
+std::string NotRunReason(const nlohmann::json& run_info);
+
+// A case the run meant to run but did not reach (not one the selection left out).
+bool IsNotRun(const SkippedCase& skipped);
 
 // Fills run->skipped from `selection` (selection.json's content; null for a
 // run without one, e.g. a --merge of parts, which then lists nothing).

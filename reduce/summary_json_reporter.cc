@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "reduce/report_file.h"
+#include "reduce/skipped_cases.h"
 
 namespace opverify {
 namespace {
@@ -79,6 +80,7 @@ ordered_json FailureJson(const FailureRow& f) {
   ordered_json out = {{"case_id", f.case_id},   {"op", f.op},     {"error_type", f.error_type},
                       {"error_msg", f.message}, {"rank", f.rank}, {"stored_at", f.stored_at}};
   if (f.ab) out["ab"] = *f.ab;
+  if (!f.ab_inherited_from.empty()) out["ab_inherited_from"] = f.ab_inherited_from;
   return out;
 }
 
@@ -127,6 +129,14 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
   ordered_json allowances = ordered_json::array();
   for (const AllowanceUse& use : run.allowances) allowances.push_back(AllowanceUseJson(use));
   summary["allow_torch"] = std::move(allowances);
+  // What the run meant to run and did not reach (a stop signal, --maxfail).
+  ordered_json not_run = ordered_json::array();
+  for (const SkippedCase& skipped : run.skipped) {
+    if (IsNotRun(skipped))
+      not_run.push_back(
+          {{"case_id", skipped.case_id}, {"op", skipped.op}, {"reason", skipped.reason}});
+  }
+  summary["not_run"] = std::move(not_run);
   summary["problems"] = run.problems;
   summary["incomplete"] = run.incomplete;
   return WriteReportJson((std::filesystem::path(context().run_dir) / "summary.json").string(),

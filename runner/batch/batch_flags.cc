@@ -55,6 +55,22 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
   app.add_flag(
       "--no-ab", [&](std::int64_t) { options.ab = false; },
       "Do not re-run accuracy failures (A/B)");
+  app.add_option("--max-ab", options.max_ab,
+                 "The most A/B re-runs of the whole run, over every rank; an accuracy failure "
+                 "beyond them is recorded as A/B \"skipped (budget)\" (default: no limit)")
+      ->check(CLI::Range(0, 100000000));
+  app.add_flag("--ab-every-case", options.ab_every_case,
+               "A/B re-run every accuracy failure (default: an operator's first of each dtype and "
+               "failing check; the others inherit its class)");
+  CLI::Option* maxfail =
+      app.add_option("--maxfail", options.max_failures,
+                     "Stop after N failed cases (counted across ranks): start no more work, let "
+                     "the cases in hand finish, report them and list the rest as not run (exit 1)")
+          ->check(CLI::Range(1, 100000000));
+  app.add_flag(
+         "-x,--exitfirst", [&](std::int64_t) { options.max_failures = 1; },
+         "Stop after the first failed case (--maxfail 1)")
+      ->excludes(maxfail);
   app.add_option("--previous", options.previous_run,
                  "An earlier run folder: its timings order the work")
       ->check(CLI::ExistingDirectory);

@@ -304,6 +304,8 @@ int Run(int argc, char** argv) {
   ExecutorPool pool;
   setup.pool = &pool;
   setup.stop = &g_stop_signal;
+  CoordinatorChannel channel(/*await_count=*/options.max_failures > 0);
+  setup.channel = &channel;
   InstallStopHandlers();
 
   const RankOutcome outcome = RunRank(
@@ -311,7 +313,8 @@ int Run(int argc, char** argv) {
       [&](const WorkItem& item, const std::function<void(const nlohmann::json&)>& report) {
         return RunWorkItem(item, setup, report);
       },
-      &g_stop_signal, PlanProgress(*job, items, options, setup.done), console->output);
+      CoordinatorLimits{&g_stop_signal, options.max_failures, options.max_ab}, &channel,
+      PlanProgress(*job, items, options, setup.done), console->output);
   shard.value().reset();  // close this rank's shard before anyone reads it
   if (world) world->Barrier();
   if (rank != 0) return 0;

@@ -46,6 +46,14 @@ struct BatchOptions {
   double progress_interval_s =
       5.0;         // --progress-interval: off a terminal, the most often a line is printed
   bool ab = true;  // A/B re-run of accuracy failures
+  // By default an operator's first accuracy failure of each kind (dtype and
+  // failing check) is re-run and the others of that kind inherit its class;
+  // --ab-every-case re-runs each one.
+  bool ab_every_case = false;
+  int max_ab = -1;  // --max-ab: the A/B re-runs of the whole run (-1: no limit)
+  // --maxfail N / -x (1): stop handing out work once N cases failed (0: never);
+  // the cases in hand finish, the rest are reported as not run.
+  int max_failures = 0;
   std::string previous_run;     // a run folder whose timings order the work (longest first)
   int max_cases_per_item = 64;  // sweeps larger than this are split across ranks
   bool require_anchors =

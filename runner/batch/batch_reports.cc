@@ -61,6 +61,10 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
         "the reports cover what was done; --resume runs the rest",
         SignalName(signal), outcome.unassigned);
   }
+  if (outcome.max_failures_reached) {
+    run_info["stopped_by_maxfail"] = {{"max_failures", options.max_failures}};
+    run_info["unassigned_items"] = outcome.unassigned;
+  }
   RunModel model;
   Result<RunTotals> totals = WriteRunReports(options.run_dir, run_info, &model);
   if (!totals.ok()) {
@@ -69,12 +73,18 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
   }
   PrintDeclaredExceptions(model);
   PrintFailedCases(model, options.run_dir);
+  PrintNotRunCases(model);
+  if (options.verbosity != Verbosity::kQuiet) PrintOperatorTriage(model);  // -q: cases and totals
   // The last line, shown with -q too: a stopped run says so here.
-  const std::string stopped =
-      stop.load() != 0
-          ? Printf(" (stopped by %s: %d work items not started; --resume runs the rest)",
-                   SignalName(stop.load()).c_str(), outcome.unassigned)
-          : "";
+  std::string stopped;
+  if (stop.load() != 0) {
+    stopped = Printf(" (stopped by %s: %d work items not started; --resume runs the rest)",
+                     SignalName(stop.load()).c_str(), outcome.unassigned);
+  } else if (outcome.max_failures_reached) {
+    stopped =
+        Printf(" (stopped after --maxfail %d: %d work items not started; --resume runs the rest)",
+               options.max_failures, outcome.unassigned);
+  }
   std::printf("%s%s -> %s\n", TotalsLine(totals.value()).c_str(), stopped.c_str(),
               TerminalSafe((fs::path(options.run_dir) / "summary.json").string()).c_str());
   std::fflush(stdout);
@@ -85,7 +95,7 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
         totals->lost);
   }
   if (!outcome.healthy) return 2;
-  if (stop.load() != 0) return 1;  // not every case ran: not a pass
+  if (stop.load() != 0 || outcome.max_failures_reached) return 1;  // not every case ran
   return totals->failed == 0 && totals->cases > 0 && totals->lost == 0 ? 0 : 1;
 }
 

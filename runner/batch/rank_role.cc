@@ -7,20 +7,23 @@
 namespace opverify {
 
 RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
-                    const RunItemFunction& run_item, const std::atomic<int>* stop,
-                    ProgressPlan plan, const ProgressOutput& output) {
+                    const RunItemFunction& run_item, const CoordinatorLimits& limits,
+                    CoordinatorChannel* channel, ProgressPlan plan, const ProgressOutput& output) {
   RankOutcome outcome;
   if (world != nullptr && world->rank() != 0) {
-    WorkerLoop(world, 0, run_item);
+    WorkerLoop(world, 0, run_item, channel);
     return outcome;
   }
   const int size = world != nullptr ? world->size() : 1;
   std::vector<std::unique_ptr<Comm>> local = MakeLocalComms(2);
-  std::thread worker([&] { WorkerLoop(local[1].get(), 0, run_item); });
+  std::thread worker([&] { WorkerLoop(local[1].get(), 0, run_item, channel); });
   std::vector<Comm*> links = {local[0].get()};
   if (size > 1) links.push_back(world);
   Progress progress(std::move(plan), output);
-  outcome.healthy = Coordinate(links, size, items, &progress, stop, &outcome.unassigned);
+  const CoordinatorResult served = Coordinate(links, size, items, &progress, limits);
+  outcome.healthy = served.healthy;
+  outcome.unassigned = served.unassigned;
+  outcome.max_failures_reached = served.max_failures_reached;
   worker.join();
   outcome.timing = {{"run_wall_s", progress.elapsed_s()},
                     {"case_s", progress.case_s()},

@@ -16,17 +16,19 @@ namespace opverify {
 
 struct RankOutcome {
   bool healthy = true;  // no worker reported a failure it could not go on from
-  int unassigned = 0;   // items never handed out (after a stop signal)
+  int unassigned = 0;   // items never handed out (after a stop signal or --maxfail)
+  bool max_failures_reached = false;  // --maxfail stopped the run
   // Rank 0: the run's wall time and the sums of the case reports, in seconds.
   nlohmann::json timing = nlohmann::json::object();
 };
 
 // Serves `items` (rank 0) or works until told to stop (other ranks), running
 // each item with `run_item`. `world`: every rank's Comm, or null when this is
-// the only rank. `stop`: as for Coordinate. Rank 0 shows its progress as
-// `plan` and `output` say. Other ranks return the defaults.
+// the only rank. `limits`: as for Coordinate (rank 0's); `channel`: this rank's
+// worker's, as for WorkerLoop. Rank 0 shows its progress as `plan` and
+// `output` say. Other ranks return the defaults.
 RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
-                    const RunItemFunction& run_item, const std::atomic<int>* stop,
-                    ProgressPlan plan, const ProgressOutput& output);
+                    const RunItemFunction& run_item, const CoordinatorLimits& limits,
+                    CoordinatorChannel* channel, ProgressPlan plan, const ProgressOutput& output);
 
 }  // namespace opverify

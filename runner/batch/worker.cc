@@ -7,6 +7,7 @@
 
 #include "runner/bench/operator_bench.h"
 #include "runner/common/terminal_text.h"
+#include "runner/judge/standards.h"
 #include "runner/judge/verdict_json.h"
 #include "runner/verify/ab_rerun.h"
 #include "runner/verify/operator_run.h"
@@ -154,6 +155,55 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   return true;
 }
 
+// The A/B of one item's accuracy failures (PRODUCT.md step 6), bounded: the
+// first failure of each kind (its dtype and failing checks) is re-run and the
+// later ones of that kind inherit its class, marked with the case they
+// inherit from (--ab-every-case: each is re-run); a re-run needs one of the
+// run's --max-ab, asked of the coordinator, else the A/B is "skipped (budget)".
+class ItemAb {
+ public:
+  ItemAb(const WorkerSetup& setup, const OperatorSpec& spec, const RunOptions& run)
+      : setup_(setup), spec_(spec), run_(run) {}
+
+  // The A/B record of failed case `c`, stored as `case_id`, of dtype `dtype`.
+  json Record(const CaseOutcome& c, const std::string& case_id, const std::string& dtype) {
+    std::string kind = dtype.empty() ? "?" : dtype;
+    for (const Verdict& v : c.outputs) {
+      if (!v.passed) kind += " " + std::string(RouteName(v.route));
+    }
+    const BatchOptions& options = *setup_.options;
+    if (const auto first = first_of_kind_.find(kind);
+        first != first_of_kind_.end() && !options.ab_every_case) {
+      const json& ab = first->second.second;
+      return {{"classification", ab.value("classification", json(nullptr))},
+              {"inherited_from", first->second.first},
+              {"kind", kind},
+              {"reference_trust", ab.value("reference_trust", json(nullptr))}};
+    }
+    if (options.max_ab >= 0 && (setup_.channel == nullptr || !setup_.channel->GrantAb()))
+      return {{"classification", "skipped (budget)"}, {"max_ab", options.max_ab}, {"kind", kind}};
+    AbRequest ab;
+    ab.options = run_;
+    ab.options.pool = nullptr;  // each A/B run needs a new process of its own
+    ab.original_cache_dir = setup_.cache_dir;
+    ab.fresh_cache_parent = setup_.ab_cache_parent;
+    if (c.environment != nullptr) ab.original_environment = *c.environment;
+    OperatorSpec alone = spec_;
+    alone.skip_case = nullptr;
+    ab.spec = &alone;
+    json record = RunAb(ab, c);
+    if (record.is_object()) record["kind"] = kind;
+    first_of_kind_[kind] = {case_id, record};
+    return record;
+  }
+
+ private:
+  const WorkerSetup& setup_;
+  const OperatorSpec& spec_;
+  const RunOptions& run_;
+  std::map<std::string, std::pair<std::string, json>> first_of_kind_;  // kind -> its case, A/B
+};
+
 }  // namespace
 
 OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
@@ -185,6 +235,8 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
   };
   std::set<int> mine(item.case_indices.begin(), item.case_indices.end());
   const auto stopping = [&] { return setup.stop != nullptr && setup.stop->load() != 0; };
+  // --maxfail: the coordinator has heard enough failures; the case in hand finishes.
+  const auto halted = [&] { return setup.channel != nullptr && setup.channel->Halted(); };
   // Cases the selection leaves out (--filter, --dtype, ...), with why: the
   // operator's record keeps them for the reports' "skipped".
   json left_out = json::object();
@@ -199,7 +251,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
   spec.skip_case = [&](int index, const std::string& edge_label) {
     const std::string id = case_id(index, edge_label);
     return (!mine.empty() && mine.count(index) == 0) || setup.done.count(id) > 0 || stopping() ||
-           (selection.dtypes.empty() && !selected(index, id, json::array()));
+           halted() || (selection.dtypes.empty() && !selected(index, id, json::array()));
   };
   if (!selection.dtypes.empty()) {
     spec.skip_by_inputs = [&](int index, const std::string& edge_label, const json& input_desc) {
@@ -216,6 +268,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
   run.start_executor = setup.start_executor;
   run.stop = setup.stop;
 
+  ItemAb item_ab(setup, spec, run);
   const auto item_started = std::chrono::steady_clock::now();
   bool store_ok = true;
   int stored_cases = 0;
@@ -261,17 +314,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
     double ab_ms = 0;
     if (options.ab && c.error_type == "AccuracyError") {
       const auto ab_started = std::chrono::steady_clock::now();
-      AbRequest ab;
-      ab.spec = &spec;
-      ab.options = run;
-      ab.options.pool = nullptr;  // each A/B run needs a new process of its own
-      ab.original_cache_dir = setup.cache_dir;
-      ab.fresh_cache_parent = setup.ab_cache_parent;
-      if (c.environment != nullptr) ab.original_environment = *c.environment;
-      OperatorSpec alone = spec;
-      alone.skip_case = nullptr;
-      ab.spec = &alone;
-      record.ab = RunAb(ab, c);
+      record.ab = item_ab.Record(c, record.case_id, CaseDtype(record.params, c.input_desc));
       ab_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started)
               .count();
@@ -340,7 +383,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
     if (!left_out.empty()) meta.extra["left_out"] = left_out;
     store_ok = Store(setup, meta);
   }
-  if (store_ok && options.bench && op.bench.enabled && !stopping()) {
+  if (store_ok && options.bench && op.bench.enabled && !stopping() && !halted()) {
     store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, setup, left_out, report);
   }
   // The whole item's time: cases plus executor start-up, lint and loading, and the benchmark.

@@ -16,6 +16,7 @@
 #include "runner/batch/batch_options.h"
 #include "runner/executor/executor_client.h"
 #include "runner/manifest/manifest.h"
+#include "runner/scheduler/coordinator.h"
 #include "runner/scheduler/work_plan.h"
 #include "runner/store/shard_writer.h"
 #include "runner/verify/operator_run.h"
@@ -41,6 +42,7 @@ struct WorkerSetup {
   ExecutorFactory start_executor;  // empty: ProcessExecutor::StartClient (tests give a fake)
   const std::atomic<int>* stop =
       nullptr;  // set by SIGTERM/SIGUSR1: the item's remaining cases are left
+  CoordinatorChannel* channel = nullptr;  // --maxfail (Halted), --max-ab (GrantAb)
 };
 
 // The operator as its executors run it: the manifest's entry with the batch's --timeout.

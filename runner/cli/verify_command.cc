@@ -39,7 +39,9 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
                   "Run only case N, numbered from 1 as verify_result.json's case_idx (a sweep's "
                   "failure reproduced alone)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--output", args->output, "verify_result.json path (default: in verify_dir)");
+  cmd->add_option("--output", args->output,
+                  "verify_result.json path, or a folder (an existing one, or a path ending in /) "
+                  "that gets verify_result.json and the executor log (default: in verify_dir)");
   // Given: true; not given: unset, so the task file's NON_COMPUTE decides.
   cmd->add_flag_callback("--non-compute", [config] { config->non_compute = true; },
                          "Data-movement operator: outputs must match bitwise");
@@ -91,6 +93,21 @@ CLI::App* AddVerifyCommand(CLI::App& parent, VerifyArgs* args) {
   AddSandboxOptions(*cmd, &args->sandbox);
   return cmd;
 }
+
+namespace {
+
+// Where verify_result.json goes: --output as a file, or in --output's folder
+// (a repro's `--output DIR/`: nothing is written beside the operator's
+// source), else in verify_dir as the seed writes it.
+fs::path OutputFile(const std::string& output, const fs::path& verify_dir) {
+  if (output.empty()) return verify_dir / "verify_result.json";
+  std::error_code error;
+  if (output.back() == '/' || fs::is_directory(output, error))
+    return fs::path(output) / "verify_result.json";
+  return output;
+}
+
+}  // namespace
 
 int RunVerify(const VerifyArgs& args) {
   const fs::path dir = fs::absolute(args.verify_dir);
@@ -152,7 +169,7 @@ int RunVerify(const VerifyArgs& args) {
   }
   // The seed's default is verify_dir/verify_result.json for every impl name;
   // the file `opverify bench` looks for with this impl name is written too.
-  const fs::path output = fs::absolute(args.output.empty() ? dir / "verify_result.json" : fs::path(args.output));
+  const fs::path output = fs::absolute(OutputFile(args.output, dir));
   std::vector<fs::path> outputs{output};
   const fs::path gate_file = dir / VerifyResultFileName(args.triton_impl_name);
   if (args.output.empty() && gate_file != output) outputs.push_back(gate_file);

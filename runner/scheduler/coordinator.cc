@@ -22,12 +22,32 @@ WorkItem WorkItemFromJson(const nlohmann::json& j) {
   return item;
 }
 
-bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items,
-                Progress* progress, const std::atomic<int>* stop, int* unassigned) {
+namespace {
+
+// Tells every worker with an item in hand to start no further case of it.
+void HaltBusyWorkers(const std::vector<Comm*>& links,
+                     const std::map<std::pair<std::size_t, int>, bool>& busy) {
+  for (const auto& [key, has_item] : busy) {
+    if (has_item) links[key.first]->Send(key.second, kTagHalt, "");
+  }
+}
+
+}  // namespace
+
+bool IsFailedCase(const nlohmann::json& summary) {
+  return !summary.contains("kind") && !summary.value("passed", false);
+}
+
+CoordinatorResult Coordinate(const std::vector<Comm*>& links, int workers,
+                             std::vector<WorkItem> items, Progress* progress,
+                             const CoordinatorLimits& limits) {
   std::deque<WorkItem> queue(items.begin(), items.end());
   std::map<std::pair<std::size_t, int>, bool> busy;  // (link, rank) -> has an item
   int stopped = 0;
-  bool healthy = true;
+  CoordinatorResult result;
+  const auto stopping = [&] {
+    return result.max_failures_reached || (limits.stop != nullptr && limits.stop->load() != 0);
+  };
   // One link (a single rank: its worker thread) can be waited on; with MPI
   // too, both are polled, as MPI stays on this thread.
   const double wait_s = links.size() == 1 ? 0.2 : 0.0;
@@ -40,17 +60,33 @@ bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkIt
       const auto key = std::make_pair(l, message->source);
       const int worker = l == 0 ? 0 : message->source;  // links[0]: rank 0's own worker
       switch (message->tag) {
-        case kTagCase:
-          progress->CaseDone(worker, nlohmann::json::parse(message->payload));
+        case kTagCase: {
+          const nlohmann::json summary = nlohmann::json::parse(message->payload);
+          progress->CaseDone(worker, summary);
+          if (limits.max_failures <= 0 || !IsFailedCase(summary)) break;
+          if (result.max_failures_reached) {
+            links[l]->Send(message->source, kTagHalt, "");
+          } else if (progress->failed() >= limits.max_failures) {
+            result.max_failures_reached = true;
+            HaltBusyWorkers(links, busy);  // the sender among them
+          } else {
+            links[l]->Send(message->source, kTagGoOn, "");
+          }
           break;
+        }
+        case kTagAbAsk: {
+          const bool granted = limits.max_ab < 0 || result.ab_granted < limits.max_ab;
+          result.ab_granted += granted ? 1 : 0;
+          links[l]->Send(message->source, kTagAbGrant, granted ? "1" : "0");
+          break;
+        }
         case kTagFailed:
-          healthy = false;
+          result.healthy = false;
           [[fallthrough]];
         case kTagRequest:
           if (busy[key]) progress->ItemDone(worker);
           busy[key] = false;
-          if (message->tag == kTagRequest && !queue.empty() &&
-              !(stop != nullptr && stop->load() != 0)) {
+          if (message->tag == kTagRequest && !queue.empty() && !stopping()) {
             links[l]->Send(message->source, kTagAssign, WorkItemToJson(queue.front()).dump());
             progress->ItemStarted(worker, queue.front().id, queue.front().op_index);
             queue.pop_front();
@@ -70,24 +106,62 @@ bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkIt
     }
   }
   progress->Finish();
-  if (unassigned != nullptr) *unassigned = static_cast<int>(queue.size());
-  return healthy;
+  result.unassigned = static_cast<int>(queue.size());
+  return result;
 }
 
-void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run) {
+bool CoordinatorChannel::Halted() {
+  // While an item runs, the coordinator sends its worker nothing unasked but kTagHalt.
+  if (!halted_ && link_ != nullptr) {
+    if (std::optional<Message> message = link_->Receive(0); message && message->tag == kTagHalt)
+      halted_ = true;
+  }
+  return halted_;
+}
+
+Message CoordinatorChannel::Await(int tag) {
+  for (;;) {
+    std::optional<Message> message = link_->Receive(1.0);
+    if (!message) continue;
+    if (message->tag == kTagHalt) halted_ = true;
+    // The count of a failed case is kTagGoOn or kTagHalt; a kTagHalt sent to
+    // every busy worker may come before any answer.
+    if (message->tag == tag || (tag == kTagGoOn && message->tag == kTagHalt)) return *message;
+  }
+}
+
+bool CoordinatorChannel::GrantAb() {
+  if (link_ == nullptr) return false;
+  link_->Send(coordinator_rank_, kTagAbAsk, "");
+  return Await(kTagAbGrant).payload == "1";
+}
+
+void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run,
+                CoordinatorChannel* channel) {
   bool ok = true;
   for (;;) {
     link->Send(coordinator_rank, ok ? kTagRequest : kTagFailed, "");
     std::optional<Message> message;
-    while (!(message = link->Receive(1.0))) {
+    // A halt sent while the last item ended may arrive before the answer.
+    while (!(message = link->Receive(1.0)) || message->tag == kTagHalt ||
+           message->tag == kTagGoOn) {
     }
     if (message->tag != kTagAssign) return;
     const WorkItem item = WorkItemFromJson(nlohmann::json::parse(message->payload));
+    if (channel != nullptr) {
+      channel->link_ = link;
+      channel->coordinator_rank_ = coordinator_rank;
+    }
     ok = run(item, [&](const nlohmann::json& summary) {
       // A summary holds untrusted text (error messages): invalid UTF-8 travels as U+FFFD.
       link->Send(coordinator_rank, kTagCase,
                  summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      // The count of a failed case (after a halt, the second kTagHalt that answers it is
+      // passed over later).
+      if (channel != nullptr && channel->await_count_ && !channel->halted_ && IsFailedCase(summary))
+        channel->Await(kTagGoOn);
     });
+    if (channel != nullptr) channel->link_ = nullptr;
   }
 }
 

@@ -23,10 +23,40 @@ enum BatchTag : int {
   kTagAssign = 3,   // coordinator -> worker: a work item (JSON)
   kTagStop = 4,     // coordinator -> worker: no more work
   kTagFailed = 5,   // worker -> coordinator: this worker cannot go on (store failure)
+  kTagHalt = 6,     // coordinator -> worker: start no more cases of the item in hand (--maxfail)
+  kTagGoOn = 7,     // coordinator -> worker: a failed case was counted, below --maxfail
+  kTagAbAsk = 8,    // worker -> coordinator: may this case have an A/B re-run (--max-ab)?
+  kTagAbGrant = 9,  // coordinator -> worker: the answer, "1" (yes) or "0" (the budget is spent)
 };
+
+// A case summary that counts toward --maxfail: a case's (not an item's or a
+// benchmark's) that did not pass.
+bool IsFailedCase(const nlohmann::json& summary);
 
 nlohmann::json WorkItemToJson(const WorkItem& item);
 WorkItem WorkItemFromJson(const nlohmann::json& j);
+
+// When the coordinator stops handing out work before the queue is empty.
+struct CoordinatorLimits {
+  // Once set (a SIGTERM or SIGUSR1), no more work is handed out; the items in
+  // flight end early (their workers see the same flag).
+  const std::atomic<int>* stop = nullptr;
+  // --maxfail: once this many failed case summaries arrived (0: no limit), no
+  // more work is handed out and every busy worker is told kTagHalt (it ends
+  // its item after the case in hand, whose summary still counts). Every
+  // failed case's worker gets an answer, kTagHalt or kTagGoOn.
+  int max_failures = 0;
+  // --max-ab: the A/B re-runs the whole run may spend (-1: no limit); each
+  // kTagAbAsk takes one while any is left.
+  int max_ab = -1;
+};
+
+struct CoordinatorResult {
+  bool healthy = true;  // no worker reported a failure it could not go on from
+  int unassigned = 0;   // items never handed out
+  bool max_failures_reached = false;
+  int ab_granted = 0;  // kTagAbAsk answered yes
+};
 
 // Serves `links` (each a Comm whose peers other than its own rank are
 // workers) until all `workers` have been told to stop: hands out `items` in
@@ -35,22 +65,47 @@ WorkItem WorkItemFromJson(const nlohmann::json& j);
 // links[0] reaches rank 0's own worker (the progress calls it rank 0); on
 // the others a worker's rank is its source. A worker that ends without a word (a
 // killed rank) is waited for: under MPI the launcher ends the job instead.
-// `stop` (optional): once set (a SIGTERM or SIGUSR1), no more work is handed
-// out; the items in flight end early (their workers see the same flag).
-// Returns false when a worker reported a failure it could not go on from
-// (that worker is told to stop, the others go on); *unassigned (optional)
-// gets the number of items never handed out.
-bool Coordinate(const std::vector<Comm*>& links, int workers, std::vector<WorkItem> items,
-                Progress* progress, const std::atomic<int>* stop = nullptr,
-                int* unassigned = nullptr);
+// A worker that reports a failure it cannot go on from is told to stop, the
+// others go on (the result is then not healthy).
+CoordinatorResult Coordinate(const std::vector<Comm*>& links, int workers,
+                             std::vector<WorkItem> items, Progress* progress,
+                             const CoordinatorLimits& limits = {});
 
 // Runs one work item, giving `report` each case's summary (JSON) as it
 // completes; returns false when the worker cannot go on.
 using RunItemFunction = std::function<bool(
     const WorkItem& item, const std::function<void(const nlohmann::json&)>& report)>;
 
+// A worker's item's line to the coordinator, on the worker's thread (as MPI
+// wants). WorkerLoop points it at its link while an item runs; between
+// items it answers from what it heard.
+//   Halted(): kTagHalt came (--maxfail reached): start no further case. The
+//     item asks before each case.
+//   GrantAb(): asks for one of the run's A/B re-runs (--max-ab) and waits.
+// `await_count` (the coordinator has a --maxfail): after each failed case
+// the worker waits for the coordinator to count it, so that no case starts
+// after the one that reached the limit.
+class CoordinatorChannel {
+ public:
+  explicit CoordinatorChannel(bool await_count = false) : await_count_(await_count) {}
+  bool Halted();
+  bool GrantAb();
+
+ private:
+  friend void WorkerLoop(Comm*, int, const RunItemFunction&, CoordinatorChannel*);
+  // The next message of tag `tag` (kTagGoOn: or kTagHalt); a kTagHalt on the way is noted.
+  Message Await(int tag);
+
+  bool await_count_ = false;
+  Comm* link_ = nullptr;  // set while an item runs
+  int coordinator_rank_ = 0;
+  bool halted_ = false;
+};
+
 // A worker's loop: ask, run, repeat, until told to stop. After `run` returns
 // false the worker reports the failure instead of asking, and is told to stop.
-void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run);
+// `channel` (optional): what `run` asks the coordinator through.
+void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run,
+                CoordinatorChannel* channel = nullptr);
 
 }  // namespace opverify

@@ -199,6 +199,9 @@ std::string Progress::Line() const {
     share = static_cast<double>(items_done_) / plan_.items;
   }
   std::string line = StateText() + " · " + Clock(elapsed) + " elapsed";
+  // A/B re-runs are part of the cases' time, so the estimate below counts
+  // them; shown, as they can be most of a night of failures.
+  if (ab_ms_ > 0) line += " (A/B " + Clock(ab_ms_ / 1e3) + ")";
   if (items_done_ >= plan_.items) {
     line += ", done";
   } else if (share > 0 && share < 1) {

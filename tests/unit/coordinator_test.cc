@@ -29,6 +29,8 @@ using WorkerRun = std::function<bool(int worker, const WorkItem& item, const Rep
 struct Served {
   bool healthy = false;
   int unassigned = -1;
+  bool max_failures_reached = false;
+  int ab_granted = 0;
   std::vector<std::vector<int>> items_of;  // per worker: the ids of the items it ran, in order
   int cases = 0;
   int failed = 0;
@@ -44,8 +46,13 @@ struct Served {
   }
 };
 
+// `channels` (optional): one per worker, given to its WorkerLoop.
 Served Serve(int workers, const std::vector<WorkItem>& items, const WorkerRun& run,
-             const std::atomic<int>* stop = nullptr) {
+             const CoordinatorLimits& limits = {},
+             std::vector<CoordinatorChannel>* channels = nullptr) {
+  auto channel_of = [&](int w) {
+    return channels != nullptr ? &(*channels)[static_cast<std::size_t>(w)] : nullptr;
+  };
   std::vector<std::unique_ptr<Comm>> own = MakeLocalComms(2);
   std::vector<std::unique_ptr<Comm>> world = MakeLocalComms(workers);
   std::vector<Comm*> links = {own[0].get()};
@@ -64,17 +71,22 @@ Served Serve(int workers, const std::vector<WorkItem>& items, const WorkerRun& r
     };
   };
   std::vector<std::thread> threads;
-  threads.emplace_back([&] { WorkerLoop(own[1].get(), 0, worker_run(0)); });
+  threads.emplace_back([&] { WorkerLoop(own[1].get(), 0, worker_run(0), channel_of(0)); });
   for (int w = 1; w < workers; ++w) {
-    threads.emplace_back(
-        [&, w] { WorkerLoop(world[static_cast<std::size_t>(w)].get(), 0, worker_run(w)); });
+    threads.emplace_back([&, w] {
+      WorkerLoop(world[static_cast<std::size_t>(w)].get(), 0, worker_run(w), channel_of(w));
+    });
   }
 
   std::FILE* text = std::tmpfile();
   {
     Progress progress(static_cast<int>(items.size()), /*terminal=*/false, /*plain_interval_s=*/3600,
                       text);
-    served.healthy = Coordinate(links, workers, items, &progress, stop, &served.unassigned);
+    const CoordinatorResult result = Coordinate(links, workers, items, &progress, limits);
+    served.healthy = result.healthy;
+    served.unassigned = result.unassigned;
+    served.max_failures_reached = result.max_failures_reached;
+    served.ab_granted = result.ab_granted;
     served.cases = progress.cases();
     served.failed = progress.failed();
     served.case_s = progress.case_s();
@@ -216,7 +228,7 @@ TEST(Coordinate, AfterTheStopSignalNothingMoreIsHandedOut) {
         }
         return true;
       },
-      &stop);
+      {&stop});
   EXPECT_TRUE(served.healthy);
   const std::vector<int> handed = served.AllItems();
   // Items 0..3, and at most the one the other worker was given before the stop.
@@ -225,6 +237,72 @@ TEST(Coordinate, AfterTheStopSignalNothingMoreIsHandedOut) {
   EXPECT_EQ(handed, Iota(static_cast<int>(handed.size())));
   EXPECT_EQ(served.unassigned, n - static_cast<int>(handed.size()));
   EXPECT_EQ(served.cases, static_cast<int>(handed.size()));
+}
+
+// Items of 4 cases each, every case failing, run as RunWorkItem runs them:
+// each case only while the worker's halt says go on.
+Served ServeFailingItems(int workers, int items, int max_failures) {
+  std::vector<CoordinatorChannel> channels;
+  for (int w = 0; w < workers; ++w) channels.emplace_back(/*await_count=*/true);
+  return Serve(
+      workers, PlannedItems(items),
+      [&](int w, const WorkItem& item, const Report& report) {
+        for (int k = 0; k < 4 && !channels[static_cast<std::size_t>(w)].Halted(); ++k)
+          ReportCase(report, std::to_string(item.id) + "/" + std::to_string(k), false);
+        return true;
+      },
+      {nullptr, max_failures}, &channels);
+}
+
+TEST(Coordinate, MaxFailuresStopsAWorkerRightAfterTheFailureThatReachedIt) {
+  const Served served = ServeFailingItems(1, 20, 3);
+  EXPECT_TRUE(served.healthy);
+  EXPECT_TRUE(served.max_failures_reached);
+  EXPECT_EQ(served.failed, 3);
+  EXPECT_EQ(served.AllItems(), (std::vector<int>{0}));
+  EXPECT_EQ(served.unassigned, 19);
+}
+
+TEST(Coordinate, MaxFailuresOverSeveralWorkersLetsOnlyTheCasesInHandFinish) {
+  const Served served = ServeFailingItems(3, 20, 3);
+  EXPECT_TRUE(served.max_failures_reached);
+  // Each other worker may have one failed case in hand, not yet counted.
+  EXPECT_GE(served.failed, 3);
+  EXPECT_LE(served.failed, 3 + 2);
+  const int handed = static_cast<int>(served.AllItems().size());
+  EXPECT_LE(handed, 3);  // no item of 4 cases ends before the limit
+  EXPECT_EQ(served.unassigned, 20 - handed);
+}
+
+TEST(Coordinate, TheAbBudgetIsTheWholeRunsOverEveryWorker) {
+  std::vector<CoordinatorChannel> channels(3);
+  std::atomic<int> granted{0}, denied{0};
+  const Served served = Serve(
+      3, PlannedItems(10),
+      [&](int w, const WorkItem&, const Report& report) {
+        for (int k = 0; k < 2; ++k) {
+          (channels[static_cast<std::size_t>(w)].GrantAb() ? granted : denied)++;
+          ReportCase(report, "c", false);
+        }
+        return true;
+      },
+      {nullptr, 0, 7}, &channels);
+  EXPECT_EQ(granted.load(), 7);
+  EXPECT_EQ(denied.load(), 20 - 7);
+  EXPECT_EQ(served.ab_granted, 7);
+  EXPECT_EQ(served.unassigned, 0);
+}
+
+TEST(Coordinate, FewerFailuresThanTheLimitRunEverything) {
+  const Served served = Serve(2, PlannedItems(6),
+                              [](int, const WorkItem& item, const Report& report) {
+                                ReportCase(report, std::to_string(item.id), item.id % 2 == 0);
+                                return true;
+                              },
+                              {nullptr, 4});
+  EXPECT_FALSE(served.max_failures_reached);
+  EXPECT_EQ(served.failed, 3);
+  EXPECT_EQ(served.unassigned, 0);
 }
 
 TEST(Coordinate, AResumedRunFinishesWhatAStoppedRunLeftAndRunsNothingTwice) {
@@ -252,7 +330,7 @@ TEST(Coordinate, AResumedRunFinishesWhatAStoppedRunLeftAndRunsNothingTwice) {
   };
 
   std::atomic<int> stop{0};
-  const Served first = Serve(2, items, run(&stop, 6), &stop);
+  const Served first = Serve(2, items, run(&stop, 6), {&stop});
   EXPECT_EQ(first.cases, 6);
   EXPECT_GT(first.unassigned, 0);
   const Served resumed = Serve(2, items, run(nullptr, -1));

@@ -85,6 +85,18 @@ TEST(Progress, TheLineNamesTheOperatorsInFlightAndCountsFailures) {
   EXPECT_NE(line.find(" left"), std::string::npos) << line;
 }
 
+TEST(Progress, TheLineShowsTheAbTimeThatItsEstimateCounts) {
+  Captured c(TwoOperators());
+  c.progress->ItemStarted(0, 0, 0);
+  c.progress->CaseDone(0, Case("softmax/#1", true));
+  EXPECT_EQ(c.progress->Line().find("A/B"), std::string::npos) << c.progress->Line();
+  json failed = Case("softmax/#2", false, "AccuracyError");
+  failed["ab_ms"] = 125000.0;
+  c.progress->CaseDone(0, failed);
+  EXPECT_NE(c.progress->Line().find(" elapsed (A/B 02:05), ~"), std::string::npos)
+      << c.progress->Line();
+}
+
 TEST(Progress, RanksOnOneOperatorAreOneGroupAndIdleRanksAreNotShown) {
   Captured c({3, {"matmul"}, {2, 2, 2}});
   c.progress->ItemStarted(0, 0, 0);

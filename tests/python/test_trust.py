@@ -28,6 +28,13 @@ def expected(op):
     return scope["EXPECTED_ERROR_TYPE"]
 
 
+@pytest.fixture(scope="session")
+def batch_bin():
+    path = os.path.join(BUILD, "runner", "opverify-batch")
+    assert os.access(path, os.X_OK), path
+    return path
+
+
 @pytest.fixture
 def env(tmp_path):
     home = tmp_path / "home"
@@ -102,7 +109,7 @@ def batch_manifest(path):
                  {"name": "relu_ok", "dir": CPU_OPS},        # known good, and benchmarked
                  {"name": "nan_bad", "dir": CPU_OPS},        # known bad
                  {"name": "transpose_ok", "dir": CPU_OPS},   # known good
-                 {"name": "shape_bad", "dir": CPU_OPS}]      # known bad
+                 {"name": "scale_accuracy", "dir": CPU_OPS}]  # known bad
     path.write_text(json.dumps({"name": "trust", "defaults": {"impl_name": "cpu_impl", "lint": False,
                                                              "bench": {"warmup": 2, "repeats": 20}},
                                 "operators": operators}))
@@ -137,7 +144,7 @@ def test_an_operator_that_patches_its_process_first_on_a_rank_changes_no_later_v
     assert outcome["patch_runtime_first"][0] == ["RuntimeTampered"]
     for good in ("relu_ok", "transpose_ok"):
         assert set(outcome[good][0]) == {None}, outcome[good]
-    for bad in ("nan_bad", "shape_bad"):
+    for bad in ("nan_bad", "scale_accuracy"):
         assert None not in outcome[bad][0], outcome[bad]
     speedups = [s for s in outcome["relu_ok"][1] if s is not None]
     assert speedups and all(0.05 < s < 20 for s in speedups), speedups

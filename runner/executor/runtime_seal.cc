@@ -12,11 +12,11 @@ namespace {
 // "<S|L>:<namespace>.<name>", a function's code and defaults "...#code",
 // "...#defaults", "...#kwdefaults".
 constexpr std::string_view kRuntime = "opverify_runtime";
-constexpr const char* kLenientModules[] = {"builtins", "time",  "json", "math",
+constexpr const char* kLenientModules[] = {"builtins",   "time",       "json",     "math",
                                            "statistics", "contextlib", "functools"};
 // torch's own clock: what bench.py times a device with.
-constexpr const char* kTorchTimingNames[] = {"Event", "synchronize", "_sleep", "Stream",
-                                             "current_stream", "elapsed_time"};
+constexpr const char* kTorchTimingNames[] = {"Event",  "synchronize",    "_sleep",
+                                             "Stream", "current_stream", "elapsed_time"};
 
 std::uintptr_t Address(PyObject* object) { return reinterpret_cast<std::uintptr_t>(object); }
 
@@ -31,8 +31,8 @@ std::string Text(PyObject* key) {
 }
 
 bool IsRuntimeName(std::string_view name) {
-  return name == kRuntime || (name.size() > kRuntime.size() && name.substr(0, kRuntime.size() + 1) ==
-                                                                   std::string(kRuntime) + ".");
+  return name == kRuntime || (name.size() > kRuntime.size() &&
+                              name.substr(0, kRuntime.size() + 1) == std::string(kRuntime) + ".");
 }
 
 std::string ModuleName(PyObject* module) {
@@ -158,7 +158,8 @@ RuntimeIdentities TakeRuntimeIdentities(PyObject* session) {
   return out;
 }
 
-std::vector<std::string> SealChanges(const RuntimeIdentities& sealed, const RuntimeIdentities& now) {
+std::vector<std::string> SealChanges(const RuntimeIdentities& sealed,
+                                     const RuntimeIdentities& now) {
   std::vector<std::string> changes;
   for (const auto& [name, identity] : sealed) {
     auto found = now.find(name);
@@ -180,7 +181,8 @@ std::vector<std::string> SealChanges(const RuntimeIdentities& sealed, const Runt
 
 std::string DescribeSealChanges(const std::vector<std::string>& changes, std::size_t shown) {
   std::string line;
-  for (std::size_t i = 0; i < changes.size() && i < shown; ++i) line += (i ? ", " : "") + changes[i];
+  for (std::size_t i = 0; i < changes.size() && i < shown; ++i)
+    line += (i ? ", " : "") + changes[i];
   if (changes.size() > shown) line += " and " + std::to_string(changes.size() - shown) + " more";
   return line;
 }

@@ -145,15 +145,20 @@ CallResult OperatorSession::OpenReference() {
       slot->Stop();
     }
   }
-  Result<std::unique_ptr<ExecutorClient>> started = Start(!shared());
+  return StartAndLoad(&slot, !shared(), role);
+}
+
+CallResult OperatorSession::StartAndLoad(std::unique_ptr<ExecutorClient>* slot, bool reference,
+                                         std::string_view role) {
+  Result<std::unique_ptr<ExecutorClient>> started = Start(reference);
   if (!started.ok()) {
     CallResult failed;
     failed.failure = CallFailure::kProtocol;
     failed.detail = started.status().ToString();
     return failed;
   }
-  slot = std::move(started).value();
-  return Load(slot.get(), role);
+  *slot = std::move(started).value();
+  return Load(slot->get(), role);
 }
 
 CallResult OperatorSession::Open() {
@@ -169,15 +174,7 @@ CallResult OperatorSession::Open() {
   }
   if (implementation_ && implementation_->alive()) return loaded;
   implementation_.reset();
-  Result<std::unique_ptr<ExecutorClient>> started = Start(false);
-  if (!started.ok()) {
-    CallResult failed;
-    failed.failure = CallFailure::kProtocol;
-    failed.detail = started.status().ToString();
-    return failed;
-  }
-  implementation_ = std::move(started).value();
-  return Load(implementation_.get(), proto::kRoleImplementation);
+  return StartAndLoad(&implementation_, false, proto::kRoleImplementation);
 }
 
 CallResult OperatorSession::RunCase(const proto::RunCaseRequest& request, double timeout_s) {

@@ -78,6 +78,8 @@ class OperatorSession {
   Result<std::unique_ptr<ExecutorClient>> Start(bool reference);
   CallResult Load(ExecutorClient* executor, std::string_view role);
   CallResult OpenReference();
+  // A new executor into `slot` (a reference one: with a home of its own), loaded with `role`.
+  CallResult StartAndLoad(std::unique_ptr<ExecutorClient>* slot, bool reference, std::string_view role);
 
   const OperatorSpec& spec_;
   const RunOptions& options_;

@@ -84,7 +84,8 @@ TEST_F(RuntimeSealTest, AFunctionsCodeSwappedInPlaceIsNamed) {
 }
 
 TEST_F(RuntimeSealTest, AStaticMethodsFunctionCodeIsSealedToo) {
-  py::exec("fake.Session.__dict__['helper'].__func__.__code__ = (lambda: 2).__code__", py::globals());
+  py::exec("fake.Session.__dict__['helper'].__func__.__code__ = (lambda: 2).__code__",
+           py::globals());
   EXPECT_TRUE(Names(Changes(), "opverify_runtime.fake.Session.helper#code"));
 }
 

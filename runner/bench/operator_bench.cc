@@ -96,7 +96,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
     }
     return out;
   }
-  CallResult environment = session.executor()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
+  CallResult environment = session.implementation()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
   if (environment.succeeded()) out.environment = environment.As<proto::EnvironmentReply>().environment;
   std::unique_ptr<ClockMonitor> clock = open_clock ? open_clock(out.environment) : nullptr;
   if (clock) clock->Start();
@@ -104,7 +104,7 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
 
   for (int i = 0; i < case_count; ++i) {
     if (skipped(i)) continue;
-    if (session.executor() == nullptr || !session.executor()->alive()) {
+    if (!session.ready()) {
       CallResult reopened = session.Open();
       if (!reopened.succeeded()) {
         for (int j = i; j < case_count; ++j) {
@@ -115,7 +115,12 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
     }
     ShapeResult shape;
     shape.case_idx = i + 1;
-    ExecutorClient* executor = session.executor();
+    // The framework is timed in the executor that never imports the
+    // implementation (the trust boundary): nothing of the implementation's
+    // can slow it or rewrite its numbers.
+    ExecutorClient* implementation = session.implementation();
+    ExecutorClient* reference = session.reference();
+    const bool apart = reference != implementation;
     // A failure ends this shape; a device error or a dead executor also ends the executor.
     auto failed = [&](const CallResult& call, const std::string& stage) {
       std::optional<CallError> error = session.Failed(call);
@@ -132,7 +137,13 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
     prepare.warmup = settings.warmup;
     prepare.flush_l2 = settings.flush_l2;
     prepare.skip_framework = settings.skip_framework;
-    CallResult prepared = executor->Call(prepare, spec.config.timeout_s);
+    if (apart) prepare.skip_framework = true;
+    CallResult prepared = implementation->Call(prepare, spec.config.timeout_s);
+    if (apart && prepared.succeeded() && !settings.skip_framework) {
+      proto::BenchPrepareRequest framework = prepare;
+      framework.skip_framework = false;  // a reference executor prepares the framework alone
+      prepared = reference->Call(framework, spec.config.timeout_s);
+    }
     if (prepared.failure == CallFailure::kNone) {
       const auto reply = prepared.As<proto::BenchPrepareReply>();
       shape.input_desc = reply.input_desc;
@@ -160,7 +171,8 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
         measure.rse_target = settings.rse_target;
         measure.max_seconds = settings.max_seconds;
         measure.profile_iterations = settings.profile_iterations;
-        CallResult measured = executor->Call(measure, spec.config.timeout_s + settings.max_seconds);
+        ExecutorClient* timing = std::string(side) == "framework" ? reference : implementation;
+        CallResult measured = timing->Call(measure, spec.config.timeout_s + settings.max_seconds);
         if (failed(measured, std::string("timing ") + side)) {
           ok = false;
           break;
@@ -190,8 +202,8 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
                                    std::to_string(settings.review_speedup) + "x: review it before believing it");
         }
       }
-      if (session.executor() != nullptr && session.executor()->alive()) {
-        session.executor()->Call(proto::BenchReleaseRequest{}, spec.config.timeout_s);
+      for (ExecutorClient* executor : {implementation, apart ? reference : nullptr}) {
+        if (executor != nullptr && executor->alive()) executor->Call(proto::BenchReleaseRequest{}, spec.config.timeout_s);
       }
     }
     spdlog::info("{} [shape {}/{}] {}: framework {} ms, implementation {} ms, speedup {}", spec.name, i + 1,

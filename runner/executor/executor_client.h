@@ -142,10 +142,12 @@ class ProcessExecutor final : public ExecutorClient {
   WarmupAllowance* warmup_ = nullptr;
 };
 
-// One warm executor kept between operators (a rank's worker), so torch is
-// imported once per rank instead of once per operator. An executor goes back
-// into the pool only alive and after a clean operator; before reuse, the
-// executor checks that no earlier operator changed torch itself (see
+// One warm executor kept between operators (a rank's worker): the reference
+// executor, which only ever imports task files (docs/SECURITY.md, "The trust
+// boundary"; an implementation's executor is never pooled), or, with the
+// golden shared (OPVERIFY_SHARED_GOLDEN=1), the one executor of before. It
+// goes back into the pool only alive and healthy; before reuse, the executor
+// checks that no earlier operator changed torch itself (see
 // opverify_runtime.executor: "tainted"), else a fresh one is started.
 class ExecutorPool {
  public:

@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "runner/common/version.h"
 #include "runner/embed/embedded_python.h"
 #include "runner/executor/protocol.h"
+#include "runner/executor/runtime_seal.h"
 #include "runner/process/channel.h"
 
 namespace py = pybind11;
@@ -55,7 +57,36 @@ opverify::Status ShipTensors(const py::list& tensors, nlohmann::json* reply, off
   return opverify::Status::Ok();
 }
 
+// The runtime as the load found it before importing the implementation
+// (runtime_seal.h); unset until then, and in a reference executor.
+PyObject* g_session = nullptr;
+std::optional<opverify::RuntimeIdentities> g_sealed;
+
+// The reply instead of the request's when the implementation replaced a
+// piece of the runtime: nothing the runtime said (or would ship) is believed.
+std::optional<nlohmann::json> Tampered() {
+  if (!g_sealed) return std::nullopt;
+  const std::vector<std::string> changes =
+      opverify::SealChanges(*g_sealed, opverify::TakeRuntimeIdentities(g_session));
+  if (changes.empty()) return std::nullopt;
+  return nlohmann::json{
+      {"ok", false},
+      {"error_type", std::string(proto::kRuntimeTampered)},
+      {"error_msg", "the implementation replaced the runtime's own code that runs, times and "
+                    "checks it (" + opverify::DescribeSealChanges(changes) +
+                        "): its outputs, evidence and timings are not believed"},
+      {"device_poisoned", true}};  // the process is not to be used again
+}
+
 }  // namespace
+
+// opverify_seal.seal(): the runtime seals itself once, just before it imports
+// an implementation (executor.py, op_load); later calls change nothing.
+PYBIND11_EMBEDDED_MODULE(opverify_seal, module) {
+  module.def("seal", [] {
+    if (!g_sealed) g_sealed = opverify::TakeRuntimeIdentities(g_session);
+  });
+}
 
 // opverify_channel.send(text): an event message to the parent ahead of the
 // reply (protocol.h, "events"); compile_clock.py announces warm-ups with it.
@@ -92,20 +123,27 @@ int main(int argc, char** argv) {
     py::object session;
     try {
       session = py::module_::import("opverify_runtime.executor").attr("Session")();
+      g_session = session.ptr();
     } catch (const py::error_already_set& e) {
       std::fprintf(stderr, "opverify-executor: cannot load opverify_runtime.executor from %s: %s\n",
                    opverify::RuntimeDir().c_str(), e.what());
       return 3;
     }
+    // Bound once: a method the implementation puts on the session later is not called.
+    py::object handle_json = session.attr("handle_json");
     for (;;) {
       opverify::Received request = opverify::ReceiveMessage(proto::kRequestFd, -1);
       if (!request.ok) break;  // the parent closed the pipe: done
       nlohmann::json reply;
       try {
-        py::tuple result = session.attr("handle_json")(request.message);
+        py::tuple result = handle_json(request.message);
         reply = nlohmann::json::parse(result[0].cast<std::string>());
-        opverify::Status shipped = ShipTensors(result[1].cast<py::list>(), &reply, &capacity);
-        if (!shipped.ok()) {
+        if (std::optional<nlohmann::json> tampered = Tampered()) {
+          reply = std::move(*tampered);
+          reply["tensors"] = nlohmann::json::array();
+        } else if (opverify::Status shipped =
+                       ShipTensors(result[1].cast<py::list>(), &reply, &capacity);
+                   !shipped.ok()) {
           reply = {
               {"ok", false}, {"error_type", "RuntimeError"}, {"error_msg", shipped.ToString()}};
         }

@@ -63,6 +63,7 @@ void LoadFields(const Field& field, Load& r) {
   field("override", r.override_spec, r.override_spec.is_null());
   field("reference_as_impl", r.reference_as_impl, !r.reference_as_impl);
   field("allow_torch", r.allow_torch, r.allow_torch.empty());
+  field("role", r.role);
 }
 
 template <typename Field, typename RunCase>
@@ -72,6 +73,8 @@ void RunCaseFields(const Field& field, RunCase& r) {
   field("probe", r.probe);
   field("check_determinism", r.check_determinism);
   field("evidence", r.evidence);
+  field("golden_sizes", r.golden_sizes, r.golden_sizes.empty());
+  field("reference_writes", r.reference_writes, r.reference_writes.empty());
 }
 
 template <typename Field, typename Lint>
@@ -231,6 +234,8 @@ void to_json(json& j, const RunCaseReply& r) {
   if (!r.timings.is_null()) j["timings"] = r.timings;
   if (r.regression_type) j["regression_type"] = *r.regression_type;
   if (!r.waivers.is_null()) j["waivers"] = r.waivers;
+  if (!r.golden_sizes.empty()) j["golden_sizes"] = r.golden_sizes;
+  if (!r.writes_inputs.empty()) j["writes_inputs"] = r.writes_inputs;
 }
 
 void from_json(const json& j, RunCaseReply& r) {
@@ -251,6 +256,8 @@ void from_json(const json& j, RunCaseReply& r) {
     r.regression_type = j["regression_type"].get<int>();
   }
   Read(j, "waivers", r.waivers);
+  Read(j, "golden_sizes", r.golden_sizes);
+  Read(j, "writes_inputs", r.writes_inputs);
 }
 
 void to_json(json& j, const EnvironmentReply& r) { j = {{"environment", r.environment}}; }

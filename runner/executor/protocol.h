@@ -65,7 +65,16 @@ struct LoadRequest {
   // Declared exceptions (AllowancesToJson): the runtime evidence's torch
   // operators they cover are waived; left out of the message when empty.
   nlohmann::json allow_torch = nlohmann::json::array();
+  // The trust boundary (docs/SECURITY.md): kRoleReference imports the task
+  // alone and makes the goldens; kRoleImplementation imports the
+  // implementation and ships its outputs alone; kRoleBoth is the old single
+  // process (OPVERIFY_SHARED_GOLDEN=1, for measuring the boundary's cost).
+  std::string role = "both";
 };
+
+inline constexpr std::string_view kRoleReference = "reference";
+inline constexpr std::string_view kRoleImplementation = "implementation";
+inline constexpr std::string_view kRoleBoth = "both";
 
 // Each case's input_desc, for an operator that cannot run.
 struct DescribeCasesRequest {
@@ -80,6 +89,11 @@ struct RunCaseRequest {
   bool probe = false;              // the hidden-state probe first
   bool check_determinism = false;  // the probe also runs ModelNew twice
   bool evidence = true;            // runtime evidence and ghost replay (a case's first run)
+  // To an implementation's executor, from the reference's reply: each
+  // golden's element count (a larger output is refused before it is copied)
+  // and the inputs the reference writes into (the implementation may too).
+  std::vector<std::int64_t> golden_sizes;  // left out of the message when empty
+  std::vector<std::string> reference_writes;
 };
 
 struct EnvironmentRequest {
@@ -187,6 +201,12 @@ struct ReplyStatus {
 // The load's error_type when an earlier operator in this executor replaced
 // part of torch: the parent starts a new executor instead of reusing it.
 inline constexpr std::string_view kExecutorTainted = "ExecutorTainted";
+// The error type when an implementation replaced the runtime's own code in
+// its executor (runtime_seal.h): that executor's reply is not believed.
+inline constexpr std::string_view kRuntimeTampered = "RuntimeTampered";
+// The error type when the implementation's executor built other inputs for a
+// case than the reference's executor did (their input digests differ).
+inline constexpr std::string_view kInputMismatch = "InputMismatch";
 
 // A tensor in the memory file; a reply lists them under "tensors".
 struct TensorDescription {
@@ -213,7 +233,8 @@ struct DescribeCasesReply {
   nlohmann::json input_descs = nlohmann::json::array();  // an array per case
 };
 
-// A run of a case; its tensors are golden, actual for each output.
+// A run of a case; its tensors are golden, actual for each output (role
+// both), the goldens alone (reference) or the actuals alone (implementation).
 struct RunCaseReply {
   std::optional<std::string> not_applicable;  // a generated case the task cannot build
   nlohmann::json input_desc;                  // null when not told
@@ -230,6 +251,9 @@ struct RunCaseReply {
   // The declared exceptions the runtime evidence used: [{op, why, declared_at,
   // found: [...], ...}] (opverify_runtime/allowances.py); null when none.
   nlohmann::json waivers;
+  // A reference executor's: what its RunCaseRequest to the implementation carries.
+  std::vector<std::int64_t> golden_sizes;
+  std::vector<std::string> writes_inputs;
 };
 
 struct EnvironmentReply {

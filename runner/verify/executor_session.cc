@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "runner/common/utf8.h"
 
 namespace opverify {
@@ -33,33 +35,86 @@ std::string CallErrorMessage(const CallResult& call) {
   return message;
 }
 
-OperatorSession::~OperatorSession() {
-  if (executor_) executor_->LendWarmup(nullptr);
-  // A warm, healthy executor serves the rank's next operator.
-  if (options_.pool != nullptr && executor_ && executor_->alive() && reusable_)
-    options_.pool->Return(std::move(executor_));
+namespace {
+
+// A reply of our own for a case the two executors do not agree on.
+CallResult Refused(std::string_view type, const std::string& message) {
+  CallResult refused;
+  refused.reply = {{"ok", false},
+                   {"error_type", std::string(type)},
+                   {"error_msg", message},
+                   {"device_poisoned", false}};
+  return refused;
 }
 
-CallResult OperatorSession::Open() {
-  executor_.reset();
-  if (options_.pool != nullptr) {
-    executor_ = options_.pool->Take();
-    if (executor_) {
-      executor_->LendWarmup(&warmup_);
-      CallResult loaded = Load();
-      // An earlier operator changed torch itself in that process: start afresh.
-      if (loaded.failure != CallFailure::kNone) return loaded;
-      const auto status = loaded.As<proto::ReplyStatus>();
-      if (status.ok || status.error_type != proto::kExecutorTainted) return loaded;
-      spdlog::warn(
-          "{}: the warm executor was tainted by an earlier operator ({}); starting a new one",
-          spec_.name, Utf8Prefix(status.error_msg, 300));
-      executor_->Stop();
-    }
+// The implementation's reply with the reference's golden fields, and the
+// tensors golden, actual per output; or why the two cannot be judged together.
+CallResult Joined(const CallResult& golden, CallResult actual) {
+  const json& made = golden.reply;
+  const std::string reference_digest = made.value("input_digest", "");
+  const std::string digest = actual.reply.value("input_digest", "");
+  if (reference_digest != digest) {
+    return Refused(proto::kInputMismatch,
+                   "the implementation's executor built other inputs for this case than the "
+                   "reference's (input digest " + digest + ", the reference's " + reference_digest +
+                       "): get_inputs must give the same inputs for a seed in every process, "
+                       "and an implementation must not change them");
   }
+  if (golden.tensors.size() != actual.tensors.size()) {
+    return Refused("ShapeMismatch", "Model returned " + std::to_string(golden.tensors.size()) +
+                                        " outputs, ModelNew " + std::to_string(actual.tensors.size()));
+  }
+  json& reply = actual.reply;
+  for (const char* key : {"golden_device", "golden_precision", "fallback_reason"}) {
+    if (made.contains(key)) reply[key] = made[key];
+  }
+  json warnings = made.value("warnings", json::array());
+  for (const json& w : reply.value("warnings", json::array())) warnings.push_back(w);
+  reply["warnings"] = warnings;
+  if (!reply.contains("timings") || !reply["timings"].is_object()) reply["timings"] = json::object();
+  const json golden_timings = made.value("timings", json::object());
+  if (golden_timings.is_object() && golden_timings.contains("golden_ms"))
+    reply["timings"]["golden_ms"] = golden_timings["golden_ms"];
+  std::vector<TensorView> tensors;
+  for (std::size_t i = 0; i < golden.tensors.size(); ++i) {
+    tensors.push_back(golden.tensors[i]);
+    tensors.push_back(actual.tensors[i]);
+  }
+  actual.tensors = std::move(tensors);
+  return actual;
+}
+
+}  // namespace
+
+OperatorSession::OperatorSession(const OperatorSpec& spec, const RunOptions& options)
+    : spec_(spec), options_(options), shared_(options.shared_golden), warmup_{spec.config.warmup_timeout_s, 0} {}
+
+OperatorSession::~OperatorSession() {
+  for (auto* executor : {reference_.get(), implementation_.get()}) {
+    if (executor) executor->LendWarmup(nullptr);
+  }
+  if (options_.pool == nullptr) return;
+  // A warm, healthy reference executor serves the rank's next operator; an
+  // implementation's executor never does (but the golden shared, as before).
+  std::unique_ptr<ExecutorClient>& kept = shared() ? implementation_ : reference_;
+  if (kept && kept->alive() && reusable_) options_.pool->Return(std::move(kept));
+}
+
+bool OperatorSession::ready() const {
+  return implementation_ && implementation_->alive() && (shared() || (reference_ && reference_->alive()));
+}
+
+Result<std::unique_ptr<ExecutorClient>> OperatorSession::Start(bool reference) {
   ExecutorOptions executor_options;
   executor_options.program = options_.executor_program;
   executor_options.env = options_.env;
+  if (reference) {
+    // A home of its own in its scratch folder: nothing an implementation
+    // wrote in the rank's home is read by the process that makes the goldens.
+    auto& env = executor_options.env;
+    env.erase(std::remove_if(env.begin(), env.end(), [](const auto& entry) { return entry.first == "HOME"; }),
+              env.end());
+  }
   executor_options.log_path = options_.log_path;
   executor_options.sandbox = options_.sandbox;
   executor_options.scratch_parent = options_.scratch_parent;
@@ -67,30 +122,95 @@ CallResult OperatorSession::Open() {
   Result<std::unique_ptr<ExecutorClient>> started =
       options_.start_executor ? options_.start_executor(executor_options)
                               : ProcessExecutor::StartClient(executor_options);
+  if (started.ok()) started.value()->LendWarmup(&warmup_);
+  return started;
+}
+
+CallResult OperatorSession::OpenReference() {
+  reference_.reset();
+  // The golden shared: one process, pooled as before the boundary.
+  const std::string_view role = shared() ? proto::kRoleBoth : proto::kRoleReference;
+  std::unique_ptr<ExecutorClient>& slot = shared() ? implementation_ : reference_;
+  if (options_.pool != nullptr) {
+    slot = options_.pool->Take();
+    if (slot) {
+      slot->LendWarmup(&warmup_);
+      CallResult loaded = Load(slot.get(), role);
+      // An earlier task changed torch itself in that process: start afresh.
+      if (loaded.failure != CallFailure::kNone) return loaded;
+      const auto status = loaded.As<proto::ReplyStatus>();
+      if (status.ok || status.error_type != proto::kExecutorTainted) return loaded;
+      spdlog::warn("{}: the warm executor was tainted by an earlier operator ({}); starting a new one",
+                   spec_.name, Utf8Prefix(status.error_msg, 300));
+      slot->Stop();
+    }
+  }
+  return StartAndLoad(&slot, !shared(), role);
+}
+
+CallResult OperatorSession::StartAndLoad(std::unique_ptr<ExecutorClient>* slot, bool reference,
+                                         std::string_view role) {
+  Result<std::unique_ptr<ExecutorClient>> started = Start(reference);
   if (!started.ok()) {
     CallResult failed;
     failed.failure = CallFailure::kProtocol;
     failed.detail = started.status().ToString();
     return failed;
   }
-  executor_ = std::move(started).value();
-  executor_->LendWarmup(&warmup_);
-  return Load();
+  *slot = std::move(started).value();
+  return Load(slot->get(), role);
+}
+
+CallResult OperatorSession::Open() {
+  CallResult loaded;
+  loaded.reply = {{"ok", true}};  // both were running
+  if (shared()) return implementation_ && implementation_->alive() ? loaded : OpenReference();
+  if (!reference_ || !reference_->alive()) {
+    loaded = OpenReference();
+    if (!loaded.succeeded()) {
+      reusable_ = false;
+      return loaded;
+    }
+  }
+  if (implementation_ && implementation_->alive()) return loaded;
+  implementation_.reset();
+  return StartAndLoad(&implementation_, false, proto::kRoleImplementation);
+}
+
+CallResult OperatorSession::RunCase(const proto::RunCaseRequest& request, double timeout_s) {
+  reference_failed_ = false;
+  if (shared()) return implementation_->Call(request, timeout_s);
+  proto::RunCaseRequest golden_request = request;
+  golden_request.probe = golden_request.check_determinism = golden_request.evidence = false;
+  CallResult golden = reference_->Call(golden_request, timeout_s);
+  if (!golden.succeeded()) {
+    reference_failed_ = true;
+    return golden;
+  }
+  const auto made = golden.As<proto::RunCaseReply>();
+  if (made.not_applicable) return golden;  // a generated case the task cannot build
+  proto::RunCaseRequest actual_request = request;
+  actual_request.golden_sizes = made.golden_sizes;
+  actual_request.reference_writes = made.writes_inputs;
+  CallResult actual = implementation_->Call(actual_request, timeout_s);
+  if (!actual.succeeded()) return actual;
+  return Joined(golden, std::move(actual));
 }
 
 std::optional<CallError> OperatorSession::Failed(const CallResult& call) {
   if (call.succeeded()) return std::nullopt;
-  Spoil();
-  if ((call.failure != CallFailure::kNone || call.reply.value("device_poisoned", false)) &&
-      executor_) {
-    executor_->Stop();
+  ExecutorClient* failed = reference_failed_ ? reference() : implementation_.get();
+  if (shared() || reference_failed_) reusable_ = false;
+  if ((call.failure != CallFailure::kNone || call.reply.value("device_poisoned", false)) && failed) {
+    failed->Stop();
   }
   return CallError{CallErrorType(call), CallErrorMessage(call)};
 }
 
 json OperatorSession::DescribeCases() {
-  if (executor_ == nullptr || !executor_->alive()) return json::array();
-  CallResult described = executor_->Call(proto::DescribeCasesRequest{}, spec_.config.timeout_s);
+  ExecutorClient* executor = reference();
+  if (executor == nullptr || !executor->alive()) return json::array();
+  CallResult described = executor->Call(proto::DescribeCasesRequest{}, spec_.config.timeout_s);
   if (!described.succeeded()) return json::array();
   return described.As<proto::DescribeCasesReply>().input_descs;
 }
@@ -101,7 +221,7 @@ json OperatorSession::InputDescAt(const json& input_descs, int index) {
                                                                              : json::array();
 }
 
-CallResult OperatorSession::Load() {
+CallResult OperatorSession::Load(ExecutorClient* executor, std::string_view role) {
   proto::LoadRequest load;
   load.task_file = spec_.task_file;
   load.impl_file = spec_.impl_file;
@@ -117,7 +237,8 @@ CallResult OperatorSession::Load() {
   load.override_spec = spec_.override_spec;
   load.reference_as_impl = spec_.reference_as_impl;
   load.allow_torch = AllowancesToJson(spec_.config.allow_torch);
-  return executor_->Call(load, spec_.config.timeout_s);
+  load.role = std::string(role);
+  return executor->Call(load, spec_.config.timeout_s);
 }
 
 }  // namespace opverify

@@ -1,12 +1,18 @@
-// One operator loaded into an executor process: started (or taken warm from
-// the rank's pool), loaded, and handed back to the pool when it is still
-// healthy. Shared by the verify loop (operator_run.cc) and the benchmark
-// (runner/bench/operator_bench.cc).
+// One operator loaded into its executor processes, across the trust
+// boundary (docs/SECURITY.md): a reference executor that imports the task
+// alone and makes each golden (taken warm from the rank's pool, handed back
+// when healthy), and an implementation executor, new for this operator,
+// that imports the implementation and never holds a golden. Shared by the
+// verify loop (operator_run.cc) and the benchmark (runner/bench/operator_bench.cc).
+// RunOptions::shared_golden (OPVERIFY_SHARED_GOLDEN=1) runs both in one
+// pooled process as before the boundary (role "both"): for
+// perf/trust_cost.py's measurement alone.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "runner/executor/executor_client.h"
 #include "runner/verify/operator_run.h"
@@ -27,36 +33,61 @@ struct CallError {
 
 class OperatorSession {
  public:
-  OperatorSession(const OperatorSpec& spec, const RunOptions& options)
-      : spec_(spec), options_(options), warmup_{spec.config.warmup_timeout_s, 0} {}
+  OperatorSession(const OperatorSpec& spec, const RunOptions& options);
   ~OperatorSession();
   OperatorSession(const OperatorSession&) = delete;
   OperatorSession& operator=(const OperatorSession&) = delete;
 
-  // Starts or takes an executor and loads the operator: the load reply, or the call that failed.
+  // Starts (or takes warm) what is not running and loads the operator in it:
+  // the implementation's load reply (the reference's when that one failed),
+  // or the call that failed.
   CallResult Open();
-  ExecutorClient* executor() { return executor_.get(); }
-  // Something went wrong in this operator: do not hand its executor on.
-  void Spoil() { reusable_ = false; }
+  // Both executors are running (Open() starts the one that is not).
+  bool ready() const;
+  // The executor that runs the implementation's code (ModelNew, its timing, the environment).
+  ExecutorClient* implementation() { return implementation_.get(); }
+  // The one that never imports it: the lint, the goldens, the framework's timing,
+  // describe_cases. The implementation's own when the golden is shared.
+  ExecutorClient* reference() { return shared() ? implementation_.get() : reference_.get(); }
+  // Case `request.index` across the boundary: the golden from the reference,
+  // then the actual from the implementation's executor told the goldens'
+  // sizes and the inputs the reference writes into. One reply (the
+  // implementation's, with the reference's golden fields) whose tensors are
+  // golden, actual per output, as a "both" executor ships them; a failure of
+  // either side is that side's call.
+  CallResult RunCase(const executor_protocol::RunCaseRequest& request, double timeout_s);
+  // Something went wrong in the implementation: where the golden is shared,
+  // its executor is not handed on (a reference executor never held it).
+  void Spoil() {
+    if (shared_) reusable_ = false;
+  }
   // nullopt when `call` succeeded. Otherwise its error, and the session made
-  // safe: the executor is spoiled, and stopped when it died or reported its
-  // device poisoned (the next case needs a new one).
+  // safe: the executor that failed (the implementation's, unless RunCase's
+  // reference call failed) is stopped when it died or reported its device
+  // poisoned (the next case needs a new one).
   std::optional<CallError> Failed(const CallResult& call);
   // Each case's input_desc (an array per case), for the failures of an
-  // operator that cannot run: asked of the executor, which keeps the task
-  // loaded after an implementation failed to import or the lint refused it.
-  // An empty array when the executor is gone or cannot tell.
+  // operator that cannot run: asked of the reference executor, which has the
+  // task loaded. An empty array when it is gone or cannot tell.
   nlohmann::json DescribeCases();
   // Case `index`'s entry of what DescribeCases() returned; [] when it has none.
   static nlohmann::json InputDescAt(const nlohmann::json& input_descs, int index);
 
  private:
-  CallResult Load();
+  bool shared() const { return shared_; }
+  Result<std::unique_ptr<ExecutorClient>> Start(bool reference);
+  CallResult Load(ExecutorClient* executor, std::string_view role);
+  CallResult OpenReference();
+  // A new executor into `slot` (a reference one: with a home of its own), loaded with `role`.
+  CallResult StartAndLoad(std::unique_ptr<ExecutorClient>* slot, bool reference, std::string_view role);
 
   const OperatorSpec& spec_;
   const RunOptions& options_;
-  std::unique_ptr<ExecutorClient> executor_;
+  const bool shared_;  // options.shared_golden
+  std::unique_ptr<ExecutorClient> reference_;
+  std::unique_ptr<ExecutorClient> implementation_;
   bool reusable_ = true;
+  bool reference_failed_ = false;  // the last failed call was the reference's
   // Shared by every executor of this operator: a restart does not renew it.
   WarmupAllowance warmup_;
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 
@@ -168,6 +169,11 @@ proto::LintRequest LintRequestFor(const OperatorSpec& spec, bool non_compute) {
 
 }  // namespace
 
+bool SharedGoldenFromEnvironment() {
+  const char* shared = std::getenv("OPVERIFY_SHARED_GOLDEN");
+  return shared != nullptr && std::string(shared) == "1";
+}
+
 int OperatorOutcome::passed_cases() const {
   int passed = 0;
   for (const auto& c : cases) passed += c.passed ? 1 : 0;
@@ -279,8 +285,8 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     return out;
   }
   if (spec.config.lint) {
-    CallResult lint =
-        session.executor()->Call(LintRequestFor(spec, out.non_compute), spec.config.timeout_s);
+    // In the executor that never imports the implementation: nothing it ran could change the lint.
+    CallResult lint = session.reference()->Call(LintRequestFor(spec, out.non_compute), spec.config.timeout_s);
     if (!lint.succeeded()) {
       if (stopped(lint)) return out;
       fail_all(0, CallErrorType(lint), "lint: " + CallErrorMessage(lint));
@@ -308,11 +314,9 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
     for (const json& waiver : lint_waivers)
       spdlog::info("{}: lint: waived by a declared exception: {}", spec.name, WaiverLine(waiver));
   }
-  CallResult environment =
-      session.executor()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
-  if (environment.succeeded())
-    out.environment = environment.As<proto::EnvironmentReply>().environment;
-  if (const std::string sandbox = session.executor()->sandbox_mode();
+  CallResult environment = session.implementation()->Call(proto::EnvironmentRequest{}, spec.config.timeout_s);
+  if (environment.succeeded()) out.environment = environment.As<proto::EnvironmentReply>().environment;
+  if (const std::string sandbox = session.implementation()->sandbox_mode();
       !sandbox.empty() && out.environment.is_object()) {
     out.environment["sandbox"] =
         sandbox;  // docs/SECURITY.md: "none" when nothing confined the executor
@@ -331,7 +335,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       finish(std::move(c));
       continue;
     }
-    if (session.executor() == nullptr || !session.executor()->alive()) {
+    if (!session.ready()) {
       CallResult reopened = session.Open();
       if (!reopened.succeeded()) {
         fail_all(i, CallErrorType(reopened),
@@ -369,7 +373,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
       request.check_determinism = spec.config.probe_determinism;
       request.evidence = run == 0;  // runtime evidence and ghost replay: once per case
       probed = true;
-      CallResult call = session.executor()->Call(request, spec.config.timeout_s);
+      CallResult call = session.RunCase(request, spec.config.timeout_s);
       CaseOutcome trial;
       trial.index = i;
       trial.device_name = c.device_name;

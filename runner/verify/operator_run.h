@@ -51,6 +51,11 @@ struct OperatorSpec {
       skip_by_inputs;
 };
 
+// OPVERIFY_SHARED_GOLDEN=1: the golden made in the implementation's own
+// (pooled) executor, as before the trust boundary (docs/SECURITY.md). Only
+// for measuring what the boundary costs (perf/trust_cost.py).
+bool SharedGoldenFromEnvironment();
+
 struct RunOptions {
   std::string backend = "auto";     // auto, cuda, npu, cpu
   std::string executor_program;     // empty: beside the running program
@@ -58,7 +63,10 @@ struct RunOptions {
   std::string log_path;             // executors' output
   SandboxSettings sandbox;          // how executors are confined (docs/SECURITY.md)
   std::string scratch_parent;       // executors' scratch folders go here; empty: the temp folder
-  ExecutorPool* pool = nullptr;     // reuse a warm executor across operators (batch ranks)
+  ExecutorPool* pool = nullptr;     // reuse a warm reference executor across operators (batch ranks)
+  // One executor makes both the golden and the actual (SharedGoldenFromEnvironment);
+  // false: the trust boundary, a reference and an implementation executor.
+  bool shared_golden = SharedGoldenFromEnvironment();
   ExecutorFactory start_executor;   // empty: ProcessExecutor::StartClient (tests give a fake)
   // A run's stop signal: a call in flight is abandoned (its executor killed)
   // and its case ends kStoppedErrorType, which callers do not record.

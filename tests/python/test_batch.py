@@ -275,13 +275,19 @@ def test_ab_classifies_each_accuracy_failure(batch_bin, tmp_path):
 
 def test_an_operator_that_replaces_torch_functions_gets_no_successor_in_its_process(batch_bin, tmp_path):
     # golden_fallback's reference and implementation use torch.exp, which
-    # taint_torch replaced in its executor; the warm executor must be retired.
+    # taint_torch replaced in its executor; no implementation executor serves a
+    # second operator (docs/SECURITY.md, "The trust boundary"), and the
+    # reference executor never imported taint_torch's implementation.
     manifest = write_manifest(tmp_path / "taint.json", ["taint_torch", "golden_fallback"])
     proc = run_batch(batch_bin, manifest, tmp_path / "run", "--no-ab", "-v")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert verdicts(tmp_path / "run")["golden_fallback/#1"] == (True, "")
-    log = (tmp_path / "run" / "logs" / "rank-0000.log").read_text()
-    assert "tainted" in log
+    # With the golden shared (the pooled single executor of before), the taint check retires it.
+    shared = run_batch(batch_bin, manifest, tmp_path / "shared", "--no-ab", "-v",
+                       env={"OPVERIFY_SHARED_GOLDEN": "1"})
+    assert shared.returncode == 0, shared.stderr[-3000:]
+    assert verdicts(tmp_path / "shared")["golden_fallback/#1"] == (True, "")
+    assert "tainted" in (tmp_path / "shared" / "logs" / "rank-0000.log").read_text()
 
 
 @pytest.mark.parametrize("content,words", [

@@ -1,6 +1,7 @@
 #include "tests/support/fake_executor.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 
@@ -61,7 +62,13 @@ FakeReply FakeReply::Protocol(const std::string& detail) {
   return r;
 }
 
-FakeExecutorScript::FakeExecutorScript() : state_(std::make_shared<State>()) {}
+FakeExecutorScript::FakeExecutorScript() : state_(std::make_shared<State>()) {
+  // Scripts answer as one executor making golden and actual (role "both"):
+  // the session's shared mode, unless a test asks for the boundary.
+  setenv("OPVERIFY_SHARED_GOLDEN", "1", 1);
+}
+
+void FakeExecutorScript::AcrossTheBoundary() { unsetenv("OPVERIFY_SHARED_GOLDEN"); }
 
 void FakeExecutorScript::On(std::string_view op, FakeHandler handler) {
   if (std::find(proto::kRequestNames.begin(), proto::kRequestNames.end(), op) == proto::kRequestNames.end()) {
@@ -130,7 +137,10 @@ CallResult FakeExecutor::Call(const json& request, double /*timeout_s*/) {
   } else {
     scripted = handler->second(request, *this);
   }
-  if (op == proto::LoadRequest::kOp) ++loads_;
+  if (op == proto::LoadRequest::kOp) {
+    ++loads_;
+    role_ = request.value("role", "both");
+  }
   result.failure = scripted.failure;
   result.detail = scripted.detail;
   result.exit = scripted.exit;

@@ -58,6 +58,11 @@ class FakeExecutorScript {
   void On(std::string_view op, FakeHandler handler);
   // The factory for RunOptions::start_executor.
   ExecutorFactory Factory();
+  // By default (the constructor) RunOptions made afterwards share the golden
+  // (OPVERIFY_SHARED_GOLDEN=1: one executor answers as role "both"); after
+  // this, they run across the trust boundary: a reference and an
+  // implementation executor, whose roles FakeExecutor::role() tells.
+  void AcrossTheBoundary();
   // Makes the factory fail, as when the program cannot be started.
   void FailStarts(const std::string& why);
 
@@ -93,6 +98,7 @@ class FakeExecutor final : public ExecutorClient {
   // The value of `name` in this executor's environment; empty when not set.
   std::string Env(const std::string& name) const;
   int loads() const { return loads_; }  // load requests answered before the current one
+  const std::string& role() const { return role_; }  // its last load's role ("both" before one)
 
  private:
   std::shared_ptr<FakeExecutorScript::State> state_;
@@ -100,6 +106,7 @@ class FakeExecutor final : public ExecutorClient {
   ExecutorOptions options_;
   bool alive_ = true;
   int loads_ = 0;
+  std::string role_ = "both";
   std::vector<OwnedTensor> shipped_;  // the last reply's tensors: valid until the next call
 };
 

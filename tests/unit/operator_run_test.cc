@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <set>
 
 #include "tests/support/fake_executor.h"
 
@@ -343,5 +344,93 @@ TEST(ExecutorPool, ATaintedExecutorIsStoppedAndANewOneStarted) {
   EXPECT_EQ(script.RequestsOf("run_case").back().executor, 2);
 }
 
+namespace boundary {
+
+// Across the trust boundary: the reference executor ships the golden, the
+// implementation's the actual; `digest` is the implementation's input digest.
+void Split(FakeExecutorScript* script, std::vector<double> actual, std::string digest = "inputs-0") {
+  script->AcrossTheBoundary();
+  script->On("load", [](const json&, const FakeExecutor&) { return Loaded(1); });
+  script->On("lint", [](const json&, const FakeExecutor&) { return FakeReply::Ok({{"lint", {{"valid", true}}}}); });
+  script->On("environment", [](const json&, const FakeExecutor&) { return FakeReply::Ok({{"environment", {}}}); });
+  script->On("run_case", [actual, digest](const json&, const FakeExecutor& executor) {
+    proto::RunCaseReply reply;
+    reply.input_dtypes = {"float32"};
+    const bool reference = executor.role() == proto::kRoleReference;
+    reply.input_digest = reference ? "inputs-0" : digest;
+    reply.golden_device = "cpu";
+    std::vector<testing::OwnedTensor> both = Outputs({1, 2, 3}, actual);
+    std::vector<testing::OwnedTensor> shipped;
+    shipped.push_back(std::move(both[reference ? 0 : 1]));
+    if (reference) {
+      reply.golden_sizes = {3};
+      reply.writes_inputs = {"0"};
+    }
+    return FakeReply::Ok(json(reply), std::move(shipped));
+  });
+}
+
+// The executor that loaded with `role`, by its id; 0 when none did.
+int ExecutorOf(const FakeExecutorScript& script, std::string_view role) {
+  for (const auto& sent : script.RequestsOf("load"))
+    if (sent.request.value("role", "") == role) return sent.executor;
+  return 0;
+}
+
+TEST(TrustBoundary, TheGoldenComesFromAnExecutorThatNeverLoadsTheImplementation) {
+  FakeExecutorScript script;
+  Split(&script, {1, 2, 3});
+  OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  ASSERT_EQ(ErrorTypes(outcome), std::vector<std::string>{""});
+  const int reference = ExecutorOf(script, proto::kRoleReference);
+  const int implementation = ExecutorOf(script, proto::kRoleImplementation);
+  ASSERT_NE(reference, 0);
+  ASSERT_NE(implementation, 0);
+  ASSERT_NE(reference, implementation);
+  // The lint runs where the implementation was never imported.
+  EXPECT_EQ(script.RequestsOf("lint").at(0).executor, reference);
+  // The implementation is told the goldens' sizes and the reference's writes, nothing more.
+  const auto runs = script.RequestsOf("run_case");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].executor, reference);
+  EXPECT_FALSE(runs[0].request.value("probe", true));
+  EXPECT_EQ(runs[1].executor, implementation);
+  EXPECT_EQ(runs[1].request.at("golden_sizes"), json::array({3}));
+  EXPECT_EQ(runs[1].request.at("reference_writes"), json::array({"0"}));
+}
+
+TEST(TrustBoundary, AWrongActualFailsAgainstTheReferencesGolden) {
+  FakeExecutorScript script;
+  Split(&script, {0, 0, 0});
+  EXPECT_EQ(ErrorTypes(RunOperator(Spec(), Options(&script))), std::vector<std::string>{"AccuracyError"});
+}
+
+TEST(TrustBoundary, OtherInputsInTheImplementationsExecutorAreAnInputMismatch) {
+  FakeExecutorScript script;
+  Split(&script, {1, 2, 3}, "other-inputs");
+  OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  EXPECT_EQ(ErrorTypes(outcome), std::vector<std::string>{std::string(proto::kInputMismatch)});
+  EXPECT_NE(outcome.cases.at(0).error_msg.find("other-inputs"), std::string::npos);
+}
+
+TEST(TrustBoundary, OnlyTheReferenceExecutorServesTheNextOperator) {
+  FakeExecutorScript script;
+  Split(&script, {1, 2, 3});
+  ExecutorPool pool;
+  RunOptions options = Options(&script);
+  options.pool = &pool;
+  RunOperator(Spec(), options);
+  RunOperator(Spec(), options);
+  EXPECT_EQ(script.started(), 3);  // one reference, an implementation executor per operator
+  const auto loads = script.RequestsOf("load");
+  ASSERT_EQ(loads.size(), 4u);
+  std::set<int> references, implementations;
+  for (const auto& sent : loads)
+    (sent.request.value("role", "") == proto::kRoleReference ? references : implementations).insert(sent.executor);
+  EXPECT_EQ(references.size(), 1u);
+  EXPECT_EQ(implementations.size(), 2u);
+}
+
+}  // namespace boundary
 }  // namespace
 }  // namespace opverify

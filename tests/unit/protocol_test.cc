@@ -98,9 +98,12 @@ std::map<std::string, json> FullRequests() {
   load.reference_as_impl = true;
   BenchMeasureRequest measure;
   measure.max_repeats = 100;
+  RunCaseRequest run;
+  run.golden_sizes = {1};
+  run.reference_writes = {"0"};
   return {{std::string(LoadRequest::kOp), load},
           {std::string(DescribeCasesRequest::kOp), DescribeCasesRequest{}},
-          {std::string(RunCaseRequest::kOp), RunCaseRequest{}},
+          {std::string(RunCaseRequest::kOp), run},
           {std::string(EnvironmentRequest::kOp), EnvironmentRequest{}},
           {std::string(LintRequest::kOp), lint},
           {std::string(BenchPrepareRequest::kOp), BenchPrepareRequest{}},
@@ -126,11 +129,10 @@ TEST(Protocol, RequestsOnTheWireAreAsTheExecutorReadsThem) {
   load.impl_file = "/ops/relu_impl.py";
   load.seed = 7;
   load.edge_cases = true;
-  EXPECT_EQ(
-      json(load).dump(),
-      R"({"backend":"auto","edge_cases":true,"ghost_replay":false,"golden_precision":"native",)"
-      R"("impl_file":"/ops/relu_impl.py","library":[],"op":"load","python_path":[],)"
-      R"("runtime_checks":false,"seed":7,"task_file":"/ops/relu_torch.py"})");
+  EXPECT_EQ(json(load).dump(),
+            R"({"backend":"auto","edge_cases":true,"ghost_replay":false,"golden_precision":"native",)"
+            R"("impl_file":"/ops/relu_impl.py","library":[],"op":"load","python_path":[],)"
+            R"("role":"both","runtime_checks":false,"seed":7,"task_file":"/ops/relu_torch.py"})");
   EXPECT_FALSE(json(load).contains("override"));  // null: a task and an implementation file
   load.override_spec = {{"op", "torch.softmax"}};
   EXPECT_EQ(json(load).get<LoadRequest>().override_spec, load.override_spec);
@@ -141,9 +143,13 @@ TEST(Protocol, RequestsOnTheWireAreAsTheExecutorReadsThem) {
   run.index = 2;
   run.seed = 43;
   run.probe = true;
-  EXPECT_EQ(
-      json(run).dump(),
-      R"({"check_determinism":false,"evidence":true,"index":2,"op":"run_case","probe":true,"seed":43})");
+  EXPECT_EQ(json(run).dump(),
+            R"({"check_determinism":false,"evidence":true,"index":2,"op":"run_case","probe":true,"seed":43})");
+  // To an implementation's executor: what it may know of the reference's golden.
+  run.golden_sizes = {6};
+  run.reference_writes = {"0"};
+  EXPECT_EQ(json(run).at("golden_sizes"), json::array({6}));
+  EXPECT_EQ(json(run).get<RunCaseRequest>().reference_writes, run.reference_writes);
   EXPECT_EQ(json(LintRequest{"/ops/relu_impl.py", true, {"lib"}, {"/src"}, {}}).dump(),
             R"({"file":"/ops/relu_impl.py","library":["lib"],"non_compute":true,"op":"lint",)"
             R"("python_path":["/src"]})");
@@ -231,7 +237,8 @@ TEST(PythonExecutor, ItsProtocolCommentListsEveryRequestWithTheFieldsSent) {
 
   const std::map<std::string, json> requests = FullRequests();
   const std::map<std::string, json> minimal = {
-      {"load", LoadRequest{}}, {"lint", LintRequest{}}, {"bench_measure", BenchMeasureRequest{}}};
+      {"load", LoadRequest{}}, {"lint", LintRequest{}}, {"bench_measure", BenchMeasureRequest{}},
+      {"run_case", RunCaseRequest{}}};
   for (const auto& d : documented) {
     const auto full = requests.find(d.op);
     ASSERT_NE(full, requests.end()) << d.op;

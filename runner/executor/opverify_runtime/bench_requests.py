@@ -36,6 +36,8 @@ class BenchRequests:
                             ("implementation", lambda: self.impl.ModelNew(*self.init_inputs))):
             if side == "framework" and request.get("skip_framework"):
                 continue
+            if side == "implementation" and self.impl is None:
+                continue  # a reference executor (docs/SECURITY.md) times the framework alone
             try:
                 seed_everything(seed, torch)
                 model = build()
@@ -59,14 +61,15 @@ class BenchRequests:
         self.compile_clock.take()  # the warm-up's compilations; bench_measure warns about any after it
         # What the memory roofline needs: the bytes one forward must at least
         # read (its inputs) and write (its outputs), and the peak bandwidth.
+        measured = "implementation" if "implementation" in sides else "framework"
         try:
-            with torch.no_grad(), holds["implementation"]():
-                outputs = flatten_outputs(sides["implementation"](), torch)
+            with torch.no_grad(), holds[measured]():
+                outputs = flatten_outputs(sides[measured](), torch)
             self.backend.synchronize()
             reply["bytes_moved"] = sum(t.numel() * t.element_size() for t in arg_tensors + outputs)
             del outputs
         except BaseException as error:  # noqa: BLE001
-            raise self.classify(error, "implementation: a forward after the warm-up") from error
+            raise self.classify(error, f"{measured}: a forward after the warm-up") from error
         reply["memory_bandwidth_gbs"] = self.backend.memory_bandwidth_gbs()
         self._bench = {"sides": sides, "holds": holds, "resident": resident,
                        "timer": bench.Timer(torch, self.backend, bool(request.get("flush_l2", True)))}

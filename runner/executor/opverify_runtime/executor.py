@@ -8,9 +8,9 @@ structs are in runner/executor/protocol.h, and tests/unit/protocol_test.cc
 checks this list, its order and its fields against them):
   load           {task_file, impl_file, backend, seed, golden_precision, params?: [dict, ...],
                   edge_cases, runtime_checks, ghost_replay, library, python_path, override?,
-                  reference_as_impl?, allow_torch?}
+                  reference_as_impl?, allow_torch?, role}
   describe_cases {}          (input_desc of every case, for an operator that cannot run)
-  run_case       {index, seed, probe, check_determinism, evidence}
+  run_case       {index, seed, probe, check_determinism, evidence, golden_sizes?, reference_writes?}
   environment    {}
   lint           {file, non_compute, library, python_path, entries?, overrides?, allow_torch?}
   bench_prepare  {index, seed, warmup, flush_l2, skip_framework}
@@ -19,6 +19,10 @@ checks this list, its order and its fields against them):
   bench_release  {}
   bench_transfer {nbytes}   (benchmarks only)
   ping           {}
+A load's role (docs/SECURITY.md, "The trust boundary"): "reference" imports
+the task alone and its run_case ships the goldens; "implementation" imports
+the implementation too, seals the runtime first (runtime_seal.h) and its
+run_case ships the actuals alone; "both" ships golden, actual per output.
 Every reply has "ok"; failures carry "error_type", "error_msg" and
 "device_poisoned" (the device cannot serve another case), and what
 the request had established before it failed: a load's case_count once the
@@ -33,6 +37,11 @@ import re
 import sys
 import time
 import types
+
+try:
+    import opverify_seal as runtime_seal  # the C++ executor's (runtime_seal.h)
+except ImportError:  # imported outside opverify-executor (tests, tools): nothing to seal
+    runtime_seal = None
 
 from . import backend as backend_module
 from . import allowances, bench, edge_cases, environment, guard, override, probe, runtime_evidence
@@ -158,6 +167,13 @@ class Session(BenchRequests):
             self.backend = backend_module.select(torch, request.get("backend", "auto"))
         except RuntimeError as error:
             raise CaseError("DeviceError", str(error)) from error
+        # The trust boundary (docs/SECURITY.md): a "reference" executor imports
+        # the task alone and makes the golden; an "implementation" one imports
+        # the implementation and never holds a golden; "both" is the old
+        # single process (OPVERIFY_SHARED_GOLDEN=1, measurements only).
+        self.role = request.get("role", "both")
+        if self.role not in ("reference", "implementation", "both"):
+            raise CaseError("RuntimeError", f"unknown role {self.role!r}")
         self.load_seed = int(request.get("seed", 0))
         self.golden_precision = request.get("golden_precision", "native")
         if self.golden_precision not in ("native", "fp64"):
@@ -198,6 +214,14 @@ class Session(BenchRequests):
         self._known = {"case_count": len(self.cases), "backend": self.backend.name, "edge_cases": generated,
                        "non_compute": bool(getattr(self.task, "NON_COMPUTE", False))}
         reference_as_impl = bool(request.get("reference_as_impl"))
+        if self.role == "reference":
+            return dict(self._known), []  # no implementation, no library: nothing it could reach
+        # The runtime's code as it is now is what the C++ executor checks after
+        # every request from here on (runtime_seal.h): an implementation that
+        # replaces any of it fails RuntimeTampered. The lint's modules too.
+        from . import lint  # noqa: F401 - imported to be sealed
+        if runtime_seal is not None:
+            runtime_seal.seal()
         if reference_as_impl:
             # The reference trust check: torch's own device run of the reference
             # is judged against the CPU golden; the implementation is not imported.
@@ -418,13 +442,64 @@ class Session(BenchRequests):
                  "fallback_reason": None, "edge_case": edge[0] if edge else None}
         self.compile_clock.install()  # where an implementation imports triton late
         self.compile_clock.take()  # drops what an earlier, failed case left
-        started = time.perf_counter()
+        vault = guard.Vault()
+        golden_count = None
+        golden_sizes = request.get("golden_sizes")
+        by_reference = set(request.get("reference_writes") or [])
+        if self.role != "implementation":
+            started = time.perf_counter()
+            try:
+                seed_everything(seed, torch)
+                model = self.task.Model(*self.init_inputs)
+            except BaseException as error:  # noqa: BLE001
+                raise self.ours_if_out_of_memory(error, "Model(*get_init_inputs())") or \
+                    CaseError("RuntimeError", "Model(*get_init_inputs()): " + describe(error)) from error
+            try:
+                by_reference, golden_count, golden_sizes = self._reference(model, inputs, device, reply, vault)
+            except CaseError as error:
+                if edge is None:
+                    raise
+                return {"edge_case": edge[0], "not_applicable": str(error)}, []
+            del model  # a Model that keeps its last output must not keep the golden reachable
+            timings["golden_ms"] = (time.perf_counter() - started) * 1e3
+            if by_reference:
+                reply["warnings"].append("the reference writes into its inputs " + ", ".join(sorted(by_reference)) +
+                                         ": the implementation may too")
+            if self.role == "reference":
+                # The implementation's executor gets what it may know: the
+                # outputs' sizes and which inputs the reference writes into.
+                reply.update(outputs=golden_count, golden_sizes=golden_sizes, writes_inputs=sorted(by_reference),
+                             timings=timings)
+                return reply, vault.reveal()[:golden_count]
         try:
-            seed_everything(seed, torch)
-            model = self.task.Model(*self.init_inputs)
-        except BaseException as error:  # noqa: BLE001
-            raise self.ours_if_out_of_memory(error, "Model(*get_init_inputs())") or \
-                CaseError("RuntimeError", "Model(*get_init_inputs()): " + describe(error)) from error
+            actual, impl_args = self._implementation(request, inputs, seed, device, reply, timings, golden_sizes)
+        finally:
+            # Every way out gives the vault's objects back to the collector.
+            golden = vault.reveal()[:golden_count] if golden_count is not None else []
+        # An in-place reference (one that writes into its inputs) allows the
+        # implementation to write into the same inputs; any other write is a defect.
+        changed = [c for c in input_changes(inputs, impl_args, torch) if c.split(" ", 2)[1] not in by_reference]
+        if changed:
+            raise CaseError("InputMutated", "ModelNew.forward changed its inputs (an implementation must not write "
+                            "into them: the caller's data would be wrong after it): " + "; ".join(changed[:5]))
+        reply["timings"] = timings
+        if self.role == "implementation":
+            reply["outputs"] = len(actual)
+            return reply, actual
+        if len(golden) != len(actual):
+            raise CaseError("ShapeMismatch", f"Model returned {len(golden)} outputs, ModelNew {len(actual)}")
+        reply["outputs"] = len(golden)
+        shipped = []
+        for g, a in zip(golden, actual):
+            shipped.extend([g, a])
+        return reply, shipped
+
+    def _implementation(self, request, inputs, seed, device, reply, timings, golden_sizes):
+        """ModelNew on the case: the probe first on request, the forward with
+        the runtime checks on the first run, the ghost replay. Returns (the
+        outputs on the host, the inputs it was given)."""
+        torch = self.torch
+        started = time.perf_counter()
         try:
             seed_everything(seed, torch)
             model_new = self.impl.ModelNew(*self.init_inputs)
@@ -448,6 +523,11 @@ class Session(BenchRequests):
 
         if request.get("probe"):
             started = time.perf_counter()
+            seed_everything(seed, torch)
+            try:
+                model = self.task.Model(*self.init_inputs)  # its own: the golden's is elsewhere
+            except BaseException as error:  # noqa: BLE001
+                raise CaseError("RuntimeError", "Model(*get_init_inputs()): " + describe(error)) from error
             result = probe.run(torch, self.task.Model, model, model_new,
                                inputs_fn=lambda: clone_to(inputs, "cpu", torch),
                                check_determinism=bool(request.get("check_determinism")))
@@ -457,116 +537,87 @@ class Session(BenchRequests):
             if not result["passed"]:
                 raise CaseError("HiddenStateMismatch", "; ".join(result["mismatches"]))
 
+        first_run = request.get("evidence", True)  # the case's first run carries the runtime checks
+        evidence = self.runtime_checks and first_run
+        baseline = None  # an override's reference call on the device (what ATen runs), before the poison
+        if evidence and self.override:
+            baseline = override.aten_baseline(torch, self.task.Model(), clone_to(inputs, device, torch),
+                                              self.backend, runtime_evidence.DispatchTrace, bench.device_kernels)
+        # What the device allocator holds free is poisoned, so memory handed
+        # back unwritten reads as NaN (a golden of this process's, in "both",
+        # is hidden and kept alive meanwhile).
+        self.backend.synchronize()
+        poisoned = guard.poison_free_memory(torch, self.backend)
+        if poisoned:
+            timings["poisoned_bytes"] = poisoned
+        impl_args = clone_to(inputs, device, torch)
+        if self.watch_reach and first_run:
+            model_new.watch_folders = override.library_folders(self.library)
+        inside = {}  # what the library's registered kernels run (override.traced_registrations)
+        if baseline is not None:
+            model_new.trace_inside = (runtime_evidence.DispatchTrace, inside)
         started = time.perf_counter()
-        vault = guard.Vault()
         try:
-            by_reference, golden_count, golden_sizes = self._reference(model, inputs, device, reply, vault)
-        except CaseError as error:
-            if edge is None:
-                raise
-            return {"edge_case": edge[0], "not_applicable": str(error)}, []
-        del model  # a Model that keeps its last output must not keep the golden reachable
-        timings["golden_ms"] = (time.perf_counter() - started) * 1e3
-
-        try:
-            first_run = request.get("evidence", True)  # the case's first run carries the runtime checks
-            evidence = self.runtime_checks and first_run
-            baseline = None  # an override's reference call on the device (what ATen runs), before the poison
-            if evidence and self.override:
-                baseline = override.aten_baseline(torch, self.task.Model(), clone_to(inputs, device, torch),
-                                                  self.backend, runtime_evidence.DispatchTrace, bench.device_kernels)
-            # The golden is hidden and kept alive; what the device allocator holds
-            # free is poisoned, so memory handed back unwritten reads as NaN.
-            self.backend.synchronize()
-            poisoned = guard.poison_free_memory(torch, self.backend)
-            if poisoned:
-                timings["poisoned_bytes"] = poisoned
-            impl_args = clone_to(inputs, device, torch)
-            if self.watch_reach and first_run:
-                model_new.watch_folders = override.library_folders(self.library)
-            inside = {}  # what the library's registered kernels run (override.traced_registrations)
-            if baseline is not None:
-                model_new.trace_inside = (runtime_evidence.DispatchTrace, inside)
-            started = time.perf_counter()
-            try:
-                with contextlib.ExitStack() as watching, torch.no_grad():
-                    if evidence:
-                        from torch.profiler import ProfilerActivity, profile
-                        prof = watching.enter_context(profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]))
-                        trace = watching.enter_context(runtime_evidence.DispatchTrace(torch, probe_kernels=bool(
-                            self.override)))
-                        launches = watching.enter_context(runtime_evidence.launch_recorder(self.impl, self.library))
-                    actual = model_new(*impl_args)
-                    self.backend.synchronize()
-                actual = flatten_outputs(actual, torch)
-            except BaseException as error:  # noqa: BLE001
-                raise self.classify(error, "ModelNew.forward") from error
-            finally:
-                if baseline is not None:
-                    model_new.trace_inside = None
-            refuse_oversized(actual, golden_sizes)
-            try:
-                actual = [t.cpu() for t in actual]
-            except BaseException as error:  # noqa: BLE001
-                raise self.classify(error, "ModelNew.forward's outputs to the host") from error
-            phase("impl_ms", started)
-            if self.watch_reach and first_run:
-                model_new.watch_folders = None
-                verdict = runtime_evidence.judge_reach(model_new.reached, self.library, self.override["op"])
-                if verdict is not None:
-                    raise CaseError("LintError", verdict[1], regression_type=verdict[0])
-            if evidence:
-                kernels = bench.device_kernels(torch, prof)
-                self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library)  # lazily imported ones too
-                own = runtime_evidence.own_names(launches, self.own_kernels, override=bool(self.override))
-                self.own_kernels.update({n: j for n, j in launches.jit_functions.items() if n in own})  # ghost replay
-                reply["runtime_evidence"] = {
-                    "torch_ops": trace.report(), "own_kernels": sorted(own), "library": self.library,
-                    "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in kernels.items()},
-                    "triton_launches": launches.report() if launches.active else None}
-                registered = set()
-                if baseline is not None:
-                    registered = trace.registered_ops(torch)  # asked now, outside the enable context
-                    reply["runtime_evidence"]["aten_baseline"] = {"torch_ops": sorted(baseline[0]),
-                                                                  "kernels": sorted(baseline[1])}
-                    reply["runtime_evidence"]["library_registered"] = sorted(registered)
-                    reply["runtime_evidence"]["inside_registered_kernels"] = {
-                        op: {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in ops.items()}
-                        for op, ops in sorted(inside.items())}
-                if self.allow_torch:  # declared exceptions: what they cover is not judged
-                    waivers, kernels, inside = allowances.waive_runtime(self.allow_torch, trace, kernels, inside, prof)
-                    if waivers:
-                        reply["waivers"] = waivers
-                verdict = runtime_evidence.judge_evidence(trace, kernels, own, baseline, registered, inside,
-                                                          launches.report())
-                if verdict is not None:
-                    raise CaseError("LintError", verdict[1], regression_type=verdict[0],
-                                    runtime_evidence=reply["runtime_evidence"])
-            if self.ghost_replay and first_run and any(t.numel() for t in actual):
-                self._ghost_replay(model_new, inputs, device, actual)
+            with contextlib.ExitStack() as watching, torch.no_grad():
+                if evidence:
+                    from torch.profiler import ProfilerActivity, profile
+                    prof = watching.enter_context(profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]))
+                    trace = watching.enter_context(runtime_evidence.DispatchTrace(torch, probe_kernels=bool(
+                        self.override)))
+                    launches = watching.enter_context(runtime_evidence.launch_recorder(self.impl, self.library))
+                actual = model_new(*impl_args)
+                self.backend.synchronize()
+            actual = flatten_outputs(actual, torch)
+        except BaseException as error:  # noqa: BLE001
+            raise self.classify(error, "ModelNew.forward") from error
         finally:
-            # Every way out gives the vault's objects back to the collector.
-            golden = vault.reveal()[:golden_count]
-        # An in-place reference (one that writes into its inputs) allows the
-        # implementation to write into the same inputs; any other write is a defect.
-        changed = [c for c in input_changes(inputs, impl_args, torch) if c.split(" ", 2)[1] not in by_reference]
-        if by_reference:
-            reply["warnings"].append("the reference writes into its inputs " + ", ".join(sorted(by_reference)) +
-                                     ": the implementation may too")
-        if changed:
-            raise CaseError("InputMutated", "ModelNew.forward changed its inputs (an implementation must not write "
-                            "into them: the caller's data would be wrong after it): " + "; ".join(changed[:5]))
+            if baseline is not None:
+                model_new.trace_inside = None
+        if golden_sizes is not None:
+            refuse_oversized(actual, golden_sizes)
+        try:
+            actual = [t.cpu() for t in actual]
+        except BaseException as error:  # noqa: BLE001
+            raise self.classify(error, "ModelNew.forward's outputs to the host") from error
+        phase("impl_ms", started)
+        if self.watch_reach and first_run:
+            model_new.watch_folders = None
+            verdict = runtime_evidence.judge_reach(model_new.reached, self.library, self.override["op"])
+            if verdict is not None:
+                raise CaseError("LintError", verdict[1], regression_type=verdict[0])
+        if evidence:
+            kernels = bench.device_kernels(torch, prof)
+            self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library)  # lazily imported ones too
+            own = runtime_evidence.own_names(launches, self.own_kernels, override=bool(self.override))
+            self.own_kernels.update({n: j for n, j in launches.jit_functions.items() if n in own})  # ghost replay
+            reply["runtime_evidence"] = {
+                "torch_ops": trace.report(), "own_kernels": sorted(own), "library": self.library,
+                "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in kernels.items()},
+                "triton_launches": launches.report() if launches.active else None}
+            registered = set()
+            if baseline is not None:
+                registered = trace.registered_ops(torch)  # asked now, outside the enable context
+                reply["runtime_evidence"]["aten_baseline"] = {"torch_ops": sorted(baseline[0]),
+                                                              "kernels": sorted(baseline[1])}
+                reply["runtime_evidence"]["library_registered"] = sorted(registered)
+                reply["runtime_evidence"]["inside_registered_kernels"] = {
+                    op: {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in ops.items()}
+                    for op, ops in sorted(inside.items())}
+            if self.allow_torch:  # declared exceptions: what they cover is not judged
+                waivers, kernels, inside = allowances.waive_runtime(self.allow_torch, trace, kernels, inside, prof)
+                if waivers:
+                    reply["waivers"] = waivers
+            verdict = runtime_evidence.judge_evidence(trace, kernels, own, baseline, registered, inside,
+                                                      launches.report())
+            if verdict is not None:
+                raise CaseError("LintError", verdict[1], regression_type=verdict[0],
+                                runtime_evidence=reply["runtime_evidence"])
+        if self.ghost_replay and first_run and any(t.numel() for t in actual):
+            self._ghost_replay(model_new, inputs, device, actual)
         if self.compile_clock.installed is not None:
             timings["compile_ms"] = compile_ms
             timings["kernels_compiled"] = kernels
-        if len(golden) != len(actual):
-            raise CaseError("ShapeMismatch", f"Model returned {len(golden)} outputs, ModelNew {len(actual)}")
-        reply["outputs"] = len(golden)
-        reply["timings"] = timings
-        shipped = []
-        for g, a in zip(golden, actual):
-            shipped.extend([g, a])
-        return reply, shipped
+        return actual, impl_args
 
     def op_environment(self, request):
         # The process's environment does not change between the operators it

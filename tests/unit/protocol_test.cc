@@ -150,7 +150,12 @@ TEST(Protocol, RequestsOnTheWireAreAsTheExecutorReadsThem) {
   run.reference_writes = {"0"};
   EXPECT_EQ(json(run).at("golden_sizes"), json::array({6}));
   EXPECT_EQ(json(run).get<RunCaseRequest>().reference_writes, run.reference_writes);
-  EXPECT_EQ(json(LintRequest{"/ops/relu_impl.py", true, {"lib"}, {"/src"}, {}}).dump(),
+  LintRequest lint;
+  lint.file = "/ops/relu_impl.py";
+  lint.non_compute = true;
+  lint.library = {"lib"};
+  lint.python_path = {"/src"};
+  EXPECT_EQ(json(lint).dump(),
             R"({"file":"/ops/relu_impl.py","library":["lib"],"non_compute":true,"op":"lint",)"
             R"("python_path":["/src"]})");
   EXPECT_EQ(json(EnvironmentRequest{}).dump(), R"({"op":"environment"})");

@@ -11,6 +11,7 @@ from .library import _Library
 from .module_checks import _ModuleChecks
 from .names import CONVENTIONAL_NAMES, GENERATED_MODULE_CALLS, METADATA_VALUES, VIOLATION_CHECKS
 from .reachability import _Reachability
+from .registry import own_rows
 from .symbols import (ClassInfo, Ref, Scope, _const_str, _dotted, _fold_str, _is_jit_path, _is_tuner_path,
                       _op_name, _unparse)
 
@@ -60,8 +61,7 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
         self._seen_violations = set()
         self.scope_module = {}   # id(module Scope) -> a library module's name
         self._node_env = {}      # constants known where the node being scanned runs (branches.py)
-        self.allowed_paths = ()  # path prefixes allowed in what forward reaches (an override's torch.library)
-        self.override_names = ()  # an override's operator ("abs" of torch.abs): its rows of a registration table
+        self.allowed_paths, self.override_names = (), ()  # an override's: torch.library; its operator (registry.py)
         self.launches, self.unproven, self.unproven_kernels = {}, [], set()  # set by the reachability walk
         self._init_library(library, python_path)
         self.module = Scope("module", tree, None)
@@ -224,18 +224,6 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
 
     # ---- resolution ------------------------------------------------------------------------
 
-    def _own_rows(self, elts):
-        """Of a registration table, (("abs", abs), ("add.Tensor", add), ...) as an override library
-        registers its ATen kernels, the rows of the operator under test when it is an override's
-        (`override_names`): the others' kernels never run for it, and their torch use is not its.
-        Which rows really serve the operator is the runtime evidence's to show (provenance)."""
-        if not self.override_names or len(elts) < 2:
-            return elts
-        keys = [_const_str(e.elts[0]) if isinstance(e, (ast.Tuple, ast.List)) and e.elts else None for e in elts]
-        if any(k is None for k in keys):
-            return elts
-        return [e for e, k in zip(elts, keys) if _aten_base(k) in self.override_names]
-
     def resolve(self, expr, scope, seen=frozenset(), depth=0):
         """The Refs `expr` may denote (flow-insensitive; an over-approximation). Top-level
         answers are cached; a step budget bounds pathological alias chains."""
@@ -263,7 +251,7 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
         if isinstance(expr, ast.Lambda):
             return [Ref("func", expr)]
         if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
-            return [r for e in self._own_rows(expr.elts) for r in self.resolve(e, scope, seen, depth + 1)]
+            return [r for e in own_rows(expr.elts, self.override_names) for r in self.resolve(e, scope, seen, depth + 1)]
         if isinstance(expr, ast.Dict):
             return [r for e in expr.values if e is not None for r in self.resolve(e, scope, seen, depth + 1)]
         if isinstance(expr, ast.Subscript):
@@ -510,15 +498,3 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
             if folded is not None:
                 text += f" = {folded!r}"
         return text
-
-
-def _aten_base(key):
-    """The operator of an ATen registration key: "add" of "add.Tensor", "softmax" of "_softmax"."""
-    return key.split(".", 1)[0].lstrip("_")
-
-
-def override_names(overrides):
-    """The names an override of `overrides` ("torch.abs", "torch.nn.functional.softmax",
-    "torch.Tensor.add") registers under, as `_aten_base` gives them."""
-    name = (overrides or "").rsplit(".", 1)[-1].lstrip("_")
-    return (name,) if name else ()

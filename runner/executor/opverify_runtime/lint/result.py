@@ -6,7 +6,8 @@ import os
 import stat
 
 from ..allowances import torch_findings
-from .analysis import _Analysis, override_names
+from .analysis import _Analysis
+from .registry import override_names
 from .kernel_taint import _KernelTaint
 from .names import CHECK_TYPES, COMPUTED, LOADED, VIOLATION_CHECKS
 from .symbols import _is_main_guard

@@ -141,6 +141,12 @@ def error_types(result):
     return [failed.get(index) for index in range(1, result["total_cases"] + 1)]
 
 
+def failure_messages(results):
+    """Each failing case's error type and message: what a red CI run needs to tell a crash's cause."""
+    return "\n".join(f"{op} case {f['case_idx']}: {f['error_type']}: {f.get('error_msg', '')[-1500:]}"
+                     for op, result in sorted(results.items()) for f in result["failures"])
+
+
 def check_left_nothing_behind(ops_dir, home, run_dir=None):
     marks = [ops_dir / "INJECTED_BY_write_outside", home / "INJECTED_BY_write_outside", home / ".flaggems",
              home / ".local", home / ".cache"]
@@ -277,7 +283,8 @@ def test_a_two_rank_batch_of_hostile_implementations_ends_with_reports(batch_bin
         unix_listener.close()
     assert proc.returncode == 1, proc.stderr[-3000:]
     results = batch_verdicts(run_dir)
-    assert {op: error_types(r) for op, r in results.items()} == {op: [expected(op)] for op in OPS}
+    assert {op: error_types(r) for op, r in results.items()} == {op: [expected(op)] for op in OPS}, \
+        failure_messages(results)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["sandbox"]["mode"] in ("bwrap", "unshare")
     assert summary["sandbox"]["log_cap_bytes"] == 1 << 20 and summary["sandbox"]["memory_limit_bytes"] == 1 << 30
@@ -313,5 +320,6 @@ def test_resume_of_a_run_with_the_killer_finishes(batch_bin, ops_dir, env, tmp_p
     resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=120, env=env)
     assert resumed.returncode == 1, resumed.stderr[-3000:]
     results = batch_verdicts(run_dir)
-    assert {op: error_types(r) for op, r in results.items()} == {op: [expected(op)] for op in ops}
+    assert {op: error_types(r) for op, r in results.items()} == {op: [expected(op)] for op in ops}, \
+        failure_messages(results) + "\n--- resumed run's stderr ---\n" + resumed.stderr[-3000:]
     assert json.loads((run_dir / "summary.json").read_text())["totals"]["cases"] == len(ops)

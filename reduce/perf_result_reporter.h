@@ -1,5 +1,5 @@
 // Each benchmarked operator's ops/<op>/perf_result.json, the seed's format
-// (runner/bench/perf_result.h), rebuilt from its stored shapes. Only an
+// (runner/results/perf_result.h), rebuilt from its stored shapes. Only an
 // operator whose every case passed has one (RunModel's `performance`).
 #pragma once
 

@@ -1,8 +1,8 @@
 // opverify-reduce: every report of a run folder rebuilt from its HDF5 shards
 // alone (after a crash, or to merge runs), and the comparison with an
 // earlier run: the release-qualification gate.
-#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -12,7 +12,6 @@
 #include "reduce/performance_flags.h"
 #include "reduce/report_file.h"
 #include "reduce/run_report.h"
-#include "runner/cli/usage.h"
 #include "runner/common/terminal_log.h"
 #include "runner/common/terminal_text.h"
 #include "runner/common/user_file.h"
@@ -21,6 +20,7 @@
 #include "runner/store/run_lock.h"
 #include "runner/store/run_plan.h"
 #include "runner/store/shard_merge.h"
+#include "runner/usage/usage.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -7,8 +7,8 @@
 #include <set>
 #include <sstream>
 
-#include "runner/bench/perf_result.h"
 #include "runner/common/strings.h"
+#include "runner/results/perf_result.h"
 
 namespace opverify {
 namespace {

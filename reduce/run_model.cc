@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <utility>
 
-#include "runner/bench/perf_result.h"
+#include "runner/cases/selection.h"
 #include "runner/common/file_name.h"
 #include "runner/common/sha256.h"
 #include "runner/common/shell_quote.h"
-#include "runner/cases/selection.h"
 #include "runner/common/utf8.h"
+#include "runner/results/perf_result.h"
 
 namespace opverify {
 namespace {

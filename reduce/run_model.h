@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/bench/operator_bench.h"
+#include "runner/results/bench_result.h"
+#include "runner/results/waivers.h"
 #include "runner/store/case_record.h"
 #include "runner/store/run_plan.h"
-#include "runner/verify/waivers.h"
 
 namespace opverify {
 
@@ -76,7 +76,7 @@ struct OperatorModel {
 struct WaivedRow {
   std::string case_id;
   std::string op;
-  nlohmann::json waivers;  // the case's (runner/verify/waivers.h): op, why, declared_at, found
+  nlohmann::json waivers;  // the case's (runner/results/waivers.h): op, why, declared_at, found
 };
 
 // A failed case, as the summary and the reports list it.

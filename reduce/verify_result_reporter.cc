@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "reduce/report_file.h"
-#include "runner/verify/verify_result.h"
+#include "runner/results/verify_result.h"
 
 namespace opverify {
 namespace {

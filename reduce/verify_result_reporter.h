@@ -1,5 +1,5 @@
 // Each operator's ops/<op>/verify_result.json, the seed's format
-// (runner/verify/verify_result.h), assembled from its stored cases.
+// (runner/results/verify_result.h), assembled from its stored cases.
 #pragma once
 
 #include "reduce/reporter.h"

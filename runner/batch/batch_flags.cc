@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "runner/batch/selection.h"
-#include "runner/cli/usage.h"
 #include "runner/common/terminal_text.h"
+#include "runner/usage/usage.h"
 
 namespace opverify {
 

@@ -9,9 +9,9 @@
 #include "runner/common/terminal_text.h"
 #include "runner/judge/standards.h"
 #include "runner/judge/verdict_json.h"
+#include "runner/results/verify_result.h"
 #include "runner/verify/ab_rerun.h"
 #include "runner/verify/operator_run.h"
-#include "runner/verify/verify_result.h"
 
 namespace opverify {
 namespace {

@@ -7,11 +7,11 @@
 
 #include "runner/bench/clock_lock.h"
 #include "runner/bench/operator_bench.h"
-#include "runner/bench/perf_result.h"
 #include "runner/cli/library_flags.h"
 #include "runner/cli/output_file.h"
-#include "runner/cli/usage.h"
-#include "runner/verify/verify_result.h"
+#include "runner/results/perf_result.h"
+#include "runner/results/verify_result.h"
+#include "runner/usage/usage.h"
 
 namespace fs = std::filesystem;
 

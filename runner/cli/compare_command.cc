@@ -3,10 +3,10 @@
 #include <iostream>
 #include <optional>
 
-#include "runner/cli/usage.h"
 #include "runner/judge/judge.h"
 #include "runner/judge/verdict_json.h"
 #include "runner/tensor_io/tensor_file.h"
+#include "runner/usage/usage.h"
 
 namespace opverify {
 

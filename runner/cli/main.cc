@@ -1,13 +1,13 @@
 // opverify: the single-operator commands (compare, verify, bench, lint). Each subcommand lives in its own file; main only dispatches.
-#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 
 #include "runner/cli/bench_command.h"
 #include "runner/cli/compare_command.h"
 #include "runner/cli/lint_command.h"
-#include "runner/cli/usage.h"
 #include "runner/cli/verify_command.h"
 #include "runner/common/terminal_log.h"
+#include "runner/usage/usage.h"
 
 int main(int argc, char** argv) {
   // Logs go to stderr, escape sequences stripped; stdout carries results (JSON, summaries).

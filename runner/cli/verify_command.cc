@@ -13,13 +13,13 @@
 #include "runner/cli/named_option.h"
 #include "runner/cli/output_file.h"
 #include "runner/cli/seed_compat.h"
-#include "runner/cli/usage.h"
 #include "runner/common/failure_list.h"
 #include "runner/common/strings.h"
 #include "runner/common/terminal_text.h"
+#include "runner/results/verify_result.h"
+#include "runner/results/waivers.h"
+#include "runner/usage/usage.h"
 #include "runner/verify/operator_run.h"
-#include "runner/verify/verify_result.h"
-#include "runner/verify/waivers.h"
 
 namespace fs = std::filesystem;
 

@@ -17,10 +17,10 @@
 
 #include "runner/common/status.h"
 #include "runner/executor/protocol.h"
-#include "runner/judge/tensor_view.h"
 #include "runner/process/capped_log.h"
 #include "runner/process/sandbox.h"
 #include "runner/process/subprocess.h"
+#include "runner/tensor/tensor_view.h"
 
 namespace opverify {
 

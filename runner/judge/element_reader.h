@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "runner/judge/tensor_view.h"
+#include "runner/tensor/tensor_view.h"
 
 namespace opverify {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "runner/judge/dtype.h"
+#include "runner/tensor/dtype.h"
 
 namespace opverify {
 

@@ -18,7 +18,7 @@
 #include "runner/judge/judge.h"
 #include "runner/judge/judge_kernel.h"
 #include "runner/judge/standards.h"
-#include "runner/judge/tensor_view.h"
+#include "runner/tensor/tensor_view.h"
 
 namespace opverify::judge_internal {
 

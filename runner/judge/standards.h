@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runner/judge/dtype.h"
+#include "runner/tensor/dtype.h"
 
 namespace opverify {
 

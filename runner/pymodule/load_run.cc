@@ -13,7 +13,7 @@
 #include "reduce/references.h"
 #include "reduce/run_model.h"
 #include "reduce/skipped_cases.h"
-#include "runner/bench/perf_result.h"
+#include "runner/results/perf_result.h"
 #include "runner/store/run_records.h"
 
 namespace py = pybind11;

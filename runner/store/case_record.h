@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/judge/tensor_view.h"
+#include "runner/tensor/tensor_view.h"
 
 namespace opverify {
 

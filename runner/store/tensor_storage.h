@@ -8,8 +8,8 @@
 
 #include <cstddef>
 
-#include "runner/judge/tensor_view.h"
 #include "runner/h5/h5.h"
+#include "runner/tensor/tensor_view.h"
 
 namespace opverify {
 

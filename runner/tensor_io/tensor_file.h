@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "runner/common/status.h"
-#include "runner/judge/tensor_view.h"
+#include "runner/tensor/tensor_view.h"
 
 namespace opverify {
 

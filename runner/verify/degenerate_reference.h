@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "runner/judge/tensor_view.h"
+#include "runner/tensor/tensor_view.h"
 
 namespace opverify {
 

@@ -15,9 +15,9 @@
 #include "runner/judge/element_reader.h"
 
 #include "runner/executor/executor_client.h"
+#include "runner/results/waivers.h"
 #include "runner/verify/degenerate_reference.h"
 #include "runner/verify/executor_session.h"
-#include "runner/verify/waivers.h"
 
 namespace opverify {
 namespace {
@@ -172,24 +172,6 @@ proto::LintRequest LintRequestFor(const OperatorSpec& spec, bool non_compute) {
 bool SharedGoldenFromEnvironment() {
   const char* shared = std::getenv("OPVERIFY_SHARED_GOLDEN");
   return shared != nullptr && std::string(shared) == "1";
-}
-
-int OperatorOutcome::passed_cases() const {
-  int passed = 0;
-  for (const auto& c : cases) passed += c.passed ? 1 : 0;
-  return passed;
-}
-
-int OperatorOutcome::waived_cases() const {
-  int waived = 0;
-  for (const auto& c : cases) waived += c.waived() ? 1 : 0;
-  return waived;
-}
-
-bool OperatorOutcome::allowances_checked() const {
-  if (!lint.is_null()) return true;
-  return std::any_of(cases.begin(), cases.end(),
-                     [](const CaseOutcome& c) { return !c.runtime_evidence.is_null(); });
 }
 
 Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string& op_name,

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "runner/judge/float_format.h"
-#include "runner/judge/tensor_view.h"
+#include "runner/tensor/tensor_view.h"
 
 namespace opverify::testing {
 

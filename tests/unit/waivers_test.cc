@@ -1,6 +1,6 @@
-// Declared exceptions at work (runner/verify/waivers.h): waivers merged per
+// Declared exceptions at work (runner/results/waivers.h): waivers merged per
 // declaration, and each declared allowance used, stale or unchecked.
-#include "runner/verify/waivers.h"
+#include "runner/results/waivers.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "runner/judge/dtype.h"
+#include "runner/tensor/dtype.h"
 
 #include <algorithm>
 #include <array>

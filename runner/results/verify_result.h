@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/judge/judge.h"
-#include "runner/verify/operator_run.h"
+#include "runner/results/operator_outcome.h"
 
 namespace opverify {
 

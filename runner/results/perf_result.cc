@@ -1,4 +1,4 @@
-#include "runner/bench/perf_result.h"
+#include "runner/results/perf_result.h"
 
 #include <cmath>
 

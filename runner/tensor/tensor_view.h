@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/judge/dtype.h"
+#include "runner/tensor/dtype.h"
 
 namespace opverify {
 

@@ -1,4 +1,4 @@
-#include "runner/verify/waivers.h"
+#include "runner/results/waivers.h"
 
 #include <algorithm>
 #include <map>

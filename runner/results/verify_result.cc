@@ -1,11 +1,12 @@
-#include "runner/verify/verify_result.h"
+#include "runner/results/verify_result.h"
 
 #include <cmath>
 #include <cstdint>
 
+#include "runner/common/utf8.h"
 #include "runner/common/version.h"
 #include "runner/judge/verdict_json.h"
-#include "runner/verify/waivers.h"
+#include "runner/results/waivers.h"
 
 namespace opverify {
 

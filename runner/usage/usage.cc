@@ -1,4 +1,4 @@
-#include "runner/cli/usage.h"
+#include "runner/usage/usage.h"
 
 #include <cmath>
 #include <string>

@@ -113,7 +113,7 @@ std::vector<WorkItem> PlannedItems(int n) {
     ops.push_back({name, 1});
     previous[name] = i + 1;
   }
-  return PlanWork(ops, previous, 64);
+  return PlanWork(ops, previous, {SchedulePolicy::kFifo, 1, 64});
 }
 
 std::vector<int> Iota(int n) {
@@ -310,7 +310,8 @@ TEST(Coordinate, AResumedRunFinishesWhatAStoppedRunLeftAndRunsNothingTwice) {
   // stopped after 6 cases, the second (--resume) plans every item again and
   // skips the stored cases, as the worker does.
   const std::vector<OperatorShape> ops = {{"a", 5}, {"b", 5}, {"c", 5}};
-  const std::vector<WorkItem> items = PlanWork(ops, {{"a", 1.0}, {"b", 3.0}, {"c", 2.0}}, 2);
+  const std::vector<WorkItem> items = PlanWork(ops, {{"a", 1.0}, {"b", 3.0}, {"c", 2.0}},
+                                               {SchedulePolicy::kFifo, 1, 2});
   ASSERT_EQ(items.size(), 9u);
   std::map<std::string, int> stored;  // case id -> times stored
   std::mutex mutex;

@@ -43,14 +43,12 @@ std::string Px(double value) { return Fixed(std::round(value * 10) / 10, 1); }
 // "softmax (chunk 2 of 5) on rank 3: 12.0-15.5 s; start-up 1.0 s, cases 2.5 s".
 std::string ItemTitle(const json& item, int rank, double start, double end) {
   std::string title = item.value("op", std::string("?"));
-  const int chunks = item.contains("chunks") && item["chunks"].is_number_integer()
-                         ? item["chunks"].get<int>()
-                         : 1;
+  const int chunks =
+      item.contains("chunks") && item["chunks"].is_number_integer() ? item["chunks"].get<int>() : 1;
   if (chunks > 1)
     title += " (chunk " + std::to_string(static_cast<int>(Number(item, "chunk")) + 1) + " of " +
              std::to_string(chunks) + ")";
-  title += " on rank " + std::to_string(rank) + ": " + Fixed(start, 1) + "-" + Fixed(end, 1) +
-           " s";
+  title += " on rank " + std::to_string(rank) + ": " + Fixed(start, 1) + "-" + Fixed(end, 1) + " s";
   std::string parts;
   for (const Phase& phase : kPhases) {
     const double s = Number(item, phase.key);
@@ -108,7 +106,8 @@ void Timeline(std::ostringstream& html, const RunModel& run) {
   const int width = kLabelWidth + static_cast<int>(kPlotWidth) + 70;
   html << "<section id=\"timeline\"><h2>Timeline</h2>\n<p class=\"note\">Each rank's work items "
           "over the run's "
-       << Fixed(wall_s, 1) << " s, from when rank 0 handed one out to when it was done; a bar's "
+       << Fixed(wall_s, 1)
+       << " s, from when rank 0 handed one out to when it was done; a bar's "
           "phases are in proportion, not in time order. Legend:";
   for (const Phase& phase : kPhases)
     html << " <svg width=\"10\" height=\"10\"><rect class=\"" << phase.css

@@ -48,7 +48,9 @@ RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
                     {"item_s", progress.item_s()},
                     {"bench_s", progress.bench_s()},
                     {"shapes_benched", progress.shapes_benched()}};
-  outcome.timeline = {{"ranks", size}, {"wall_s", progress.elapsed_s()}, {"items", ChunkedTimeline(progress.Timeline(), items)}};
+  outcome.timeline = {{"ranks", size},
+                      {"wall_s", progress.elapsed_s()},
+                      {"items", ChunkedTimeline(progress.Timeline(), items)}};
   return outcome;
 }
 

@@ -95,7 +95,7 @@ class Progress {
     int item_id = -1;
     int op_index = -1;
     double start_s = 0;
-    double end_s = -1;  // -1: still running
+    double end_s = -1;                                 // -1: still running
     nlohmann::json phases = nlohmann::json::object();  // the item summary's *_ms
   };
   // The rank's open timeline entry ends now, with `phases` where given.

@@ -190,10 +190,9 @@ std::vector<double> PredictCost(const std::vector<OperatorShape>& ops,
 std::vector<WorkItem> PlanWork(const std::vector<OperatorShape>& ops,
                                const std::map<std::string, double>& previous_seconds,
                                const PlanSettings& settings) {
-  std::vector<WorkItem> items =
-      settings.policy == SchedulePolicy::kFifo
-          ? PlanFifo(ops, previous_seconds, settings.max_cases_per_item)
-          : PlanByCost(ops, previous_seconds, settings);
+  std::vector<WorkItem> items = settings.policy == SchedulePolicy::kFifo
+                                    ? PlanFifo(ops, previous_seconds, settings.max_cases_per_item)
+                                    : PlanByCost(ops, previous_seconds, settings);
   for (int i = 0; i < static_cast<int>(items.size()); ++i) items[static_cast<std::size_t>(i)].id = i;
   return items;
 }

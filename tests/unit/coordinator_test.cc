@@ -310,8 +310,8 @@ TEST(Coordinate, AResumedRunFinishesWhatAStoppedRunLeftAndRunsNothingTwice) {
   // stopped after 6 cases, the second (--resume) plans every item again and
   // skips the stored cases, as the worker does.
   const std::vector<OperatorShape> ops = {{"a", 5}, {"b", 5}, {"c", 5}};
-  const std::vector<WorkItem> items = PlanWork(ops, {{"a", 1.0}, {"b", 3.0}, {"c", 2.0}},
-                                               {SchedulePolicy::kFifo, 1, 2});
+  const std::vector<WorkItem> items =
+      PlanWork(ops, {{"a", 1.0}, {"b", 3.0}, {"c", 2.0}}, {SchedulePolicy::kFifo, 1, 2});
   ASSERT_EQ(items.size(), 9u);
   std::map<std::string, int> stored;  // case id -> times stored
   std::mutex mutex;

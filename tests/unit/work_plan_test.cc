@@ -69,7 +69,8 @@ TEST(SelectOperators, TheShardCountsPositionsBeforeTheFilter) {
 }
 
 TEST(PlanWork, OneItemPerOperatorInManifestOrderWithoutTimings) {
-  const std::vector<WorkItem> items = PlanWork({{"a", 3}, {"b", 0}, {"c", 1}}, {}, {SchedulePolicy::kFifo, 1, 64});
+  const std::vector<WorkItem> items =
+      PlanWork({{"a", 3}, {"b", 0}, {"c", 1}}, {}, {SchedulePolicy::kFifo, 1, 64});
   ASSERT_EQ(items.size(), 3u);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(items[static_cast<std::size_t>(i)].id, i);
@@ -81,9 +82,9 @@ TEST(PlanWork, OneItemPerOperatorInManifestOrderWithoutTimings) {
 
 TEST(PlanWork, LongestExpectedFirstAndAnUntimedOperatorTakesTheMean) {
   // "new" has no earlier time: expected the mean 2 s, so between "slow" and "fast".
-  const std::vector<WorkItem> items = PlanWork({{"fast", 1}, {"new", 1}, {"slow", 1}},
-                                               {{"fast", 1.0}, {"slow", 3.0}, {"gone", 100.0}},
-                                               {SchedulePolicy::kFifo, 1, 64});
+  const std::vector<WorkItem> items =
+      PlanWork({{"fast", 1}, {"new", 1}, {"slow", 1}},
+               {{"fast", 1.0}, {"slow", 3.0}, {"gone", 100.0}}, {SchedulePolicy::kFifo, 1, 64});
   ASSERT_EQ(items.size(), 3u);
   EXPECT_EQ(items[0].op_index, 2);
   EXPECT_EQ(items[1].op_index, 1);
@@ -94,14 +95,15 @@ TEST(PlanWork, LongestExpectedFirstAndAnUntimedOperatorTakesTheMean) {
 
 TEST(PlanWork, TiesKeepManifestOrder) {
   const std::vector<WorkItem> items =
-      PlanWork({{"a", 1}, {"b", 1}, {"c", 1}}, {{"a", 2.0}, {"b", 2.0}, {"c", 2.0}}, {SchedulePolicy::kFifo, 1, 64});
+      PlanWork({{"a", 1}, {"b", 1}, {"c", 1}}, {{"a", 2.0}, {"b", 2.0}, {"c", 2.0}},
+               {SchedulePolicy::kFifo, 1, 64});
   ASSERT_EQ(items.size(), 3u);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(items[static_cast<std::size_t>(i)].op_index, i);
 }
 
 TEST(PlanWork, ALargeSweepIsCutIntoConsecutiveChunksThatCoverItOnce) {
-  const std::vector<WorkItem> items =
-      PlanWork({{"big", 10}, {"small", 4}}, {{"big", 10.0}, {"small", 1.0}}, {SchedulePolicy::kFifo, 1, 4});
+  const std::vector<WorkItem> items = PlanWork(
+      {{"big", 10}, {"small", 4}}, {{"big", 10.0}, {"small", 1.0}}, {SchedulePolicy::kFifo, 1, 4});
   // big: 0-3, 4-7, 8-9 (expected 4, 4, 2 s); small: one item of every case (1 s).
   ASSERT_EQ(items.size(), 4u);
   std::map<int, int> big_cases;
@@ -131,9 +133,9 @@ std::map<int, double> ExpectedByOperator(const std::vector<WorkItem>& items) {
 }
 
 TEST(PlanWorkByCost, LongestPredictedFirst) {
-  const std::vector<WorkItem> items = PlanWork({{"fast", 1}, {"slow", 1}, {"mid", 1}},
-                                               {{"fast", 1.0}, {"slow", 3.0}, {"mid", 2.0}},
-                                               {SchedulePolicy::kCost, 2, 64});
+  const std::vector<WorkItem> items =
+      PlanWork({{"fast", 1}, {"slow", 1}, {"mid", 1}}, {{"fast", 1.0}, {"slow", 3.0}, {"mid", 2.0}},
+               {SchedulePolicy::kCost, 2, 64});
   ASSERT_EQ(items.size(), 3u);
   EXPECT_EQ(items[0].op_index, 1);
   EXPECT_EQ(items[1].op_index, 2);
@@ -144,9 +146,9 @@ TEST(PlanWorkByCost, LongestPredictedFirst) {
 TEST(PlanWorkByCost, OperatorsWithoutHistoryStartFirst) {
   // "new" is predicted small (one case), yet it goes before the timed ones:
   // how long it really takes is unknown, and it must not be the run's tail.
-  const std::vector<WorkItem> items = PlanWork({{"old", 1}, {"new", 1}, {"older", 1}},
-                                               {{"old", 5.0}, {"older", 9.0}},
-                                               {SchedulePolicy::kCost, 4, 64});
+  const std::vector<WorkItem> items =
+      PlanWork({{"old", 1}, {"new", 1}, {"older", 1}}, {{"old", 5.0}, {"older", 9.0}},
+               {SchedulePolicy::kCost, 4, 64});
   ASSERT_EQ(items.size(), 3u);
   EXPECT_EQ(items[0].op_index, 1);
   EXPECT_EQ(items[1].op_index, 2);
@@ -168,8 +170,7 @@ TEST(PlanWorkByCost, WithoutHistoryTheCasesPredictTheCost) {
 
 TEST(PlanWorkByCost, AnUntimedOperatorIsPredictedAtTheTimedOnesRatePerCase) {
   // "timed" took 30 s for 2 cases (+1 for its start-up): 10 s a unit; "new" has 5 cases: 60 s.
-  const std::vector<double> cost =
-      PredictCost({{"timed", 2}, {"new", 5}}, {{"timed", 30.0}});
+  const std::vector<double> cost = PredictCost({{"timed", 2}, {"new", 5}}, {{"timed", 30.0}});
   EXPECT_DOUBLE_EQ(cost[0], 30.0);
   EXPECT_DOUBLE_EQ(cost[1], 60.0);
 }
@@ -215,9 +216,9 @@ TEST(PlanWorkByCost, AnOperatorOverItsFairShareIsSplitIntoChunksThatCoverItOnce)
 }
 
 TEST(PlanWorkByCost, AnUnknownCountOrASingleCaseIsNeverSplit) {
-  const std::vector<WorkItem> items = PlanWork({{"own", 0}, {"one", 1}, {"x", 1}},
-                                               {{"own", 50.0}, {"one", 50.0}, {"x", 1.0}},
-                                               {SchedulePolicy::kCost, 8, 64});
+  const std::vector<WorkItem> items =
+      PlanWork({{"own", 0}, {"one", 1}, {"x", 1}}, {{"own", 50.0}, {"one", 50.0}, {"x", 1.0}},
+               {SchedulePolicy::kCost, 8, 64});
   ASSERT_EQ(items.size(), 3u);
   for (const WorkItem& item : items) {
     EXPECT_TRUE(item.case_indices.empty());

@@ -192,6 +192,43 @@ TEST(Coordinate, HandsOutTheLongestItemsFirst) {
   EXPECT_EQ(served.AllItems(), Iota(12));
 }
 
+TEST(Coordinate, ASplitOperatorsVerdictsAreThoseOfItRunWhole) {
+  // "big" (40 cases, every 7th failing) is over a rank's fair share of four:
+  // the cost plan cuts it into chunks that several workers run; the verdicts
+  // heard, by case, are those of the plan before costs, which runs it whole.
+  std::vector<OperatorShape> ops = {{"big", 40}};
+  for (int i = 0; i < 10; ++i) ops.push_back({"op" + std::to_string(i), 1});
+  const auto verdicts_of = [&](const std::vector<WorkItem>& items, std::set<int>* big_workers) {
+    std::map<std::string, bool> verdicts;
+    std::mutex mutex;
+    FirstItemGate gate(4);
+    Serve(4, items, [&](int worker, const WorkItem& item, const Report& report) {
+      EXPECT_TRUE(gate.Pass(worker));
+      const OperatorShape& op = ops[static_cast<std::size_t>(item.op_index)];
+      std::vector<int> indices = item.case_indices;
+      if (indices.empty()) indices = Iota(op.known_cases);
+      for (int index : indices) {
+        const std::string id = op.name + "/" + std::to_string(index);
+        const bool passed = index % 7 != 3;
+        ReportCase(report, id, passed);
+        std::lock_guard<std::mutex> lock(mutex);
+        EXPECT_TRUE(verdicts.emplace(id, passed).second) << id << " ran twice";
+        if (item.op_index == 0 && big_workers != nullptr) big_workers->insert(worker);
+      }
+      return true;
+    });
+    return verdicts;
+  };
+  const std::vector<WorkItem> split = PlanWork(ops, {}, {SchedulePolicy::kCost, 4, 64});
+  const std::vector<WorkItem> whole = PlanWork(ops, {}, {SchedulePolicy::kFifo, 4, 64});
+  EXPECT_GT(split.size(), whole.size());
+  std::set<int> big_workers;
+  const std::map<std::string, bool> split_verdicts = verdicts_of(split, &big_workers);
+  EXPECT_EQ(split_verdicts, verdicts_of(whole, nullptr));
+  EXPECT_EQ(split_verdicts.size(), 50u);
+  EXPECT_GT(big_workers.size(), 1u);
+}
+
 TEST(Coordinate, AWorkerThatCannotGoOnGetsNoMoreWorkAndTheOthersFinish) {
   const std::vector<WorkItem> items = PlannedItems(15);
   FirstItemGate gate(3);

@@ -42,7 +42,8 @@ std::string Px(double value) { return Fixed(std::round(value * 10) / 10, 1); }
 
 // "softmax (chunk 2 of 5) on rank 3: 12.0-15.5 s; start-up 1.0 s, cases 2.5 s".
 std::string ItemTitle(const json& item, int rank, double start, double end) {
-  std::string title = item.value("op", std::string("?"));
+  const auto op = item.find("op");
+  std::string title = op != item.end() && op->is_string() ? op->get<std::string>() : "?";
   const int chunks =
       item.contains("chunks") && item["chunks"].is_number_integer() ? item["chunks"].get<int>() : 1;
   if (chunks > 1)
@@ -83,7 +84,8 @@ void Timeline(std::ostringstream& html, const RunModel& run) {
   const auto found = run.run_info.find("timeline");
   if (found == run.run_info.end() || !found->is_object()) return;
   const json& timeline = *found;
-  const json items = timeline.value("items", json::array());
+  const auto listed = timeline.find("items");
+  const json items = listed != timeline.end() ? *listed : json::array();
   const int ranks = std::clamp(static_cast<int>(Number(timeline, "ranks")), 1, 100000);
   const double wall_s = Number(timeline, "wall_s");
   if (!items.is_array() || items.empty() || !(wall_s > 0)) return;

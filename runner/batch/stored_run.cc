@@ -25,12 +25,18 @@ std::map<std::string, double> TimelineSeconds(const std::string& run_dir) {
   std::ifstream in(fs::path(run_dir) / "summary.json");
   if (!in) return seconds;
   const nlohmann::json summary = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!summary.is_object() || !summary.contains("timeline")) return seconds;
-  const nlohmann::json& items = summary["timeline"].value("items", nlohmann::json::array());
+  if (!summary.is_object() || !summary.contains("timeline") || !summary["timeline"].is_object())
+    return seconds;
+  const nlohmann::json items = summary["timeline"].value("items", nlohmann::json::array());
+  if (!items.is_array()) return seconds;
   for (const nlohmann::json& item : items) {
-    if (!item.is_object() || !item.contains("op") || !item["op"].is_string()) continue;
+    // The file is data: a field of another type is passed over, never fatal.
+    if (!item.is_object() || !item.contains("op") || !item["op"].is_string() ||
+        !item.contains("start_s") || !item["start_s"].is_number() || !item.contains("end_s") ||
+        !item["end_s"].is_number())
+      continue;
     seconds[item["op"].get<std::string>()] +=
-        std::max(0.0, item.value("end_s", 0.0) - item.value("start_s", 0.0));
+        std::max(0.0, item["end_s"].get<double>() - item["start_s"].get<double>());
   }
   return seconds;
 }

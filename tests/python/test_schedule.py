@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 
 import pytest
 
@@ -124,3 +125,23 @@ def test_the_next_night_plans_from_the_timeline(batch_bin, two_plans):  # noqa: 
     assert set(expected) == {"wide", "wide_ok"}, proc.stdout
     for op, seconds in expected.items():
         assert abs(seconds - spent[op]) < 0.1, (op, seconds, spent[op])
+
+
+def test_a_hostile_timeline_is_passed_over(batch_bin, two_plans):  # noqa: F811
+    # summary.json is data: a timeline of the wrong shapes neither stops the next night's
+    # --previous nor opverify-reduce's report.html.
+    run = two_plans["cost"].parent / "hostile"
+    shutil.copytree(two_plans["cost"], run)
+    (run / "run.lock").unlink(missing_ok=True)
+    data = summary(run)
+    data["timeline"] = {"ranks": "two", "wall_s": 5, "items": [
+        {"op": 7, "start_s": "x"}, {"op": "wide", "start_s": 0, "end_s": [1]}, [], None,
+        {"op": "<script>wide</script>", "rank": 0, "start_s": 1, "end_s": 2, "chunks": "many", "cases_s": {}}]}
+    (run / "summary.json").write_text(json.dumps(data))
+    proc = run_batch(batch_bin, two_plans["manifest"], run.parent / "dry2", "--dry-run", "--previous", run)
+    assert proc.returncode == 0 and "item 0: wide" in proc.stdout, proc.stderr[-3000:]
+    reduce = os.path.join(os.path.dirname(os.path.dirname(batch_bin)), "reduce", "opverify-reduce")
+    proc = subprocess.run([reduce, str(run)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    html = (run / "report.html").read_text()
+    assert "<script>wide" not in html and "&lt;script&gt;wide&lt;/script&gt; on rank 0" in html

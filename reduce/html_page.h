@@ -34,5 +34,7 @@ std::string Sparkline(const std::vector<HistoryPoint>& history);
 
 void FirstScreen(std::ostringstream& html, const RunModel& run, const ReportExtras& extras);
 void OperatorGrid(std::ostringstream& html, const RunModel& run, const ReportExtras& extras);
+// Each rank's work items over the run (run_info's "timeline"); nothing without one.
+void Timeline(std::ostringstream& html, const RunModel& run);
 
 }  // namespace opverify::html

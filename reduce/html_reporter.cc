@@ -42,6 +42,9 @@ tr.case td { font-size: 0.85em; color: #444; padding-left: 2em; word-break: brea
 tr.waived td, a.waived { color: #8a5a00; }
 [hidden] { display: none !important; }
 svg text { font-size: 11px; fill: #333; } rect.bar { fill: #4a7fc1; } line.parity { stroke: #b00; }
+svg.timeline { max-width: 100%; height: auto; } rect.tl-row { fill: #f4f4f4; }
+.tl-startup { fill: #9a9a9a; } .tl-compile { fill: #e0a030; } .tl-cases { fill: #4a7fc1; }
+.tl-ab { fill: #c04040; } .tl-bench { fill: #50a050; }
 svg.spark polyline { fill: none; stroke: #4a7fc1; stroke-width: 1.2; } svg.spark circle { fill: #b00; }
 )";
 
@@ -264,6 +267,7 @@ Status HtmlReporter::ReportRun(const RunModel& run) {
   html::FirstScreen(html, run, extras);
   html::OperatorGrid(html, run, extras);
   Performance(html, run);
+  html::Timeline(html, run);
   LeastPrecise(html, run);
   Failures(html, run);
   html << "<script>" << kScript << "</script>\n</body>\n</html>\n";

@@ -37,7 +37,7 @@ json PreviousRunInfo(const fs::path& run_dir) {
   if (!summary.is_object()) return info;
   for (const char* key : {"manifest", "manifest_name", "ranks", "launcher", "backend", "store",
                           "resumed", "timing", "shard", "stopped_by_signal", "stopped_by_maxfail",
-                          "unassigned_items", "sandbox", "compiler_cache"}) {
+                          "unassigned_items", "sandbox", "compiler_cache", "timeline"}) {
     if (summary.contains(key)) info[key] = summary[key];
   }
   return info;

@@ -72,8 +72,16 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
          "Stop after the first failed case (--maxfail 1)")
       ->excludes(maxfail);
   app.add_option("--previous", options.previous_run,
-                 "An earlier run folder: its timings order the work")
+                 "An earlier run folder: its timings predict each operator's cost")
       ->check(CLI::ExistingDirectory);
+  std::string schedule = "cost";
+  app.add_option("--schedule", schedule,
+                 "cost: operators without a --previous time first, then the longest expected; "
+                 "an operator over half a rank's share of the run split into case chunks over "
+                 "several ranks. fifo: the plan before costs (manifest order, or --previous's "
+                 "longest first; chunks of --max-cases-per-item only)")
+      ->check(CLI::IsMember({"cost", "fifo"}))
+      ->capture_default_str();
   app.add_option("--max-cases-per-item", options.max_cases_per_item,
                  "Split sweeps larger than this")
       ->check(CLI::Range(1, 1000000));
@@ -114,6 +122,7 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
     return std::nullopt;
   }
   options.store = *ParseStorePolicy(flags.store);
+  options.schedule = *ParseSchedulePolicy(schedule);
   if (app.count("--shard") > 0 && !(options.shard = ParseShard(flags.shard))) {
     std::fprintf(stderr, "opverify-batch: --shard %s: expected I/N with 0 <= I < N\n",
                  flags.shard.c_str());

@@ -126,15 +126,19 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
   return job;
 }
 
-// The work items, longest expected first (--previous). An operator with
-// generated edge cases is one item: how many there are is known only once
-// its executor has loaded it.
-std::vector<WorkItem> PlanJob(const JobManifest& job, const BatchOptions& options) {
+// The work items over `ranks` ranks, as --schedule plans them from the
+// operators' --previous times and their sweeps. An operator with generated
+// edge cases is one item: how many there are is known only once its
+// executor has loaded it.
+std::vector<WorkItem> PlanJob(const JobManifest& job, const BatchOptions& options, int ranks) {
   std::vector<OperatorShape> shapes;
   for (const auto& op : job.operators) {
-    shapes.push_back({op.name, op.config.edge_cases ? 0 : static_cast<int>(op.cases.size())});
+    OperatorShape shape{op.name, op.config.edge_cases ? 0 : static_cast<int>(op.cases.size()), 0};
+    for (const nlohmann::json& params : op.cases) shape.case_weight += CaseWeight(params);
+    shapes.push_back(std::move(shape));
   }
-  return PlanWork(shapes, PreviousSeconds(options.previous_run), options.max_cases_per_item);
+  return PlanWork(shapes, PreviousSeconds(options.previous_run),
+                  {options.schedule, ranks, options.max_cases_per_item});
 }
 
 // plan.json: what this run promises to store, for the reports and
@@ -258,7 +262,8 @@ int Run(int argc, char** argv) {
   }
   RunLock lock;  // rank 0's, held until the reports are written
   if (!NegotiateRunDir(world.get(), job->name, &options, &lock)) return 2;
-  const std::vector<WorkItem> items = rank == 0 ? PlanJob(*job, options) : std::vector<WorkItem>{};
+  const std::vector<WorkItem> items =
+      rank == 0 ? PlanJob(*job, options, size) : std::vector<WorkItem>{};
   if (options.dry_run) {
     if (rank == 0) PrintWorkPlan(*job, items, options.run_dir);
     return 0;

@@ -54,8 +54,11 @@ struct BatchOptions {
   // --maxfail N / -x (1): stop handing out work once N cases failed (0: never);
   // the cases in hand finish, the rest are reported as not run.
   int max_failures = 0;
-  std::string previous_run;     // a run folder whose timings order the work (longest first)
+  std::string previous_run;     // a run folder whose timings predict each operator's cost
   int max_cases_per_item = 64;  // sweeps larger than this are split across ranks
+  // --schedule: cost (predicted costs, new operators first, long ones split
+  // over ranks) or fifo (the plan before costs, kept as a baseline).
+  SchedulePolicy schedule = SchedulePolicy::kCost;
   bool require_anchors =
       false;  // exit 3 for an operator without task_sha256 (a changed one is always exit 4)
   bool fsync = false;  // survive a machine crash too (two fsyncs per case), not only SIGKILL

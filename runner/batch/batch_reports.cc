@@ -37,6 +37,7 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                    {"store", flags.store},
                    {"resumed", options.resume},
                    {"timing", outcome.timing},
+                   {"timeline", outcome.timeline},
                    {"opverify", {{"version", Version()}, {"commit", GitCommit()}}}};
   if (options.shard) run_info["shard"] = flags.shard;
   if (Result<SandboxChoice> sandbox =

@@ -5,6 +5,22 @@
 #include <utility>
 
 namespace opverify {
+namespace {
+
+// The progress's timeline with each item's chunk of its operator ("chunk",
+// "chunks": which of how many items the operator was cut into).
+nlohmann::json ChunkedTimeline(nlohmann::json timeline, const std::vector<WorkItem>& items) {
+  for (nlohmann::json& entry : timeline) {
+    const int id = entry.value("item", -1);
+    if (id < 0 || id >= static_cast<int>(items.size())) continue;
+    const WorkItem& item = items[static_cast<std::size_t>(id)];
+    entry["chunk"] = item.chunk;
+    entry["chunks"] = item.chunks;
+  }
+  return timeline;
+}
+
+}  // namespace
 
 RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
                     const RunItemFunction& run_item, const CoordinatorLimits& limits,
@@ -32,6 +48,9 @@ RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
                     {"item_s", progress.item_s()},
                     {"bench_s", progress.bench_s()},
                     {"shapes_benched", progress.shapes_benched()}};
+  outcome.timeline = {{"ranks", size},
+                      {"wall_s", progress.elapsed_s()},
+                      {"items", ChunkedTimeline(progress.Timeline(), items)}};
   return outcome;
 }
 

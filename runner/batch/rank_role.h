@@ -20,6 +20,9 @@ struct RankOutcome {
   bool max_failures_reached = false;  // --maxfail stopped the run
   // Rank 0: the run's wall time and the sums of the case reports, in seconds.
   nlohmann::json timing = nlohmann::json::object();
+  // Rank 0: summary.json's "timeline": {ranks, wall_s, items: Progress::Timeline()'s,
+  // each with its "chunk" of "chunks"}.
+  nlohmann::json timeline = nlohmann::json::object();
 };
 
 // Serves `items` (rank 0) or works until told to stop (other ranks), running

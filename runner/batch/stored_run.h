@@ -9,8 +9,10 @@
 
 namespace opverify {
 
-// Each operator's wall time in seconds in the run at `run_dir`, from its
-// stored cases; empty when run_dir is empty or unreadable (with a warning).
+// Each operator's time in seconds in the run at `run_dir`: from its
+// summary.json timeline (every item's time on its rank, start-up and
+// benchmark included), else from its stored cases' wall times; empty when
+// run_dir is empty or unreadable (with a warning).
 std::map<std::string, double> PreviousSeconds(const std::string& run_dir);
 
 // Fills setup->done, setup->benched and setup->facts with the cases,

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -155,6 +156,32 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   return true;
 }
 
+// Where an item's time went, in milliseconds, for the run's timeline: the
+// cases' wall time (the compile time within it apart), their A/B re-runs
+// and storing, the benchmark; the rest of the item is start-up (starting
+// the executor, importing, loading the operator, the lint).
+struct ItemPhases {
+  double cases_ms = 0, compile_ms = 0, ab_ms = 0, store_ms = 0, bench_ms = 0;
+  int cases = 0;
+
+  void Add(const CaseOutcome& c) {
+    cases_ms += c.wall_ms;
+    compile_ms += c.timings.value("compile_ms", 0.0);
+    ++cases;
+  }
+  // {item_ms, startup_ms, compile_ms, cases_ms (less compile), ab_ms, store_ms, bench_ms, cases}.
+  json ToJson(double item_ms) const {
+    return {{"item_ms", item_ms},
+            {"startup_ms", std::max(0.0, item_ms - cases_ms - ab_ms - store_ms - bench_ms)},
+            {"compile_ms", compile_ms},
+            {"cases_ms", std::max(0.0, cases_ms - compile_ms)},
+            {"ab_ms", ab_ms},
+            {"store_ms", store_ms},
+            {"bench_ms", bench_ms},
+            {"cases", cases}};
+  }
+};
+
 // The A/B of one item's accuracy failures (PRODUCT.md step 6), bounded: the
 // first failure of each kind (its dtype and failing checks) is re-run and the
 // later ones of that kind inherit its class, marked with the case they
@@ -272,7 +299,9 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
   const auto item_started = std::chrono::steady_clock::now();
   bool store_ok = true;
   int stored_cases = 0;
+  ItemPhases phases;
   OperatorOutcome outcome = RunOperator(spec, run, [&](const CaseOutcome& c) {
+    phases.Add(c);
     if (!store_ok) return;
     if (!c.passed && DiedOfTheStop(c.error_type, setup.stop)) {
       spdlog::warn("rank {}: {} not stored: the stop cut it short (--resume runs it)", setup.rank,
@@ -336,6 +365,8 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
       return;
     }
     ++stored_cases;
+    phases.ab_ms += ab_ms;
+    phases.store_ms += store_ms;
     report({{"case_id", record.case_id},
             {"op", op.name},
             {"index", c.index},
@@ -384,13 +415,19 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
     store_ok = Store(setup, meta);
   }
   if (store_ok && options.bench && op.bench.enabled && !stopping() && !halted()) {
-    store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, setup, left_out, report);
+    store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, setup, left_out,
+                         [&](const json& bench) {
+                           phases.bench_ms += bench.value("bench_ms", 0.0);
+                           report(bench);
+                         });
   }
-  // The whole item's time: cases plus executor start-up, lint and loading, and the benchmark.
-  report({{"kind", "item"},
-          {"item_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                                item_started)
-                          .count()}});
+  // The whole item's time: cases plus executor start-up, lint and loading,
+  // and the benchmark; its phases for the run's timeline.
+  json item_summary = phases.ToJson(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - item_started)
+          .count());
+  item_summary["kind"] = "item";
+  report(item_summary);
   return store_ok;
 }
 

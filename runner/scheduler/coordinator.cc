@@ -10,7 +10,9 @@ nlohmann::json WorkItemToJson(const WorkItem& item) {
   return {{"id", item.id},
           {"op_index", item.op_index},
           {"case_indices", item.case_indices},
-          {"expected_s", item.expected_s}};
+          {"expected_s", item.expected_s},
+          {"chunk", item.chunk},
+          {"chunks", item.chunks}};
 }
 
 WorkItem WorkItemFromJson(const nlohmann::json& j) {
@@ -19,6 +21,8 @@ WorkItem WorkItemFromJson(const nlohmann::json& j) {
   item.op_index = j.at("op_index").get<int>();
   item.case_indices = j.at("case_indices").get<std::vector<int>>();
   item.expected_s = j.value("expected_s", 0.0);
+  item.chunk = j.value("chunk", 0);
+  item.chunks = j.value("chunks", 1);
   return item;
 }
 

@@ -60,6 +60,7 @@ Progress::Progress(int total_items, bool terminal, double plain_interval_s, std:
 void Progress::CaseDone(int rank, const nlohmann::json& summary) {
   if (summary.value("kind", "") == "item") {
     item_ms_ += summary.value("item_ms", 0.0);
+    EndTimelineEntry(rank, &summary);
     return;
   }
   if (summary.value("kind", "") == "bench") {
@@ -115,10 +116,43 @@ double Progress::elapsed_s() const {
 
 void Progress::ItemStarted(int rank, int item_id, int op_index) {
   in_flight_[rank] = {item_id, op_index, 0};
+  open_entry_[rank] = timeline_.size();
+  timeline_.push_back({rank, item_id, op_index, elapsed_s()});
   Tick();
 }
 
+void Progress::EndTimelineEntry(int rank, const nlohmann::json* phases) {
+  const auto open = open_entry_.find(rank);
+  if (open == open_entry_.end()) return;
+  TimelineEntry& entry = timeline_[open->second];
+  entry.end_s = elapsed_s();
+  if (phases != nullptr) entry.phases = *phases;
+  open_entry_.erase(open);
+}
+
+nlohmann::json Progress::Timeline() const {
+  nlohmann::json items = nlohmann::json::array();
+  for (const TimelineEntry& entry : timeline_) {
+    const auto op = static_cast<std::size_t>(entry.op_index);
+    nlohmann::json item = {
+        {"rank", entry.rank},
+        {"item", entry.item_id},
+        {"op", entry.op_index >= 0 && op < plan_.op_names.size() ? plan_.op_names[op] : ""},
+        {"start_s", entry.start_s},
+        {"end_s", entry.end_s >= 0 ? entry.end_s : elapsed_s()}};
+    for (const char* phase : {"startup", "compile", "cases", "ab", "store", "bench"}) {
+      const std::string key = std::string(phase) + "_ms";
+      if (entry.phases.contains(key))
+        item[std::string(phase) + "_s"] = entry.phases.value(key, 0.0) / 1e3;
+    }
+    if (entry.phases.contains("cases")) item["cases"] = entry.phases["cases"];
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
 void Progress::ItemDone(int rank) {
+  EndTimelineEntry(rank, nullptr);
   if (auto it = in_flight_.find(rank); it != in_flight_.end()) {
     finished_item_cases_[it->second.item_id] = it->second.cases_done;
     in_flight_.erase(it);

@@ -62,6 +62,11 @@ class Progress {
   double item_s() const { return item_ms_ / 1e3; }
   double elapsed_s() const;
   int failed() const { return failed_; }
+  // Which item ran when on which rank, in the order handed out: one object
+  // per item, {rank, item, op, start_s, end_s (seconds since the start, on
+  // this rank's clock), and from the item's summary where it sent one:
+  // startup_s, compile_s, cases_s, ab_s, store_s, bench_s, cases}.
+  nlohmann::json Timeline() const;
 
  private:
   struct InFlight {
@@ -85,7 +90,20 @@ class Progress {
   int failed_ = 0;
   double case_ms_ = 0, store_ms_ = 0, ab_ms_ = 0, item_ms_ = 0, bench_ms_ = 0;
   int shapes_benched_ = 0;
+  struct TimelineEntry {
+    int rank = 0;
+    int item_id = -1;
+    int op_index = -1;
+    double start_s = 0;
+    double end_s = -1;                                 // -1: still running
+    nlohmann::json phases = nlohmann::json::object();  // the item summary's *_ms
+  };
+  // The rank's open timeline entry ends now, with `phases` where given.
+  void EndTimelineEntry(int rank, const nlohmann::json* phases);
+
   std::map<int, InFlight> in_flight_;       // rank -> its item
+  std::vector<TimelineEntry> timeline_;
+  std::map<int, std::size_t> open_entry_;   // rank -> its running item's timeline_ index
   std::map<int, int> finished_item_cases_;  // item id -> the cases it reported
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;

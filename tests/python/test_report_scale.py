@@ -91,6 +91,9 @@ def test_the_run_has_the_scale_of_a_nightly_sweep(big_run):
     # earlier four for the failing ones (its tooltip).
     assert html.count('<svg class="spark"') == 2000
     assert html.count("<title>5 nights, 2026-11-20 to ") == 1800 and html.count("<title>4 nights, 2026-11-20 to ") == 200
+    # The timeline: one bar per work item (the run's ten, 200 times over), one row per rank.
+    timeline = html[html.index('<section id="timeline">'):]
+    assert timeline[:timeline.index("</section>")].count("<g><title>") == 2000
     assert len(html) < 3_000_000
 
 

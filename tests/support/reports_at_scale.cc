@@ -7,7 +7,7 @@
 // written into OUT_DIR by opverify-reduce's own path (WriteModelReports),
 // with `--history FILE` appended and drawn as there. SRC_RUN's summary.json
 // run-level fields (timing, ranks; not the manifest, whose names would not
-// match) are the run's.
+// match) are the run's, and its timeline COPIES times over.
 //
 //   reports_at_scale SRC_RUN OUT_DIR COPIES [HISTORY_FILE]
 //
@@ -41,6 +41,22 @@ std::string Renamed(const std::string& id, const std::string& op, const std::str
   return id.rfind(op + "/", 0) == 0 ? name + id.substr(op.size()) : id;
 }
 
+// The source run's timeline `copies` times over, one copy after another on
+// the same ranks, each item's operator renamed as its records are.
+nlohmann::json TimelineCopies(const nlohmann::json& timeline, int copies) {
+  const double wall_s = timeline.value("wall_s", 0.0);
+  nlohmann::json items = nlohmann::json::array();
+  for (int k = 1; k <= copies; ++k) {
+    for (nlohmann::json item : timeline.value("items", nlohmann::json::array())) {
+      item["op"] = item.value("op", std::string()) + Printf("_%04d", k);
+      for (const char* key : {"start_s", "end_s"})
+        item[key] = item.value(key, 0.0) + (k - 1) * wall_s;
+      items.push_back(std::move(item));
+    }
+  }
+  return {{"ranks", timeline.value("ranks", 1)}, {"wall_s", copies * wall_s}, {"items", items}};
+}
+
 int Run(const std::string& source, const std::string& out, int copies, const std::string& history) {
   Result<std::vector<CaseRecord>> records = ReadRunRecords(source);
   if (!records.ok()) return Fail(records.status());
@@ -69,6 +85,8 @@ int Run(const std::string& source, const std::string& out, int copies, const std
        {"manifest_name", "ranks", "launcher", "backend", "store", "timing", "opverify"}) {
     if (summary.is_object() && summary.contains(key)) info[key] = summary[key];
   }
+  if (summary.is_object() && summary.contains("timeline"))
+    info["timeline"] = TimelineCopies(summary["timeline"], copies);
   std::error_code error;
   std::filesystem::create_directories(out, error);
   const std::string dir = std::filesystem::absolute(out).string();

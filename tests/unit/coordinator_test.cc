@@ -113,7 +113,7 @@ std::vector<WorkItem> PlannedItems(int n) {
     ops.push_back({name, 1});
     previous[name] = i + 1;
   }
-  return PlanWork(ops, previous, 64);
+  return PlanWork(ops, previous, {SchedulePolicy::kFifo, 1, 64});
 }
 
 std::vector<int> Iota(int n) {
@@ -190,6 +190,43 @@ TEST(Coordinate, HandsOutTheLongestItemsFirst) {
   std::sort(firsts.begin(), firsts.end());
   EXPECT_EQ(firsts, (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(served.AllItems(), Iota(12));
+}
+
+TEST(Coordinate, ASplitOperatorsVerdictsAreThoseOfItRunWhole) {
+  // "big" (40 cases, every 7th failing) is over a rank's fair share of four:
+  // the cost plan cuts it into chunks that several workers run; the verdicts
+  // heard, by case, are those of the plan before costs, which runs it whole.
+  std::vector<OperatorShape> ops = {{"big", 40}};
+  for (int i = 0; i < 10; ++i) ops.push_back({"op" + std::to_string(i), 1});
+  const auto verdicts_of = [&](const std::vector<WorkItem>& items, std::set<int>* big_workers) {
+    std::map<std::string, bool> verdicts;
+    std::mutex mutex;
+    FirstItemGate gate(4);
+    Serve(4, items, [&](int worker, const WorkItem& item, const Report& report) {
+      EXPECT_TRUE(gate.Pass(worker));
+      const OperatorShape& op = ops[static_cast<std::size_t>(item.op_index)];
+      std::vector<int> indices = item.case_indices;
+      if (indices.empty()) indices = Iota(op.known_cases);
+      for (int index : indices) {
+        const std::string id = op.name + "/" + std::to_string(index);
+        const bool passed = index % 7 != 3;
+        ReportCase(report, id, passed);
+        std::lock_guard<std::mutex> lock(mutex);
+        EXPECT_TRUE(verdicts.emplace(id, passed).second) << id << " ran twice";
+        if (item.op_index == 0 && big_workers != nullptr) big_workers->insert(worker);
+      }
+      return true;
+    });
+    return verdicts;
+  };
+  const std::vector<WorkItem> split = PlanWork(ops, {}, {SchedulePolicy::kCost, 4, 64});
+  const std::vector<WorkItem> whole = PlanWork(ops, {}, {SchedulePolicy::kFifo, 4, 64});
+  EXPECT_GT(split.size(), whole.size());
+  std::set<int> big_workers;
+  const std::map<std::string, bool> split_verdicts = verdicts_of(split, &big_workers);
+  EXPECT_EQ(split_verdicts, verdicts_of(whole, nullptr));
+  EXPECT_EQ(split_verdicts.size(), 50u);
+  EXPECT_GT(big_workers.size(), 1u);
 }
 
 TEST(Coordinate, AWorkerThatCannotGoOnGetsNoMoreWorkAndTheOthersFinish) {
@@ -310,7 +347,8 @@ TEST(Coordinate, AResumedRunFinishesWhatAStoppedRunLeftAndRunsNothingTwice) {
   // stopped after 6 cases, the second (--resume) plans every item again and
   // skips the stored cases, as the worker does.
   const std::vector<OperatorShape> ops = {{"a", 5}, {"b", 5}, {"c", 5}};
-  const std::vector<WorkItem> items = PlanWork(ops, {{"a", 1.0}, {"b", 3.0}, {"c", 2.0}}, 2);
+  const std::vector<WorkItem> items =
+      PlanWork(ops, {{"a", 1.0}, {"b", 3.0}, {"c", 2.0}}, {SchedulePolicy::kFifo, 1, 2});
   ASSERT_EQ(items.size(), 9u);
   std::map<std::string, int> stored;  // case id -> times stored
   std::mutex mutex;

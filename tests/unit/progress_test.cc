@@ -214,6 +214,40 @@ TEST(Progress, JsonlIsOneValidObjectPerCaseEvenForHostileText) {
   EXPECT_EQ(lines[1].find('\x1b'), std::string::npos);  // escaped as \u001b
 }
 
+TEST(Progress, TheTimelineHasEachItemOnItsRankWithItsPhases) {
+  ProgressOutput quiet;
+  quiet.style = ProgressOutput::Style::kNone;
+  Captured c(TwoOperators(), quiet);
+  c.progress->ItemStarted(0, 0, 0);
+  c.progress->ItemStarted(1, 1, 1);
+  c.progress->CaseDone(0, Case("softmax/0", true));
+  c.progress->CaseDone(0, {{"kind", "item"},
+                           {"item_ms", 3000.0},
+                           {"startup_ms", 1000.0},
+                           {"compile_ms", 500.0},
+                           {"cases_ms", 1500.0},
+                           {"ab_ms", 0.0},
+                           {"store_ms", 0.0},
+                           {"bench_ms", 0.0},
+                           {"cases", 1}});
+  c.progress->ItemDone(0);
+  c.progress->ItemDone(1);  // a rank that sent no item summary (its store failed)
+  const json timeline = c.progress->Timeline();
+  ASSERT_EQ(timeline.size(), 2u);
+  EXPECT_EQ(timeline[0]["rank"], 0);
+  EXPECT_EQ(timeline[0]["op"], "softmax");
+  EXPECT_EQ(timeline[0]["item"], 0);
+  EXPECT_DOUBLE_EQ(timeline[0]["startup_s"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(timeline[0]["compile_s"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(timeline[0]["cases_s"].get<double>(), 1.5);
+  EXPECT_EQ(timeline[0]["cases"], 1);
+  EXPECT_LE(timeline[0]["start_s"].get<double>(), timeline[0]["end_s"].get<double>());
+  EXPECT_EQ(timeline[1]["rank"], 1);
+  EXPECT_EQ(timeline[1]["op"], "layer_norm");
+  EXPECT_FALSE(timeline[1].contains("startup_s"));
+  EXPECT_LE(timeline[1]["start_s"].get<double>(), timeline[1]["end_s"].get<double>());
+}
+
 TEST(FailureList, OneLineEachCappedWithTheCountOfTheRest) {
   std::vector<FailedCase> failed;
   for (int i = 1; i <= 53; ++i)

@@ -69,7 +69,8 @@ TEST(SelectOperators, TheShardCountsPositionsBeforeTheFilter) {
 }
 
 TEST(PlanWork, OneItemPerOperatorInManifestOrderWithoutTimings) {
-  const std::vector<WorkItem> items = PlanWork({{"a", 3}, {"b", 0}, {"c", 1}}, {}, 64);
+  const std::vector<WorkItem> items =
+      PlanWork({{"a", 3}, {"b", 0}, {"c", 1}}, {}, {SchedulePolicy::kFifo, 1, 64});
   ASSERT_EQ(items.size(), 3u);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(items[static_cast<std::size_t>(i)].id, i);
@@ -81,8 +82,9 @@ TEST(PlanWork, OneItemPerOperatorInManifestOrderWithoutTimings) {
 
 TEST(PlanWork, LongestExpectedFirstAndAnUntimedOperatorTakesTheMean) {
   // "new" has no earlier time: expected the mean 2 s, so between "slow" and "fast".
-  const std::vector<WorkItem> items = PlanWork({{"fast", 1}, {"new", 1}, {"slow", 1}},
-                                               {{"fast", 1.0}, {"slow", 3.0}, {"gone", 100.0}}, 64);
+  const std::vector<WorkItem> items =
+      PlanWork({{"fast", 1}, {"new", 1}, {"slow", 1}},
+               {{"fast", 1.0}, {"slow", 3.0}, {"gone", 100.0}}, {SchedulePolicy::kFifo, 1, 64});
   ASSERT_EQ(items.size(), 3u);
   EXPECT_EQ(items[0].op_index, 2);
   EXPECT_EQ(items[1].op_index, 1);
@@ -93,14 +95,15 @@ TEST(PlanWork, LongestExpectedFirstAndAnUntimedOperatorTakesTheMean) {
 
 TEST(PlanWork, TiesKeepManifestOrder) {
   const std::vector<WorkItem> items =
-      PlanWork({{"a", 1}, {"b", 1}, {"c", 1}}, {{"a", 2.0}, {"b", 2.0}, {"c", 2.0}}, 64);
+      PlanWork({{"a", 1}, {"b", 1}, {"c", 1}}, {{"a", 2.0}, {"b", 2.0}, {"c", 2.0}},
+               {SchedulePolicy::kFifo, 1, 64});
   ASSERT_EQ(items.size(), 3u);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(items[static_cast<std::size_t>(i)].op_index, i);
 }
 
 TEST(PlanWork, ALargeSweepIsCutIntoConsecutiveChunksThatCoverItOnce) {
-  const std::vector<WorkItem> items =
-      PlanWork({{"big", 10}, {"small", 4}}, {{"big", 10.0}, {"small", 1.0}}, 4);
+  const std::vector<WorkItem> items = PlanWork(
+      {{"big", 10}, {"small", 4}}, {{"big", 10.0}, {"small", 1.0}}, {SchedulePolicy::kFifo, 1, 4});
   // big: 0-3, 4-7, 8-9 (expected 4, 4, 2 s); small: one item of every case (1 s).
   ASSERT_EQ(items.size(), 4u);
   std::map<int, int> big_cases;
@@ -118,6 +121,122 @@ TEST(PlanWork, ALargeSweepIsCutIntoConsecutiveChunksThatCoverItOnce) {
   EXPECT_EQ(items.back().op_index, 1);
   EXPECT_TRUE(items.back().case_indices.empty());
   EXPECT_EQ(items[2].case_indices, (std::vector<int>{8, 9}));
+}
+
+// The cost-aware plan (--schedule cost, the default).
+
+// Each operator's items' expected seconds, summed, by operator index.
+std::map<int, double> ExpectedByOperator(const std::vector<WorkItem>& items) {
+  std::map<int, double> seconds;
+  for (const WorkItem& item : items) seconds[item.op_index] += item.expected_s;
+  return seconds;
+}
+
+TEST(PlanWorkByCost, LongestPredictedFirst) {
+  const std::vector<WorkItem> items =
+      PlanWork({{"fast", 1}, {"slow", 1}, {"mid", 1}}, {{"fast", 1.0}, {"slow", 3.0}, {"mid", 2.0}},
+               {SchedulePolicy::kCost, 2, 64});
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_EQ(items[0].op_index, 1);
+  EXPECT_EQ(items[1].op_index, 2);
+  EXPECT_EQ(items[2].op_index, 0);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(items[static_cast<std::size_t>(i)].id, i);
+}
+
+TEST(PlanWorkByCost, OperatorsWithoutHistoryStartFirst) {
+  // "new" is predicted small (one case), yet it goes before the timed ones:
+  // how long it really takes is unknown, and it must not be the run's tail.
+  const std::vector<WorkItem> items =
+      PlanWork({{"old", 1}, {"new", 1}, {"older", 1}}, {{"old", 5.0}, {"older", 9.0}},
+               {SchedulePolicy::kCost, 4, 64});
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_EQ(items[0].op_index, 1);
+  EXPECT_EQ(items[1].op_index, 2);
+  EXPECT_EQ(items[2].op_index, 0);
+}
+
+TEST(PlanWorkByCost, WithoutHistoryTheCasesPredictTheCost) {
+  // Night one: nothing timed; the operator of 40 cases is the longest.
+  const std::vector<OperatorShape> ops = {{"a", 2}, {"b", 40}, {"c", 5}};
+  const std::vector<double> cost = PredictCost(ops, {});
+  ASSERT_EQ(cost.size(), 3u);
+  EXPECT_GT(cost[1], cost[2]);
+  EXPECT_GT(cost[2], cost[0]);
+  const std::vector<WorkItem> items = PlanWork(ops, {}, {SchedulePolicy::kCost, 1, 64});
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_EQ(items[0].op_index, 1);
+  EXPECT_EQ(items[2].op_index, 0);
+}
+
+TEST(PlanWorkByCost, AnUntimedOperatorIsPredictedAtTheTimedOnesRatePerCase) {
+  // "timed" took 30 s for 2 cases (+1 for its start-up): 10 s a unit; "new" has 5 cases: 60 s.
+  const std::vector<double> cost = PredictCost({{"timed", 2}, {"new", 5}}, {{"timed", 30.0}});
+  EXPECT_DOUBLE_EQ(cost[0], 30.0);
+  EXPECT_DOUBLE_EQ(cost[1], 60.0);
+}
+
+TEST(PlanWorkByCost, LargerCasesWeighMore) {
+  EXPECT_DOUBLE_EQ(CaseWeight(nlohmann::json::object()), 1.0);
+  const double small = CaseWeight({{"shape", {64, 64}}, {"dtype", "float32"}});
+  const double big = CaseWeight({{"shape", {4096, 4096}}, {"dtype", "float32"}});
+  const double big_half = CaseWeight({{"shape", {4096, 4096}}, {"dtype", "float16"}});
+  EXPECT_GT(big, big_half);
+  EXPECT_GT(big_half, small);
+  EXPECT_DOUBLE_EQ(big, 1 + 4096.0 * 4096 * 4 / (64.0 * 1024 * 1024));
+}
+
+TEST(PlanWorkByCost, AnOperatorOverItsFairShareIsSplitIntoChunksThatCoverItOnce) {
+  // 8 ranks; "big" is 30% of the work: split into chunks of at most half a
+  // rank's share, each of its cases in exactly one chunk.
+  std::vector<OperatorShape> ops = {{"big", 60}};
+  std::map<std::string, double> previous = {{"big", 30.0}};
+  for (int i = 0; i < 70; ++i) {
+    ops.push_back({"op" + std::to_string(i), 1});
+    previous["op" + std::to_string(i)] = 1.0;
+  }
+  const std::vector<WorkItem> items = PlanWork(ops, previous, {SchedulePolicy::kCost, 8, 64});
+  const double half_share = 100.0 / 8 / 2;
+  std::map<int, int> covered;
+  int chunks = 0;
+  for (const WorkItem& item : items) {
+    if (item.op_index != 0) {
+      EXPECT_TRUE(item.case_indices.empty());
+      continue;
+    }
+    ++chunks;
+    EXPECT_LE(item.expected_s, half_share + 1e-9);
+    EXPECT_EQ(item.chunks, 5);
+    for (int index : item.case_indices) ++covered[index];
+  }
+  EXPECT_EQ(chunks, 5);
+  ASSERT_EQ(covered.size(), 60u);
+  for (const auto& [index, times] : covered) EXPECT_EQ(times, 1) << index;
+  EXPECT_DOUBLE_EQ(ExpectedByOperator(items)[0], 30.0);
+  EXPECT_EQ(items[0].op_index, 0);  // the chunks first: each is longer than any other item
+}
+
+TEST(PlanWorkByCost, AnUnknownCountOrASingleCaseIsNeverSplit) {
+  const std::vector<WorkItem> items =
+      PlanWork({{"own", 0}, {"one", 1}, {"x", 1}}, {{"own", 50.0}, {"one", 50.0}, {"x", 1.0}},
+               {SchedulePolicy::kCost, 8, 64});
+  ASSERT_EQ(items.size(), 3u);
+  for (const WorkItem& item : items) {
+    EXPECT_TRUE(item.case_indices.empty());
+    EXPECT_EQ(item.chunks, 1);
+  }
+}
+
+TEST(PlanWorkByCost, OneRankSplitsOnlyByMaxCasesPerItem) {
+  const std::vector<WorkItem> items =
+      PlanWork({{"big", 10}, {"small", 1}}, {}, {SchedulePolicy::kCost, 1, 4});
+  EXPECT_EQ(items.size(), 4u);  // big: 3 chunks of at most 4; small: 1
+  for (const WorkItem& item : items) EXPECT_LE(item.case_indices.size(), 4u);
+}
+
+TEST(ParseSchedulePolicy, KnowsCostAndFifo) {
+  EXPECT_EQ(ParseSchedulePolicy("cost"), SchedulePolicy::kCost);
+  EXPECT_EQ(ParseSchedulePolicy("fifo"), SchedulePolicy::kFifo);
+  EXPECT_FALSE(ParseSchedulePolicy("lpt").has_value());
 }
 
 }  // namespace

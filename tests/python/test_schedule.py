@@ -1,0 +1,147 @@
+"""The cost-aware plan for real (opverify-batch --schedule cost, the
+default): under mpirun -np 2 an operator over a rank's fair share is split
+into case chunks on both ranks (and one over --max-cases-per-item into
+chunks of at most that many), and their verdicts, A/B classes and
+benchmarks are those of the same operators run whole (--schedule fifo);
+summary.json holds the per-rank timeline, report.html draws it, and a later
+night's --previous reads it back."""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from test_batch import MPI_ENV, batch_bin, run_batch, verdicts  # noqa: F401 (a fixture)
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CPU_OPS = os.path.join(ROOT, "tests", "fixtures", "cpu_ops")
+# "wide": 24 cases, two failing, over half the predicted work: cut into 3
+# chunks by its cost (8 cases each); "wide_ok": 14 passing cases, cut in 2
+# by --max-cases-per-item 12 alone (under the fair share).
+SIZES = {"wide": [8 * (k + 1) for k in range(24)], "wide_ok": [8 * (k + 1) for k in range(14)]}
+FAILING_SIZES = (24, 168)  # cases 2 and 20: in the first and the last chunk
+IMPL = """import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x, y):
+        out = torch.add(x, y)
+        return out * 1.5 if x.numel() in {failing} else out
+"""
+
+
+@pytest.fixture(scope="module")
+def two_plans(batch_bin, tmp_path_factory):  # noqa: F811 (the fixture)
+    base = tmp_path_factory.mktemp("schedule")
+    ops = base / "ops"
+    ops.mkdir()
+    for name, failing in (("wide", FAILING_SIZES), ("wide_ok", ())):
+        shutil.copy(os.path.join(CPU_OPS, "add_sweep_torch.py"), ops / f"{name}_torch.py")
+        (ops / f"{name}_cpu_impl.py").write_text(IMPL.format(failing=set(failing) or "()"))
+    manifest = base / "jobs.json"
+    manifest.write_text(json.dumps({"name": "schedule", "defaults": {
+        "impl_name": "cpu_impl", "lint": False, "bench": {"warmup": 1, "repeats": 3}},
+        "operators": [{"name": name, "dir": str(ops), "sweep": {"n": sizes, "dtype": ["float32"]}}
+                      for name, sizes in SIZES.items()]}))
+    runs = {}
+    for schedule, flags in (("cost", ["--max-cases-per-item", "12"]), ("fifo", [])):
+        runs[schedule] = base / schedule
+        proc = run_batch(batch_bin, manifest, runs[schedule], "--schedule", schedule, *flags, ranks=2)
+        assert proc.returncode == 1, proc.stderr[-3000:]  # the two failing cases
+    return {"manifest": manifest, **runs}
+
+
+def summary(run_dir):
+    return json.loads((run_dir / "summary.json").read_text())
+
+
+def test_an_operator_over_its_share_is_split_over_both_ranks(two_plans):
+    items = summary(two_plans["cost"])["timeline"]["items"]
+    for op, count in (("wide", 3), ("wide_ok", 2)):
+        chunks = [item for item in items if item["op"] == op]
+        assert len(chunks) == count and {item["chunks"] for item in chunks} == {count}, chunks
+        assert sorted(item["chunk"] for item in chunks) == list(range(count))
+        assert sum(item["cases"] for item in chunks) == len(SIZES[op])
+    assert items[0]["op"] == "wide"  # the longest predicted first
+    assert {item["rank"] for item in items} == {0, 1}
+    whole = summary(two_plans["fifo"])["timeline"]["items"]
+    assert sorted(item["op"] for item in whole) == ["wide", "wide_ok"]
+    assert all(item["chunks"] == 1 for item in whole)
+
+
+def test_split_verdicts_ab_and_benchmark_equal_the_unsplit_run(two_plans):
+    split, whole = two_plans["cost"], two_plans["fifo"]
+    assert verdicts(split) == verdicts(whole)
+    assert len(verdicts(split)) == len(SIZES["wide"]) + len(SIZES["wide_ok"])
+    failed = {case for case, (passed, _) in verdicts(split).items() if not passed}
+    assert len(failed) == len(FAILING_SIZES) and all(case.startswith("wide/") for case in failed)
+    # The A/B class of each failure (a chunk re-runs its own first failure of a kind; the
+    # unsplit operator's second failure inherits the first's class: the same class).
+    classes = [{f["case_id"]: f.get("ab") for f in summary(run)["failures"]} for run in (split, whole)]
+    assert classes[0] == classes[1] and all(c == "real_defect" for c in classes[0].values()), classes
+    for run in (split, whole):
+        operators = {op["name"]: op for op in summary(run)["operators"]}
+        assert operators["wide"]["failed"] == 2 and operators["wide_ok"]["passed"] == len(SIZES["wide_ok"])
+    # The passing operator is benchmarked in both, every shape once.
+    shapes = [json.loads((run / "ops" / "wide_ok" / "perf_result.json").read_text()) for run in (split, whole)]
+    for perf in shapes:
+        assert sorted(s["case_idx"] for s in perf["per_shape_results"]) == list(range(1, len(SIZES["wide_ok"]) + 1))
+    assert not (split / "ops" / "wide" / "perf_result.json").exists()
+
+
+def test_the_timeline_is_in_summary_json_and_report_html(two_plans):
+    run = two_plans["cost"]
+    timeline = summary(run)["timeline"]
+    assert timeline["ranks"] == 2 and timeline["wall_s"] > 0
+    for item in timeline["items"]:
+        assert 0 <= item["start_s"] < item["end_s"] <= timeline["wall_s"] + 1e-6
+        assert item["startup_s"] > 0 and item["cases_s"] > 0
+        assert item["cases_s"] + item["startup_s"] <= item["end_s"] - item["start_s"] + 0.5
+    # A rank's items do not overlap.
+    for rank in (0, 1):
+        spans = sorted((i["start_s"], i["end_s"]) for i in timeline["items"] if i["rank"] == rank)
+        assert all(a[1] <= b[0] + 1e-6 for a, b in zip(spans, spans[1:])), spans
+    assert any(i["bench_s"] > 0 for i in timeline["items"] if i["op"] == "wide_ok")
+    html = (run / "report.html").read_text()
+    section = html[html.index('<section id="timeline">'):]
+    section = section[:section.index("</section>")]
+    assert section.count("<g><title>") == len(timeline["items"])
+    assert "rank 0" in section and "rank 1" in section and "wide (chunk 3 of 3) on rank" in section
+    assert re.search(r'class="tl-startup" x=', section) and re.search(r'class="tl-bench" x=', section)
+
+
+def test_the_next_night_plans_from_the_timeline(batch_bin, two_plans):  # noqa: F811
+    # --dry-run --previous: each operator's expected seconds are its items' time in the timeline.
+    previous = two_plans["cost"]
+    spent = {}
+    for item in summary(previous)["timeline"]["items"]:
+        spent[item["op"]] = spent.get(item["op"], 0) + item["end_s"] - item["start_s"]
+    proc = run_batch(batch_bin, two_plans["manifest"], previous.parent / "dry", "--dry-run", "--previous", previous,
+                     "--schedule", "fifo")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    expected = {m.group(1): float(m.group(2)) for m in re.finditer(r"item \d+: (\w+) .*expected ([\d.]+) s", proc.stdout)}
+    assert set(expected) == {"wide", "wide_ok"}, proc.stdout
+    for op, seconds in expected.items():
+        assert abs(seconds - spent[op]) < 0.1, (op, seconds, spent[op])
+
+
+def test_a_hostile_timeline_is_passed_over(batch_bin, two_plans):  # noqa: F811
+    # summary.json is data: a timeline of the wrong shapes neither stops the next night's
+    # --previous nor opverify-reduce's report.html.
+    run = two_plans["cost"].parent / "hostile"
+    shutil.copytree(two_plans["cost"], run)
+    (run / "run.lock").unlink(missing_ok=True)
+    data = summary(run)
+    data["timeline"] = {"ranks": "two", "wall_s": 5, "items": [
+        {"op": 7, "start_s": "x"}, {"op": "wide", "start_s": 0, "end_s": [1]}, [], None,
+        {"op": "<script>wide</script>", "rank": 0, "start_s": 1, "end_s": 2, "chunks": "many", "cases_s": {}}]}
+    (run / "summary.json").write_text(json.dumps(data))
+    proc = run_batch(batch_bin, two_plans["manifest"], run.parent / "dry2", "--dry-run", "--previous", run)
+    assert proc.returncode == 0 and "item 0: wide" in proc.stdout, proc.stderr[-3000:]
+    reduce = os.path.join(os.path.dirname(os.path.dirname(batch_bin)), "reduce", "opverify-reduce")
+    proc = subprocess.run([reduce, str(run)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    html = (run / "report.html").read_text()
+    assert "<script>wide" not in html and "&lt;script&gt;wide&lt;/script&gt; on rank 0" in html

@@ -56,6 +56,16 @@ struct OperatorSpec {
 // for measuring what the boundary costs (perf/trust_cost.py).
 bool SharedGoldenFromEnvironment();
 
+// When an operator's session starts the rank's next spare implementation
+// executor (ExecutorPool; docs/PERFORMANCE.md, "The spare executor").
+enum class SparePrestart {
+  kNever,    // OPVERIFY_NO_SPARE=1 (perf/trust_cost.py's baseline), or no pool
+  kOnOpen,   // as it takes its own: the verification
+  kOnClose,  // once it is done: the benchmark, so no start runs beside a timed kernel
+};
+// kNever when OPVERIFY_NO_SPARE=1, else kOnOpen.
+SparePrestart SparePrestartFromEnvironment();
+
 struct RunOptions {
   std::string backend = "auto";     // auto, cuda, npu, cpu
   std::string executor_program;     // empty: beside the running program
@@ -67,6 +77,7 @@ struct RunOptions {
   // One executor makes both the golden and the actual (SharedGoldenFromEnvironment);
   // false: the trust boundary, a reference and an implementation executor.
   bool shared_golden = SharedGoldenFromEnvironment();
+  SparePrestart prestart = SparePrestartFromEnvironment();  // needs pool; never with shared_golden
   ExecutorFactory start_executor;   // empty: ProcessExecutor::StartClient (tests give a fake)
   // A run's stop signal: a call in flight is abandoned (its executor killed)
   // and its case ends kStoppedErrorType, which callers do not record.
@@ -121,6 +132,8 @@ struct OperatorOutcome {
   std::vector<CaseOutcome> cases;
   nlohmann::json lint;         // the lint's JSON, when run
   nlohmann::json environment;  // the executor's fingerprint
+  // How its implementation executor started (OperatorSession::startup()).
+  nlohmann::json startup = nlohmann::json::object();
   bool non_compute = false;        // in effect: the spec's, else the task file's NON_COMPUTE
   bool non_compute_given = false;  // the spec's alone (the --non-compute flag), as the seed's cmdline records it
   int case_count = 0;  // of the operator, skipped cases included

@@ -139,19 +139,19 @@ bool OperatorSession::UsesSpares() const { return options_.pool != nullptr && !s
 
 std::unique_ptr<ExecutorClient> OperatorSession::TakeReadySpare(const ExecutorOptions& executor_options) {
   if (!UsesSpares()) return nullptr;
-  std::unique_ptr<ExecutorClient> spare = options_.pool->TakeSpare(executor_options);
-  if (!spare) return nullptr;
-  const auto asked = std::chrono::steady_clock::now();
-  const CallResult ready = spare->Call(proto::PingRequest{}, spec_.config.timeout_s);
-  const double waited_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
-  if (ready.succeeded()) {
-    if (startup_.empty()) startup_ = {{"spare", true}, {"spare_wait_ms", waited_ms}};
-    return spare;
+  while (std::unique_ptr<ExecutorClient> spare = options_.pool->TakeSpare(executor_options)) {
+    const auto asked = std::chrono::steady_clock::now();
+    const CallResult ready = spare->Call(proto::PingRequest{}, spec_.config.timeout_s);
+    const double waited_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
+    if (ready.succeeded()) {
+      if (startup_.empty()) startup_ = {{"spare", true}, {"spare_wait_ms", waited_ms}};
+      return spare;
+    }
+    spdlog::warn("{}: a spare executor did not come up ({}); taking the next or a new one",
+                 spec_.name, Utf8Prefix(CallErrorMessage(ready), 300));
+    spare->Discard();
   }
-  spdlog::warn("{}: the spare executor started for it did not come up ({}); starting a new one",
-               spec_.name, Utf8Prefix(CallErrorMessage(ready), 300));
-  spare->Discard();
   return nullptr;
 }
 

@@ -84,8 +84,8 @@ class OperatorSession {
   // How an executor of this side is started: the key of the rank's spare.
   ExecutorOptions StartOptions(bool reference) const;
   Result<std::unique_ptr<ExecutorClient>> StartProcess(const ExecutorOptions& executor_options) const;
-  // The rank's spare, if one fits `executor_options` and answers a ping in
-  // time; else null (a spare that died or hangs is stopped: nobody's failure).
+  // The rank's oldest spare that fits `executor_options` and answers a ping
+  // in time; else null (a spare that died or hangs is stopped: nobody's failure).
   std::unique_ptr<ExecutorClient> TakeReadySpare(const ExecutorOptions& executor_options);
   // Fills the rank's spares up to ExecutorPool::kSpares that fit this operator's starts.
   void PrestartSpare();

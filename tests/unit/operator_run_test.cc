@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "runner/verify/executor_session.h"
 #include "tests/support/fake_executor.h"
 
 namespace opverify {
@@ -546,6 +547,24 @@ TEST(SpareExecutor, TheAbRerunsAndTheSharedGoldenNeverTakeOne) {
   shared.shared_golden = true;
   RunOperator(Spec(), shared);
   EXPECT_EQ(OpsOf(script, 3), std::vector<std::string>{});
+}
+
+// The benchmark's session: no spare starts beside its timing, only once it is done.
+TEST(SpareExecutor, ASessionThatPrestartsOnCloseStartsNoneWhileOpen) {
+  FakeExecutorScript script;
+  ExecutorPool pool;
+  RunOptions options = SpareOptions(&script, &pool);
+  options.prestart = SparePrestart::kOnClose;
+  const OperatorSpec spec = Spec();
+  {
+    OperatorSession session(spec, options);
+    ASSERT_TRUE(session.Open().succeeded());
+    EXPECT_EQ(pool.spares(), 0u);
+    EXPECT_EQ(script.started(), 2);
+  }
+  EXPECT_EQ(pool.spares(), ExecutorPool::kSpares);
+  // The implementation's executor was stopped before the spares started.
+  EXPECT_EQ(script.stopped(), 1);
 }
 
 TEST(SpareExecutor, NoneIsStartedWhenSwitchedOff) {

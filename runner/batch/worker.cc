@@ -379,8 +379,8 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
         {"case_count", outcome.case_count},   {"impl_name", op.impl_name},
         {"task_file", op.task_file},          {"lint_enabled", op.config.lint},
         {"allow_torch", outcome.declared_allowances},
-        {"allow_torch_checked", outcome.allowances_checked()},
-        {"startup", outcome.startup}};
+        {"allow_torch_checked", outcome.allowances_checked()}};
+    meta.extra["startup"] = outcome.startup;  // how its implementation executor started
     if (!left_out.empty()) meta.extra["left_out"] = left_out;
     store_ok = Store(setup, meta);
   }

@@ -101,7 +101,7 @@ OperatorSession::~OperatorSession() {
   if (kept && kept->alive() && reusable_) options_.pool->Return(std::move(kept));
   if (options_.prestart == SparePrestart::kOnClose) {
     implementation_.reset();  // its process is gone before the spare's starts
-    PrestartSpare();
+    PrestartSpares();
   }
 }
 
@@ -155,7 +155,7 @@ std::unique_ptr<ExecutorClient> OperatorSession::TakeReadySpare(const ExecutorOp
   return nullptr;
 }
 
-void OperatorSession::PrestartSpare() {
+void OperatorSession::PrestartSpares() {
   if (!UsesSpares() || options_.prestart == SparePrestart::kNever) return;
   if (options_.stop != nullptr && options_.stop->load() != 0) return;
   const ExecutorOptions executor_options = StartOptions(false);
@@ -181,7 +181,7 @@ Result<std::unique_ptr<ExecutorClient>> OperatorSession::Start(bool reference) {
   }
   executor->LendWarmup(&warmup_);
   // The next operator's starts now, beside this one's load and cases.
-  if (!reference && options_.prestart == SparePrestart::kOnOpen) PrestartSpare();
+  if (!reference && options_.prestart == SparePrestart::kOnOpen) PrestartSpares();
   return executor;
 }
 

@@ -88,7 +88,7 @@ class OperatorSession {
   // in time; else null (a spare that died or hangs is stopped: nobody's failure).
   std::unique_ptr<ExecutorClient> TakeReadySpare(const ExecutorOptions& executor_options);
   // Fills the rank's spares up to ExecutorPool::kSpares that fit this operator's starts.
-  void PrestartSpare();
+  void PrestartSpares();
   bool UsesSpares() const;
   Result<std::unique_ptr<ExecutorClient>> Start(bool reference);
   CallResult Load(ExecutorClient* executor, std::string_view role);

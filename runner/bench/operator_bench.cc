@@ -76,7 +76,8 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
   out.op_name = spec.name;
   // The rank's next spare starts once the timing is done, never beside it.
   RunOptions bench_options = options;
-  if (bench_options.prestart != SparePrestart::kNever) bench_options.prestart = SparePrestart::kOnClose;
+  if (bench_options.prestart != SparePrestart::kNever)
+    bench_options.prestart = SparePrestart::kOnClose;
   OperatorSession session(spec, bench_options);
   CallResult loaded = session.Open();
   const int case_count = loaded.failure == CallFailure::kNone ? loaded.As<proto::LoadReply>().case_count : 0;

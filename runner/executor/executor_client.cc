@@ -459,7 +459,8 @@ std::unique_ptr<ExecutorClient> ExecutorPool::TakeSpare(const ExecutorOptions& o
   return nullptr;
 }
 
-void ExecutorPool::KeepSpare(const ExecutorOptions& options, std::unique_ptr<ExecutorClient> spare) {
+void ExecutorPool::KeepSpare(const ExecutorOptions& options,
+                             std::unique_ptr<ExecutorClient> spare) {
   if (!spare) return;
   while (spares_.size() >= kSpares) {
     spares_.front().executor->Discard();
@@ -469,9 +470,9 @@ void ExecutorPool::KeepSpare(const ExecutorOptions& options, std::unique_ptr<Exe
 }
 
 std::size_t ExecutorPool::SparesFor(const ExecutorOptions& options) const {
-  return static_cast<std::size_t>(std::count_if(spares_.begin(), spares_.end(), [&](const Spare& spare) {
-    return SameStart(spare.options, options);
-  }));
+  return static_cast<std::size_t>(
+      std::count_if(spares_.begin(), spares_.end(),
+                    [&](const Spare& spare) { return SameStart(spare.options, options); }));
 }
 
 void ExecutorPool::DiscardSpares() {

@@ -137,7 +137,8 @@ Result<std::unique_ptr<ExecutorClient>> OperatorSession::StartProcess(
 // reference executor is pooled warm instead, and the shared path pools its one.
 bool OperatorSession::UsesSpares() const { return options_.pool != nullptr && !shared(); }
 
-std::unique_ptr<ExecutorClient> OperatorSession::TakeReadySpare(const ExecutorOptions& executor_options) {
+std::unique_ptr<ExecutorClient> OperatorSession::TakeReadySpare(
+    const ExecutorOptions& executor_options) {
   if (!UsesSpares()) return nullptr;
   while (std::unique_ptr<ExecutorClient> spare = options_.pool->TakeSpare(executor_options)) {
     const auto asked = std::chrono::steady_clock::now();

@@ -83,7 +83,8 @@ class OperatorSession {
   bool shared() const { return shared_; }
   // How an executor of this side is started: the key of the rank's spare.
   ExecutorOptions StartOptions(bool reference) const;
-  Result<std::unique_ptr<ExecutorClient>> StartProcess(const ExecutorOptions& executor_options) const;
+  Result<std::unique_ptr<ExecutorClient>> StartProcess(
+      const ExecutorOptions& executor_options) const;
   // The rank's oldest spare that fits `executor_options` and answers a ping
   // in time; else null (a spare that died or hangs is stopped: nobody's failure).
   std::unique_ptr<ExecutorClient> TakeReadySpare(const ExecutorOptions& executor_options);

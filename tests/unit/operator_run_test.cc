@@ -441,8 +441,9 @@ namespace spare {
 
 // Split's executors, which also answer a ping (a spare's readiness check) as
 // `ping` says; executor ids start at 1 in the order of their starts.
-RunOptions SpareOptions(FakeExecutorScript* script, ExecutorPool* pool,
-                        FakeHandler ping = [](const json&, const FakeExecutor&) { return FakeReply::Ok(); }) {
+RunOptions SpareOptions(
+    FakeExecutorScript* script, ExecutorPool* pool,
+    FakeHandler ping = [](const json&, const FakeExecutor&) { return FakeReply::Ok(); }) {
   Split(script, {1, 2, 3});
   script->On("ping", std::move(ping));
   RunOptions options = Options(script);
@@ -475,7 +476,8 @@ TEST(SpareExecutor, TheNextOperatorGetsOneStartedWhileThisOneRan) {
   EXPECT_EQ(ExecutorOf(script, proto::kRoleImplementation), 2);
   const auto loads = script.RequestsOf("load");
   EXPECT_EQ(loads.back().executor, 3);  // the oldest spare, asked nothing before its ping
-  EXPECT_EQ(OpsOf(script, 3), (std::vector<std::string>{"ping", "load", "environment", "run_case"}));
+  EXPECT_EQ(OpsOf(script, 3),
+            (std::vector<std::string>{"ping", "load", "environment", "run_case"}));
   EXPECT_EQ(script.started(), 5);  // one more spare, none other
 }
 
@@ -518,9 +520,10 @@ TEST(SpareExecutor, OneThatDiedOrHangsIsReplacedAndBlamesNobody) {
   for (const FakeReply& failed : {FakeReply::Died(SIGKILL), FakeReply::Timeout()}) {
     FakeExecutorScript script;
     ExecutorPool pool;
-    RunOptions options = SpareOptions(&script, &pool, [failed](const json&, const FakeExecutor& executor) {
-      return executor.id() == 3 ? failed : FakeReply::Ok();
-    });
+    RunOptions options =
+        SpareOptions(&script, &pool, [failed](const json&, const FakeExecutor& executor) {
+          return executor.id() == 3 ? failed : FakeReply::Ok();
+        });
     RunOperator(Spec(), options);
     const OperatorOutcome second = RunOperator(Spec(), options);
     EXPECT_EQ(ErrorTypes(second), std::vector<std::string>{""});

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """What the trust boundary (docs/SECURITY.md) costs: jobs/cpu_smoke.json
-through opverify-batch on the cpu backend, alternately with the golden made in
+through opverify-batch on the cpu backend, in turn with the golden made in
 the implementation's own pooled executor (OPVERIFY_SHARED_GOLDEN=1, the path
-before the boundary) and across the boundary (a reference executor per rank,
-a new implementation executor per operator), in the same run, and the ratio
-of their wall times (verification and the performance phase; medians).
+before the boundary, "shared"), across the boundary with each implementation
+executor started when it is needed (OPVERIFY_NO_SPARE=1, "boundary"), and
+across the boundary with the rank's spare executors started ahead ("spare",
+the default), in the same run, and the ratios of their wall times
+(verification and the performance phase; medians).
 
   /usr/bin/python3 perf/trust_cost.py [--build build] [--runs 3] [--ranks 1] [--job jobs/cpu_smoke.json]
 """
@@ -22,11 +24,14 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 
 
-def one_run(build, job, ranks, run_dir, shared):
+PATHS = {"shared": {"OPVERIFY_SHARED_GOLDEN": "1"}, "boundary": {"OPVERIFY_NO_SPARE": "1"}, "spare": {}}
+
+
+def one_run(build, job, ranks, run_dir, path):
     env = dict(os.environ, **MPI_ENV)
-    env.pop("OPVERIFY_SHARED_GOLDEN", None)
-    if shared:
-        env["OPVERIFY_SHARED_GOLDEN"] = "1"
+    for name in ("OPVERIFY_SHARED_GOLDEN", "OPVERIFY_NO_SPARE"):
+        env.pop(name, None)
+    env.update(PATHS[path])
     command = [os.path.join(build, "runner", "opverify-batch"), job, "--backend", "cpu", "--run-dir", run_dir]
     if ranks > 1:
         command = ["mpirun", "-np", str(ranks), "--oversubscribe"] + command
@@ -47,20 +52,21 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--ranks", type=int, default=1)
     args = parser.parse_args()
-    walls = {"shared": [], "boundary": []}
+    walls = {path: [] for path in PATHS}
     with tempfile.TemporaryDirectory(prefix="opverify-trust-cost-") as folder:
         for k in range(args.runs):
-            for label in ("shared", "boundary"):  # alternated: the machine's load hits both alike
-                wall, totals = one_run(args.build, args.job, args.ranks, os.path.join(folder, f"{label}{k}"),
-                                       label == "shared")
+            for label in PATHS:  # in turn: the machine's load hits each alike
+                wall, totals = one_run(args.build, args.job, args.ranks, os.path.join(folder, f"{label}{k}"), label)
                 walls[label].append(wall)
                 print(f"run {k + 1} {label:8s} {wall:7.2f} s  cases {totals.get('cases')}", flush=True)
-    shared, boundary = statistics.median(walls["shared"]), statistics.median(walls["boundary"])
+    shared, boundary, spare = (statistics.median(walls[path]) for path in PATHS)
     operators = len(json.load(open(args.job))["operators"])
     print(json.dumps({"job": os.path.relpath(args.job, ROOT), "ranks": args.ranks, "runs": args.runs,
                       "operators": operators, "shared_golden_s": round(shared, 2), "boundary_s": round(boundary, 2),
-                      "ratio": round(boundary / shared, 3),
-                      "extra_s_per_operator": round((boundary - shared) / operators, 2)}, indent=1))
+                      "spare_s": round(spare, 2), "ratio": round(boundary / shared, 3),
+                      "spare_ratio": round(spare / shared, 3), "spare_vs_boundary": round(spare / boundary, 3),
+                      "extra_s_per_operator": round((boundary - shared) / operators, 2),
+                      "spare_extra_s_per_operator": round((spare - shared) / operators, 2)}, indent=1))
 
 
 if __name__ == "__main__":

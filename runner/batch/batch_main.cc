@@ -320,6 +320,7 @@ int Run(int argc, char** argv) {
       },
       CoordinatorLimits{&g_stop_signal, options.max_failures, options.max_ab}, &channel,
       PlanProgress(*job, items, options, setup.done), console->output);
+  pool.DiscardSpares();   // no operator is left for them, and the reports want the cores
   shard.value().reset();  // close this rank's shard before anyone reads it
   if (world) world->Barrier();
   if (rank != 0) return 0;

@@ -411,6 +411,7 @@ bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
         {"task_file", op.task_file},          {"lint_enabled", op.config.lint},
         {"allow_torch", outcome.declared_allowances},
         {"allow_torch_checked", outcome.allowances_checked()}};
+    meta.extra["startup"] = outcome.startup;  // how its implementation executor started
     if (!left_out.empty()) meta.extra["left_out"] = left_out;
     store_ok = Store(setup, meta);
   }

@@ -67,7 +67,11 @@ OperatorBenchResult BenchOperator(const OperatorSpec& spec, const RunOptions& op
   const auto started = std::chrono::steady_clock::now();
   OperatorBenchResult out;
   out.op_name = spec.name;
-  OperatorSession session(spec, options);
+  // The rank's next spare starts once the timing is done, never beside it.
+  RunOptions bench_options = options;
+  if (bench_options.prestart != SparePrestart::kNever)
+    bench_options.prestart = SparePrestart::kOnClose;
+  OperatorSession session(spec, bench_options);
   CallResult loaded = session.Open();
   const int case_count = loaded.failure == CallFailure::kNone ? loaded.As<proto::LoadReply>().case_count : 0;
   auto skipped = [&](int i) { return spec.skip_case && spec.skip_case(i, ""); };

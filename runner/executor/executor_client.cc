@@ -252,6 +252,11 @@ void ProcessExecutor::Stop() {
   }
 }
 
+void ProcessExecutor::Discard() {
+  if (process_.running()) process_.Terminate(0.5);
+  Stop();
+}
+
 std::string ProcessExecutor::LogTail() {
   if (!log_) return "";
   if (!process_.running()) log_->Finish(1.0);  // all of a dead executor's output
@@ -433,6 +438,46 @@ CallResult ProcessExecutor::Call(const nlohmann::json& request, double timeout_s
   if (result.failure == CallFailure::kNone && !result.reply.value("ok", false))
     result.log_tail = LogTail();
   return result;
+}
+
+bool SameStart(const ExecutorOptions& a, const ExecutorOptions& b) {
+  const SandboxSettings& x = a.sandbox;
+  const SandboxSettings& y = b.sandbox;
+  return a.program == b.program && a.env == b.env && a.log_path == b.log_path &&
+         a.scratch_parent == b.scratch_parent && a.stop == b.stop && x.mode == y.mode &&
+         x.memory_bytes == y.memory_bytes && x.log_cap_bytes == y.log_cap_bytes &&
+         x.process_limit == y.process_limit;
+}
+
+std::unique_ptr<ExecutorClient> ExecutorPool::TakeSpare(const ExecutorOptions& options) {
+  while (!spares_.empty()) {
+    Spare oldest = std::move(spares_.front());
+    spares_.pop_front();
+    if (SameStart(oldest.options, options)) return std::move(oldest.executor);
+    oldest.executor->Discard();
+  }
+  return nullptr;
+}
+
+void ExecutorPool::KeepSpare(const ExecutorOptions& options,
+                             std::unique_ptr<ExecutorClient> spare) {
+  if (!spare) return;
+  while (spares_.size() >= kSpares) {
+    spares_.front().executor->Discard();
+    spares_.pop_front();
+  }
+  spares_.push_back({options, std::move(spare)});
+}
+
+std::size_t ExecutorPool::SparesFor(const ExecutorOptions& options) const {
+  return static_cast<std::size_t>(
+      std::count_if(spares_.begin(), spares_.end(),
+                    [&](const Spare& spare) { return SameStart(spare.options, options); }));
+}
+
+void ExecutorPool::DiscardSpares() {
+  for (Spare& spare : spares_) spare.executor->Discard();
+  spares_.clear();
 }
 
 }  // namespace opverify

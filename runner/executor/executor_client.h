@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -92,6 +93,9 @@ class ExecutorClient {
   // Charges the warm-up the executor reports to `allowance` (null: none, the
   // warm-up counts as part of the call) until set again.
   virtual void LendWarmup(WarmupAllowance* allowance) { (void)allowance; }
+  // Ends the executor at once (its process group killed), whatever it is
+  // doing: for a spare that is no longer wanted. Stop() by default.
+  virtual void Discard() { Stop(); }
 };
 
 // Starts an executor: ProcessExecutor::Start, or a fake in tests.
@@ -116,6 +120,7 @@ class ProcessExecutor final : public ExecutorClient {
   const std::string& log_path() const override { return options_.log_path; }
   std::string sandbox_mode() const override { return SandboxModeName(sandbox_); }
   void LendWarmup(WarmupAllowance* allowance) override { warmup_ = allowance; }
+  void Discard() override;
 
  private:
   ProcessExecutor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd,
@@ -142,22 +147,58 @@ class ProcessExecutor final : public ExecutorClient {
   WarmupAllowance* warmup_ = nullptr;
 };
 
-// One warm executor kept between operators (a rank's worker): the reference
-// executor, which only ever imports task files (docs/SECURITY.md, "The trust
-// boundary"; an implementation's executor is never pooled), or, with the
-// golden shared (OPVERIFY_SHARED_GOLDEN=1), the one executor of before. It
-// goes back into the pool only alive and healthy; before reuse, the executor
-// checks that no earlier operator changed torch itself (see
-// opverify_runtime.executor: "tainted"), else a fresh one is started.
+// Whether an executor started with `a` is one started with `b`: the same
+// program, environment (HOME, cache folders, devices), log, sandbox, scratch
+// parent and stop signal. A spare is handed only to a start it equals.
+bool SameStart(const ExecutorOptions& a, const ExecutorOptions& b);
+
+// What a rank keeps between operators (its worker):
+// - one warm executor: the reference executor, which only ever imports task
+//   files (docs/SECURITY.md, "The trust boundary"; an implementation's
+//   executor is never pooled), or, with the golden shared
+//   (OPVERIFY_SHARED_GOLDEN=1), the one executor of before. It goes back into
+//   the pool only alive and healthy; before reuse, the executor checks that
+//   no earlier operator changed torch itself (see opverify_runtime.executor:
+//   "tainted"), else a fresh one is started;
+// - up to kSpares spare implementation executors, started ahead for the
+//   next operators while the current one runs (docs/PERFORMANCE.md, "The
+//   spare executors"; two: the verification's and the benchmark's). A
+//   spare has never been sent a request, so it is as fresh as one started
+//   when needed. Each is handed out once, oldest first, to a start with the
+//   same options alone; one started with other options is stopped, never reused.
 class ExecutorPool {
  public:
+  static constexpr std::size_t kSpares = 2;
+
+  ExecutorPool() = default;
+  ~ExecutorPool() { DiscardSpares(); }
+  ExecutorPool(const ExecutorPool&) = delete;
+  ExecutorPool& operator=(const ExecutorPool&) = delete;
+
   std::unique_ptr<ExecutorClient> Take() { return std::move(warm_); }
   void Return(std::unique_ptr<ExecutorClient> executor) {
     if (executor && executor->alive()) warm_ = std::move(executor);
   }
 
+  // The oldest spare started with options SameStart as `options` (the pool
+  // keeps it no longer); null when none. Spares of other options are stopped.
+  std::unique_ptr<ExecutorClient> TakeSpare(const ExecutorOptions& options);
+  // Keeps `spare`, just started with `options` and never asked anything, for
+  // a later TakeSpare; the oldest is stopped when kSpares are kept already.
+  void KeepSpare(const ExecutorOptions& options, std::unique_ptr<ExecutorClient> spare);
+  // How many spares started with `options` are kept.
+  std::size_t SparesFor(const ExecutorOptions& options) const;
+  std::size_t spares() const { return spares_.size(); }
+  // Stops every spare (the rank has no operator left for them).
+  void DiscardSpares();
+
  private:
+  struct Spare {
+    ExecutorOptions options;
+    std::unique_ptr<ExecutorClient> executor;
+  };
   std::unique_ptr<ExecutorClient> warm_;
+  std::deque<Spare> spares_;  // oldest first
 };
 
 }  // namespace opverify

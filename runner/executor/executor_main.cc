@@ -5,6 +5,7 @@
 #include <pybind11/embed.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -111,6 +112,12 @@ int main(int argc, char** argv) {
                  "and reply pipes (docs/EXECUTOR.md); it takes no arguments.\n");
     return arg == "--help" ? 0 : 2;
   }
+  // The start-up split the load and ping replies carry (Session.startup).
+  using Clock = std::chrono::steady_clock;
+  const auto ms_since = [](Clock::time_point since) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+  };
+  const Clock::time_point main_started = Clock::now();
   opverify::EmbedOptions options;
   options.argv = {argv[0]};
   auto interpreter = opverify::EmbeddedPython::Start(options);
@@ -122,7 +129,13 @@ int main(int argc, char** argv) {
   {
     py::object session;
     try {
-      session = py::module_::import("opverify_runtime.executor").attr("Session")();
+      const double interpreter_ms = ms_since(main_started);
+      const Clock::time_point runtime_started = Clock::now();
+      py::object runtime = py::module_::import("opverify_runtime.executor");
+      const double runtime_ms = ms_since(runtime_started);
+      session = runtime.attr("Session")();  // imports torch (torch_ms)
+      session.attr("startup")["interpreter_ms"] = interpreter_ms;
+      session.attr("startup")["runtime_ms"] = runtime_ms;
       g_session = session.ptr();
     } catch (const py::error_already_set& e) {
       std::fprintf(stderr, "opverify-executor: cannot load opverify_runtime.executor from %s: %s\n",

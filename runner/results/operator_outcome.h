@@ -62,6 +62,8 @@ struct OperatorOutcome {
   std::vector<CaseOutcome> cases;
   nlohmann::json lint;         // the lint's JSON, when run
   nlohmann::json environment;  // the executor's fingerprint
+  // How its implementation executor started (OperatorSession::startup()).
+  nlohmann::json startup = nlohmann::json::object();
   bool non_compute = false;        // in effect: the spec's, else the task file's NON_COMPUTE
   bool non_compute_given = false;  // the spec's alone (the --non-compute flag), as the seed's cmdline records it
   int case_count = 0;  // of the operator, skipped cases included

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "runner/common/utf8.h"
 
@@ -98,13 +99,17 @@ OperatorSession::~OperatorSession() {
   // implementation's executor never does (but the golden shared, as before).
   std::unique_ptr<ExecutorClient>& kept = shared() ? implementation_ : reference_;
   if (kept && kept->alive() && reusable_) options_.pool->Return(std::move(kept));
+  if (options_.prestart == SparePrestart::kOnClose) {
+    implementation_.reset();  // its process is gone before the spare's starts
+    PrestartSpares();
+  }
 }
 
 bool OperatorSession::ready() const {
   return implementation_ && implementation_->alive() && (shared() || (reference_ && reference_->alive()));
 }
 
-Result<std::unique_ptr<ExecutorClient>> OperatorSession::Start(bool reference) {
+ExecutorOptions OperatorSession::StartOptions(bool reference) const {
   ExecutorOptions executor_options;
   executor_options.program = options_.executor_program;
   executor_options.env = options_.env;
@@ -119,11 +124,66 @@ Result<std::unique_ptr<ExecutorClient>> OperatorSession::Start(bool reference) {
   executor_options.sandbox = options_.sandbox;
   executor_options.scratch_parent = options_.scratch_parent;
   executor_options.stop = options_.stop;
-  Result<std::unique_ptr<ExecutorClient>> started =
-      options_.start_executor ? options_.start_executor(executor_options)
-                              : ProcessExecutor::StartClient(executor_options);
-  if (started.ok()) started.value()->LendWarmup(&warmup_);
-  return started;
+  return executor_options;
+}
+
+Result<std::unique_ptr<ExecutorClient>> OperatorSession::StartProcess(
+    const ExecutorOptions& executor_options) const {
+  return options_.start_executor ? options_.start_executor(executor_options)
+                                 : ProcessExecutor::StartClient(executor_options);
+}
+
+// Spares serve implementation executors across the boundary alone: a
+// reference executor is pooled warm instead, and the shared path pools its one.
+bool OperatorSession::UsesSpares() const { return options_.pool != nullptr && !shared(); }
+
+std::unique_ptr<ExecutorClient> OperatorSession::TakeReadySpare(
+    const ExecutorOptions& executor_options) {
+  if (!UsesSpares()) return nullptr;
+  while (std::unique_ptr<ExecutorClient> spare = options_.pool->TakeSpare(executor_options)) {
+    const auto asked = std::chrono::steady_clock::now();
+    const CallResult ready = spare->Call(proto::PingRequest{}, spec_.config.timeout_s);
+    const double waited_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
+    if (ready.succeeded()) {
+      if (startup_.empty()) startup_ = {{"spare", true}, {"spare_wait_ms", waited_ms}};
+      return spare;
+    }
+    spdlog::warn("{}: a spare executor did not come up ({}); taking the next or a new one",
+                 spec_.name, Utf8Prefix(CallErrorMessage(ready), 300));
+    spare->Discard();
+  }
+  return nullptr;
+}
+
+void OperatorSession::PrestartSpares() {
+  if (!UsesSpares() || options_.prestart == SparePrestart::kNever) return;
+  if (options_.stop != nullptr && options_.stop->load() != 0) return;
+  const ExecutorOptions executor_options = StartOptions(false);
+  while (options_.pool->SparesFor(executor_options) < ExecutorPool::kSpares) {
+    Result<std::unique_ptr<ExecutorClient>> started = StartProcess(executor_options);
+    // A spare that cannot start is nobody's failure: the next operator starts
+    // its own, whose failure is then reported.
+    if (!started.ok()) {
+      spdlog::debug("{}: no spare executor: {}", spec_.name, started.status().ToString());
+      return;
+    }
+    options_.pool->KeepSpare(executor_options, std::move(started).value());
+  }
+}
+
+Result<std::unique_ptr<ExecutorClient>> OperatorSession::Start(bool reference) {
+  const ExecutorOptions executor_options = StartOptions(reference);
+  std::unique_ptr<ExecutorClient> executor = reference ? nullptr : TakeReadySpare(executor_options);
+  if (!executor) {
+    Result<std::unique_ptr<ExecutorClient>> started = StartProcess(executor_options);
+    if (!started.ok()) return started;
+    executor = std::move(started).value();
+  }
+  executor->LendWarmup(&warmup_);
+  // The next operator's starts now, beside this one's load and cases.
+  if (!reference && options_.prestart == SparePrestart::kOnOpen) PrestartSpares();
+  return executor;
 }
 
 CallResult OperatorSession::OpenReference() {
@@ -150,6 +210,7 @@ CallResult OperatorSession::OpenReference() {
 
 CallResult OperatorSession::StartAndLoad(std::unique_ptr<ExecutorClient>* slot, bool reference,
                                          std::string_view role) {
+  const auto asked = std::chrono::steady_clock::now();
   Result<std::unique_ptr<ExecutorClient>> started = Start(reference);
   if (!started.ok()) {
     CallResult failed;
@@ -158,7 +219,15 @@ CallResult OperatorSession::StartAndLoad(std::unique_ptr<ExecutorClient>* slot, 
     return failed;
   }
   *slot = std::move(started).value();
-  return Load(slot->get(), role);
+  CallResult loaded = Load(slot->get(), role);
+  if (!reference && !startup_.contains("open_ms")) {
+    if (!startup_.contains("spare")) startup_["spare"] = false;
+    startup_["open_ms"] =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
+    const json& own = loaded.reply.is_object() ? loaded.reply.value("startup", json()) : json();
+    if (own.is_object()) startup_["executor"] = own;
+  }
+  return loaded;
 }
 
 CallResult OperatorSession::Open() {

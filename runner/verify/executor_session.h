@@ -66,6 +66,12 @@ class OperatorSession {
   // reference call failed) is stopped when it died or reported its device
   // poisoned (the next case needs a new one).
   std::optional<CallError> Failed(const CallResult& call);
+  // How the implementation executor started, first one of the session:
+  // {"spare": whether it was the rank's spare, "spare_wait_ms": how long
+  // its readiness was waited for, "open_ms": the start and load as this
+  // operator waited for them, "executor": its own split (interpreter_ms,
+  // runtime_ms, torch_ms: the process's word, for diagnosis)}; {} before Open().
+  const nlohmann::json& startup() const { return startup_; }
   // Each case's input_desc (an array per case), for the failures of an
   // operator that cannot run: asked of the reference executor, which has the
   // task loaded. An empty array when it is gone or cannot tell.
@@ -75,6 +81,16 @@ class OperatorSession {
 
  private:
   bool shared() const { return shared_; }
+  // How an executor of this side is started: the key of the rank's spare.
+  ExecutorOptions StartOptions(bool reference) const;
+  Result<std::unique_ptr<ExecutorClient>> StartProcess(
+      const ExecutorOptions& executor_options) const;
+  // The rank's oldest spare that fits `executor_options` and answers a ping
+  // in time; else null (a spare that died or hangs is stopped: nobody's failure).
+  std::unique_ptr<ExecutorClient> TakeReadySpare(const ExecutorOptions& executor_options);
+  // Fills the rank's spares up to ExecutorPool::kSpares that fit this operator's starts.
+  void PrestartSpares();
+  bool UsesSpares() const;
   Result<std::unique_ptr<ExecutorClient>> Start(bool reference);
   CallResult Load(ExecutorClient* executor, std::string_view role);
   CallResult OpenReference();
@@ -90,6 +106,7 @@ class OperatorSession {
   bool reference_failed_ = false;  // the last failed call was the reference's
   // Shared by every executor of this operator: a restart does not renew it.
   WarmupAllowance warmup_;
+  nlohmann::json startup_ = nlohmann::json::object();
 };
 
 }  // namespace opverify

@@ -174,6 +174,11 @@ bool SharedGoldenFromEnvironment() {
   return shared != nullptr && std::string(shared) == "1";
 }
 
+SparePrestart SparePrestartFromEnvironment() {
+  const char* off = std::getenv("OPVERIFY_NO_SPARE");
+  return off != nullptr && std::string(off) == "1" ? SparePrestart::kNever : SparePrestart::kOnOpen;
+}
+
 Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string& op_name,
                                        const std::string& impl_name) {
   // Names become file names (and the store's): a path separator, a NUL or
@@ -208,6 +213,7 @@ OperatorOutcome RunOperator(const OperatorSpec& spec, const RunOptions& options,
   out.declared_allowances = AllowancesToJson(spec.config.allow_torch);
   OperatorSession session(spec, options);
   CallResult loaded = session.Open();
+  out.startup = session.startup();
   const bool load_ok = loaded.succeeded();
   // What the load told, also when it failed after counting the cases.
   const auto load = loaded.As<proto::LoadReply>();

@@ -57,6 +57,16 @@ struct OperatorSpec {
 // for measuring what the boundary costs (perf/trust_cost.py).
 bool SharedGoldenFromEnvironment();
 
+// When an operator's session starts the rank's next spare implementation
+// executor (ExecutorPool; docs/PERFORMANCE.md, "The spare executor").
+enum class SparePrestart {
+  kNever,    // OPVERIFY_NO_SPARE=1 (perf/trust_cost.py's baseline), or no pool
+  kOnOpen,   // as it takes its own: the verification
+  kOnClose,  // once it is done: the benchmark, so no start runs beside a timed kernel
+};
+// kNever when OPVERIFY_NO_SPARE=1, else kOnOpen.
+SparePrestart SparePrestartFromEnvironment();
+
 struct RunOptions {
   std::string backend = "auto";     // auto, cuda, npu, cpu
   std::string executor_program;     // empty: beside the running program
@@ -68,6 +78,7 @@ struct RunOptions {
   // One executor makes both the golden and the actual (SharedGoldenFromEnvironment);
   // false: the trust boundary, a reference and an implementation executor.
   bool shared_golden = SharedGoldenFromEnvironment();
+  SparePrestart prestart = SparePrestartFromEnvironment();  // needs pool; never with shared_golden
   ExecutorFactory start_executor;   // empty: ProcessExecutor::StartClient (tests give a fake)
   // A run's stop signal: a call in flight is abandoned (its executor killed)
   // and its case ends kStoppedErrorType, which callers do not record.

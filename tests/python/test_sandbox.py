@@ -25,7 +25,7 @@ BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 OPS = ["kill_parent", "stop_parent", "setsid_child", "flood", "memory_hog", "write_outside", "network", "home_cache",
        "truncate_tensors", "inherited_fds", "unix_socket", "memory_shared", "memory_dev_shm", "memory_memfd",
-       "memory_growsdown", "fork_bomb", "ptrace_init", "reference_too_big"]
+       "memory_growsdown", "fork_bomb", "ptrace_init", "reference_too_big", "reach_spare"]
 SECRET = b"the secret a hostile implementation must not read on stdin"
 LIMITS = ["--memory-limit", "1G", "--executor-log-cap", "1M"]
 
@@ -300,6 +300,52 @@ def test_a_two_rank_batch_of_hostile_implementations_ends_with_reports(batch_bin
     injected = [str(path) for path in run_dir.rglob("*") if path.is_file() and "executor.log" not in path.name
                 and b"INJECTED_BY_inherited_fds" in path.read_bytes()]
     assert not injected and "INJECTED_BY_inherited_fds" not in proc.stdout + proc.stderr
+
+
+def operator_startups(run_dir):
+    """op -> its implementation executor's start-up record (the operator row's extra.startup)."""
+    import h5py
+    startups = {}
+    for shard in sorted((run_dir / "shards").glob("rank-*.h5")):
+        with h5py.File(shard, "r") as f:
+            for row in f["cases"].values():
+                extra = json.loads(row.attrs.get("extra", "{}"))
+                if extra.get("kind") == "operator":
+                    startups[row.attrs["op_name"]] = extra.get("startup")
+    return startups
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "unshare"])
+def test_hostile_operators_leave_nothing_in_the_spare_started_beside_them(batch_bin, ops_dir, env, tmp_path, mode):
+    """One rank, the hostile operators first: each next operator gets a spare executor started while
+    the one before ran (docs/PERFORMANCE.md), which none of them reached, and an honest operator and
+    the hidden-state probe still pass in it."""
+    if not namespaces_work(mode):
+        pytest.skip(f"{mode} does not work here")
+    cpu_ops = os.path.join(ROOT, "tests", "fixtures", "cpu_ops")
+    order = ["reach_spare", "setsid_child", "home_cache", "write_outside", "relu_ok", "hidden_state_ok"]
+    operators = [{"name": op, "dir": cpu_ops if op.endswith("_ok") else str(ops_dir)} for op in order]
+    manifest = tmp_path / "spare.json"
+    manifest.write_text(json.dumps({"name": "spare", "defaults": {"impl_name": "cpu_impl", "lint": False,
+                                                                 "bench": {"enabled": False}},
+                                    "operators": operators}))
+    run_dir = tmp_path / "run"
+    proc = subprocess.run([batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), "--timeout",
+                           "60", "--no-ab", "--sandbox", mode, *LIMITS],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 1, proc.stderr[-3000:]  # write_outside fails, as it should
+    results = {op: json.loads((run_dir / "ops" / op / "verify_result.json").read_text()) for op in order}
+    assert {op: set(error_types(r)) for op, r in results.items()} == {
+        op: {"SandboxViolation" if op == "write_outside" else None} for op in order}
+    startups = operator_startups(run_dir)
+    assert not startups["reach_spare"]["spare"], startups
+    for op in order[1:]:  # each got a spare that had started before it, and that answered
+        assert startups[op]["spare"], (op, startups)
+    assert "did not come up" not in proc.stdout + proc.stderr
+    log = "\n".join(path.read_text(errors="replace") for path in (run_dir / "logs").glob("rank-*.executor.log"))
+    assert "reach_spare: stopped 0, wrote 0" in log, log[-3000:]
+    assert "INJECTED_BY" not in log
+    check_left_nothing_behind(ops_dir, tmp_path / "home", run_dir)
 
 
 def test_resume_of_a_run_with_the_killer_finishes(batch_bin, ops_dir, env, tmp_path):

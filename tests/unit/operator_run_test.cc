@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <map>
 #include <set>
 
+#include "runner/verify/executor_session.h"
 #include "tests/support/fake_executor.h"
 
 namespace opverify {
@@ -17,6 +19,7 @@ namespace {
 using nlohmann::json;
 using testing::FakeExecutor;
 using testing::FakeExecutorScript;
+using testing::FakeHandler;
 using testing::FakeReply;
 using testing::Outputs;
 namespace proto = executor_protocol;
@@ -419,6 +422,7 @@ TEST(TrustBoundary, OnlyTheReferenceExecutorServesTheNextOperator) {
   ExecutorPool pool;
   RunOptions options = Options(&script);
   options.pool = &pool;
+  options.prestart = SparePrestart::kNever;  // OPVERIFY_NO_SPARE=1
   RunOperator(Spec(), options);
   RunOperator(Spec(), options);
   EXPECT_EQ(script.started(), 3);  // one reference, an implementation executor per operator
@@ -431,6 +435,152 @@ TEST(TrustBoundary, OnlyTheReferenceExecutorServesTheNextOperator) {
   EXPECT_EQ(implementations.size(), 2u);
 }
 
+// The spare executors (ExecutorPool, docs/PERFORMANCE.md): started while an
+// operator runs, handed to the next one when it asks with the same options.
+namespace spare {
+
+// Split's executors, which also answer a ping (a spare's readiness check) as
+// `ping` says; executor ids start at 1 in the order of their starts.
+RunOptions SpareOptions(
+    FakeExecutorScript* script, ExecutorPool* pool,
+    FakeHandler ping = [](const json&, const FakeExecutor&) { return FakeReply::Ok(); }) {
+  Split(script, {1, 2, 3});
+  script->On("ping", std::move(ping));
+  RunOptions options = Options(script);
+  options.pool = pool;
+  options.prestart = SparePrestart::kOnOpen;
+  return options;
+}
+
+// The requests `executor` was sent, by op, in order.
+std::vector<std::string> OpsOf(const FakeExecutorScript& script, int executor) {
+  std::vector<std::string> ops;
+  for (const auto& sent : script.requests())
+    if (sent.executor == executor) ops.push_back(sent.request.value("op", ""));
+  return ops;
+}
+
+TEST(SpareExecutor, TheNextOperatorGetsOneStartedWhileThisOneRan) {
+  FakeExecutorScript script;
+  ExecutorPool pool;
+  RunOptions options = SpareOptions(&script, &pool);
+  const OperatorOutcome first = RunOperator(Spec(), options);
+  EXPECT_EQ(first.passed_cases(), 1);
+  EXPECT_FALSE(first.startup.value("spare", true));
+  // Reference 1, implementation 2, then the spares 3 and 4 beside it.
+  EXPECT_EQ(script.started(), 4);
+  EXPECT_EQ(pool.spares(), ExecutorPool::kSpares);
+  const OperatorOutcome second = RunOperator(Spec(), options);
+  EXPECT_EQ(second.passed_cases(), 1);
+  EXPECT_TRUE(second.startup.value("spare", false));
+  EXPECT_EQ(ExecutorOf(script, proto::kRoleImplementation), 2);
+  const auto loads = script.RequestsOf("load");
+  EXPECT_EQ(loads.back().executor, 3);  // the oldest spare, asked nothing before its ping
+  EXPECT_EQ(OpsOf(script, 3),
+            (std::vector<std::string>{"ping", "load", "environment", "run_case"}));
+  EXPECT_EQ(script.started(), 5);  // one more spare, none other
+}
+
+TEST(SpareExecutor, IsNeverHandedToTwoOperators) {
+  FakeExecutorScript script;
+  ExecutorPool pool;
+  RunOptions options = SpareOptions(&script, &pool);
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(RunOperator(Spec(), options).passed_cases(), 1);
+  std::map<int, int> loads_of;  // executor -> its loads
+  for (const auto& sent : script.RequestsOf("load")) ++loads_of[sent.executor];
+  int implementations = 0;
+  for (const auto& sent : script.RequestsOf("load")) {
+    if (sent.request.value("role", "") != proto::kRoleImplementation) continue;
+    ++implementations;
+    EXPECT_EQ(loads_of[sent.executor], 1) << "executor " << sent.executor;
+  }
+  EXPECT_EQ(implementations, 4);
+}
+
+TEST(SpareExecutor, OneStartedWithOtherOptionsIsStoppedNotReused) {
+  FakeExecutorScript script;
+  ExecutorPool pool;
+  RunOptions options = SpareOptions(&script, &pool);
+  options.env = {{"HOME", "/ranks/0/home"}};
+  RunOperator(Spec(), options);
+  const int stopped_before = script.stopped();
+  RunOptions other = options;
+  other.env = {{"HOME", "/elsewhere/home"}};
+  EXPECT_EQ(RunOperator(Spec(), other).passed_cases(), 1);
+  // Both spares (HOME /ranks/0/home) stopped; a new executor with the new HOME.
+  EXPECT_GE(script.stopped() - stopped_before, 2);
+  const int implementation = script.RequestsOf("load").back().executor;
+  EXPECT_GT(implementation, 4);
+  EXPECT_EQ(OpsOf(script, implementation).front(), "load");  // started for it, not a spare
+  EXPECT_EQ(OpsOf(script, 3), std::vector<std::string>{});
+  EXPECT_EQ(OpsOf(script, 4), std::vector<std::string>{});
+}
+
+TEST(SpareExecutor, OneThatDiedOrHangsIsReplacedAndBlamesNobody) {
+  for (const FakeReply& failed : {FakeReply::Died(SIGKILL), FakeReply::Timeout()}) {
+    FakeExecutorScript script;
+    ExecutorPool pool;
+    RunOptions options =
+        SpareOptions(&script, &pool, [failed](const json&, const FakeExecutor& executor) {
+          return executor.id() == 3 ? failed : FakeReply::Ok();
+        });
+    RunOperator(Spec(), options);
+    const OperatorOutcome second = RunOperator(Spec(), options);
+    EXPECT_EQ(ErrorTypes(second), std::vector<std::string>{""});
+    // Spare 3 failed its ping; spare 4 (as fresh) served the operator instead.
+    EXPECT_EQ(OpsOf(script, 3), std::vector<std::string>{"ping"});
+    EXPECT_EQ(script.RequestsOf("load").back().executor, 4);
+    EXPECT_TRUE(second.startup.value("spare", false));
+  }
+}
+
+TEST(SpareExecutor, TheAbRerunsAndTheSharedGoldenNeverTakeOne) {
+  FakeExecutorScript script;
+  ExecutorPool pool;
+  RunOptions options = SpareOptions(&script, &pool);
+  RunOperator(Spec(), options);
+  ASSERT_EQ(pool.spares(), ExecutorPool::kSpares);
+  const int started = script.started();
+  const CaseOutcome alone = RunCaseAlone(Spec(), options, 0);
+  EXPECT_TRUE(alone.passed);
+  EXPECT_EQ(pool.spares(), ExecutorPool::kSpares);
+  EXPECT_EQ(script.started(), started + 2);  // its own reference and implementation executors
+  EXPECT_EQ(OpsOf(script, 3), std::vector<std::string>{});
+  RunOptions shared = options;
+  shared.shared_golden = true;
+  RunOperator(Spec(), shared);
+  EXPECT_EQ(OpsOf(script, 3), std::vector<std::string>{});
+}
+
+// The benchmark's session: no spare starts beside its timing, only once it is done.
+TEST(SpareExecutor, ASessionThatPrestartsOnCloseStartsNoneWhileOpen) {
+  FakeExecutorScript script;
+  ExecutorPool pool;
+  RunOptions options = SpareOptions(&script, &pool);
+  options.prestart = SparePrestart::kOnClose;
+  const OperatorSpec spec = Spec();
+  {
+    OperatorSession session(spec, options);
+    ASSERT_TRUE(session.Open().succeeded());
+    EXPECT_EQ(pool.spares(), 0u);
+    EXPECT_EQ(script.started(), 2);
+  }
+  EXPECT_EQ(pool.spares(), ExecutorPool::kSpares);
+  // The implementation's executor was stopped before the spares started.
+  EXPECT_EQ(script.stopped(), 1);
+}
+
+TEST(SpareExecutor, NoneIsStartedWhenSwitchedOff) {
+  FakeExecutorScript script;
+  ExecutorPool pool;
+  RunOptions options = SpareOptions(&script, &pool);
+  options.prestart = SparePrestart::kNever;
+  RunOperator(Spec(), options);
+  EXPECT_EQ(pool.spares(), 0u);
+  EXPECT_EQ(script.started(), 2);
+}
+
+}  // namespace spare
 }  // namespace boundary
 }  // namespace
 }  // namespace opverify

@@ -89,6 +89,20 @@ def sandbox_refusal(error, answers=_REFUSALS):
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def _preload_torch():
+    """Imports torch as the process starts, before any request: every load
+    imports it first anyway, and a spare executor (docs/PERFORMANCE.md) pays
+    for it while the previous operator runs. No device is touched (torch
+    initialises CUDA lazily). Milliseconds it took; a torch that cannot be
+    imported is left to the load, whose reply says why."""
+    started = time.perf_counter()
+    try:
+        import torch  # noqa: F401
+    except Exception:  # noqa: BLE001 - the load's own import reports it
+        pass
+    return round((time.perf_counter() - started) * 1e3, 1)
+
+
 class Session(BenchRequests):
     def __init__(self):
         self.torch = None
@@ -107,6 +121,9 @@ class Session(BenchRequests):
         self.override = None   # a dispatch-override operator's entry
         self.compile_clock = CompileClock()
         self._known = {}  # what a request established before it failed: its error reply says it too
+        # Where this process's start went (milliseconds; executor_main.cc adds
+        # the interpreter's and the runtime's share): the load and ping replies say it.
+        self.startup = {"torch_ms": _preload_torch()}
 
     # -- protocol ---------------------------------------------------------
     def handle_json(self, text):
@@ -215,7 +232,7 @@ class Session(BenchRequests):
                        "non_compute": bool(getattr(self.task, "NON_COMPUTE", False))}
         reference_as_impl = bool(request.get("reference_as_impl"))
         if self.role == "reference":
-            return dict(self._known), []  # no implementation, no library: nothing it could reach
+            return dict(self._known, startup=self.startup), []  # no implementation, no library: nothing it could reach
         # The runtime's code as it is now is what the C++ executor checks after
         # every request from here on (runtime_seal.h): an implementation that
         # replaces any of it fails RuntimeTampered. The lint's modules too.
@@ -243,7 +260,7 @@ class Session(BenchRequests):
         self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library) if on_cuda else {}
         if self.compile_clock.install():
             self.compile_clock.take()  # what importing compiled is not a case's
-        return dict(self._known), []
+        return dict(self._known, startup=self.startup), []
 
     def op_describe_cases(self, request):
         """input_desc of every case (made with the load seed), for the failures
@@ -639,4 +656,4 @@ class Session(BenchRequests):
         return {"lint": allowances.waive_lint(result, request.get("allow_torch") or [])}, []
 
     def op_ping(self, request):
-        return {"pid": os.getpid()}, []
+        return {"pid": os.getpid(), "startup": self.startup}, []

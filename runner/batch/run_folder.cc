@@ -113,7 +113,7 @@ bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* opt
     if (!options->dry_run) refused = !ClaimRunDir(*options, lock);
     const std::string word = json({{"run_dir", options->run_dir}, {"refused", refused}})
                                  .dump(-1, ' ', false, json::error_handler_t::replace);
-    for (int r = 1; r < size; ++r) world->Send(r, kTagConfig, word);
+    for (int r = 1; r < size; ++r) SendOrLog(world, r, kTagConfig, word, "the run folder");
     return !refused;
   }
   std::optional<Message> config;

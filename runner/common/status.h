@@ -9,7 +9,7 @@
 
 namespace opverify {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code { kOk, kInvalidInput, kNotFound, kIoError, kUnsupported, kInternal };
 

@@ -1,6 +1,7 @@
 #include "runner/scheduler/comm.h"
 
 #include <mpi.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -138,6 +139,15 @@ std::vector<std::unique_ptr<Comm>> MakeLocalComms(int n) {
   std::vector<std::unique_ptr<Comm>> comms;
   for (int r = 0; r < n; ++r) comms.push_back(std::make_unique<LocalComm>(world, r));
   return comms;
+}
+
+bool SendOrLog(Comm* link, int dest, int tag, const std::string& payload, const char* what) {
+  const Status sent = link->Send(dest, tag, payload);
+  if (!sent.ok()) {
+    spdlog::error("rank {}: sending {} (tag {}) to rank {} failed: {}", link->rank(), what, tag, dest,
+                  sent.message());
+  }
+  return sent.ok();
 }
 
 }  // namespace opverify

@@ -30,6 +30,11 @@ class Comm {
   virtual void Barrier() = 0;
 };
 
+// link->Send, a failure logged with what the message was for (`what`), the
+// tag and both ranks; returns whether it was sent. For the scheduler's own
+// messages, whose sender has no one else to tell.
+bool SendOrLog(Comm* link, int dest, int tag, const std::string& payload, const char* what);
+
 // Initialises MPI (thread level FUNNELED: only the calling thread uses MPI)
 // and finalises it when the last MpiComm is destroyed.
 Result<std::unique_ptr<Comm>> MakeMpiComm(int* argc, char*** argv);

@@ -32,7 +32,7 @@ namespace {
 void HaltBusyWorkers(const std::vector<Comm*>& links,
                      const std::map<std::pair<std::size_t, int>, bool>& busy) {
   for (const auto& [key, has_item] : busy) {
-    if (has_item) links[key.first]->Send(key.second, kTagHalt, "");
+    if (has_item) SendOrLog(links[key.first], key.second, kTagHalt, "", "a halt (--maxfail)");
   }
 }
 
@@ -69,19 +69,19 @@ CoordinatorResult Coordinate(const std::vector<Comm*>& links, int workers,
           progress->CaseDone(worker, summary);
           if (limits.max_failures <= 0 || !IsFailedCase(summary)) break;
           if (result.max_failures_reached) {
-            links[l]->Send(message->source, kTagHalt, "");
+            SendOrLog(links[l], message->source, kTagHalt, "", "a halt (--maxfail)");
           } else if (progress->failed() >= limits.max_failures) {
             result.max_failures_reached = true;
             HaltBusyWorkers(links, busy);  // the sender among them
           } else {
-            links[l]->Send(message->source, kTagGoOn, "");
+            SendOrLog(links[l], message->source, kTagGoOn, "", "a failed case's count");
           }
           break;
         }
         case kTagAbAsk: {
           const bool granted = limits.max_ab < 0 || result.ab_granted < limits.max_ab;
           result.ab_granted += granted ? 1 : 0;
-          links[l]->Send(message->source, kTagAbGrant, granted ? "1" : "0");
+          SendOrLog(links[l], message->source, kTagAbGrant, granted ? "1" : "0", "an A/B grant");
           break;
         }
         case kTagFailed:
@@ -91,12 +91,13 @@ CoordinatorResult Coordinate(const std::vector<Comm*>& links, int workers,
           if (busy[key]) progress->ItemDone(worker);
           busy[key] = false;
           if (message->tag == kTagRequest && !queue.empty() && !stopping()) {
-            links[l]->Send(message->source, kTagAssign, WorkItemToJson(queue.front()).dump());
+            SendOrLog(links[l], message->source, kTagAssign, WorkItemToJson(queue.front()).dump(),
+                      "a work item");
             progress->ItemStarted(worker, queue.front().id, queue.front().op_index);
             queue.pop_front();
             busy[key] = true;
           } else {
-            links[l]->Send(message->source, kTagStop, "");
+            SendOrLog(links[l], message->source, kTagStop, "", "the stop");
             ++stopped;
           }
           break;
@@ -136,7 +137,8 @@ Message CoordinatorChannel::Await(int tag) {
 
 bool CoordinatorChannel::GrantAb() {
   if (link_ == nullptr) return false;
-  link_->Send(coordinator_rank_, kTagAbAsk, "");
+  // Unasked, the coordinator sends no grant: waiting for one would never end.
+  if (!SendOrLog(link_, coordinator_rank_, kTagAbAsk, "", "an A/B request")) return false;
   return Await(kTagAbGrant).payload == "1";
 }
 
@@ -144,7 +146,9 @@ void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run,
                 CoordinatorChannel* channel) {
   bool ok = true;
   for (;;) {
-    link->Send(coordinator_rank, ok ? kTagRequest : kTagFailed, "");
+    // A worker that cannot ask for work has none to wait for.
+    if (!SendOrLog(link, coordinator_rank, ok ? kTagRequest : kTagFailed, "", "a request for work"))
+      return;
     std::optional<Message> message;
     // A halt sent while the last item ended may arrive before the answer.
     while (!(message = link->Receive(1.0)) || message->tag == kTagHalt ||
@@ -158,8 +162,9 @@ void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run,
     }
     ok = run(item, [&](const nlohmann::json& summary) {
       // A summary holds untrusted text (error messages): invalid UTF-8 travels as U+FFFD.
-      link->Send(coordinator_rank, kTagCase,
-                 summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      SendOrLog(link, coordinator_rank, kTagCase,
+                summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                "a case's summary");
       // The count of a failed case (after a halt, the second kTagHalt that answers it is
       // passed over later).
       if (channel != nullptr && channel->await_count_ && !channel->halted_ && IsFailedCase(summary))

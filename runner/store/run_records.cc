@@ -324,7 +324,9 @@ Result<RunContents> ReadRunContents(const std::string& run_dir,
     Status survived = SurvivesReading(path, [&](const std::function<void()>& tick) {
       std::vector<StoredRecord> records;
       std::vector<std::string> lines;
-      ReadShard(path, shard, numbers->second, &records, &lines, tick);
+      // Whether the read fails is the read's below to say: this one asks only
+      // whether reading survives.
+      if (!ReadShard(path, shard, numbers->second, &records, &lines, tick).ok()) return;
     });
     if (survived.ok()) {
       survived = ReadShard(path, shard, numbers->second, &contents.records, problems, [] {});

@@ -1,5 +1,7 @@
 #include "runner/store/shard_writer.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <system_error>
@@ -158,9 +160,12 @@ Result<haddr_t> ShardWriter::Impl::WriteCase(
 
 ShardWriter::ShardWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 // The space reserved past the shard's end for a next case is given back.
-// Best effort: a destructor has no one to tell, and the space left is at
-// most one case's reservation.
-ShardWriter::~ShardWriter() { ReleaseReservedSpace(impl_->path); }
+// Best effort: a destructor has no one to tell but the log, and the space
+// left is at most one case's reservation.
+ShardWriter::~ShardWriter() {
+  if (const Status released = ReleaseReservedSpace(impl_->path); !released.ok())
+    spdlog::warn("{}", released.message());
+}
 
 const std::string& ShardWriter::path() const { return impl_->path; }
 

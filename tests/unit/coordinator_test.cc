@@ -410,6 +410,21 @@ TEST(Coordinate, WithNothingToDoEveryWorkerIsToldToStop) {
   EXPECT_TRUE(served.AllItems().empty());
 }
 
+// A request for work that cannot be sent has no answer to wait for: the
+// worker stops (it used to wait for ever) and the failed send is logged.
+TEST(WorkerLoop, AWorkerThatCannotAskForWorkStopsInsteadOfWaiting) {
+  std::vector<std::unique_ptr<Comm>> world = MakeLocalComms(1);
+  bool ran = false;
+  const RunItemFunction run = [&](const WorkItem&,
+                                  const std::function<void(const nlohmann::json&)>&) {
+    ran = true;
+    return true;
+  };
+  WorkerLoop(world[0].get(), /*coordinator_rank=*/3, run);
+  EXPECT_FALSE(ran);
+  EXPECT_FALSE(SendOrLog(world[0].get(), 3, kTagRequest, "", "a request for work"));
+}
+
 TEST(WorkItem, TravelsAsJsonUnchanged) {
   const WorkItem item{7, 3, {4, 5, 6}, 2.5};
   const WorkItem back = WorkItemFromJson(nlohmann::json::parse(WorkItemToJson(item).dump()));

@@ -103,7 +103,15 @@ Result<RunTotals> WriteModelReports(RunModel run, const std::string& run_dir, Ru
   ReadManifestTags(run.run_info, &more);
   std::string errors;
   for (auto* group : {&data, &readable}) {
-    if (group == &readable && extras) extras(run, &more);
+    if (group == &readable && extras) {
+      extras(run, &more);
+      // The gates CI reads (history, references, the baseline's regressions)
+      // go into summary.json and junit.xml too: written again with them.
+      if (more.trend || more.references || more.baseline) {
+        readable.emplace(readable.begin(), "junit.xml", std::make_unique<JUnitReporter>());
+        readable.emplace(readable.begin(), "summary.json", std::make_unique<SummaryJsonReporter>());
+      }
+    }
     for (const auto& [name, reporter] : *group) {
       Status reported = Report(*reporter, {run_dir, &more}, run, name);
       if (!reported.ok()) errors += (errors.empty() ? "" : "; ") + reported.ToString();
@@ -163,14 +171,20 @@ void PrintNotRunCases(const RunModel& run, std::FILE* out) {
                  not_run - kFailureListCap);
 }
 
-void PrintOperatorTriage(const RunModel& run, std::FILE* out) {
+void PrintOperatorTriage(const RunModel& run, std::FILE* out, const VerdictTrend* trend) {
   const std::vector<OperatorTriage> triage = TriageByOperator(run);
-  if (triage.empty()) return;
-  std::fprintf(out, "failing operators (%zu):\n", triage.size());
-  for (std::size_t i = 0; i < triage.size() && i < kFailureListCap; ++i)
-    std::fprintf(out, "  %s\n", TriageLine(triage[i]).c_str());
+  if (!triage.empty()) std::fprintf(out, "failing operators (%zu):\n", triage.size());
+  for (std::size_t i = 0; i < triage.size() && i < kFailureListCap; ++i) {
+    const std::string since = trend != nullptr ? FailingSinceText(*trend, triage[i].op) : "";
+    std::fprintf(out, "  %s\n", TriageLine(triage[i], since).c_str());
+  }
   if (triage.size() > kFailureListCap)
     std::fprintf(out, "  ... and %zu more (report.md)\n", triage.size() - kFailureListCap);
+  if (trend != nullptr) {
+    std::fprintf(out, "history: %zu still failing, %zu newly failing, %zu newly passing (%d earlier nights)\n",
+                 trend->still_failing.size(), trend->newly_failing.size(),
+                 trend->newly_passing.size(), trend->nights);
+  }
 }
 
 }  // namespace opverify

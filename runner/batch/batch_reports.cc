@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <vector>
 
@@ -19,6 +20,20 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace opverify {
+namespace {
+
+// When the run started, UTC ("2026-12-03T01:40:18Z"): the history's night.
+std::string StartedAt(const RankOutcome& outcome) {
+  const double wall_s = outcome.timing.value("run_wall_s", 0.0);
+  const std::time_t started = std::time(nullptr) - static_cast<std::time_t>(wall_s);
+  std::tm utc{};
+  gmtime_r(&started, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace
 
 int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                       const LaunchInfo& launch, int ranks, const RankOutcome& outcome,
@@ -37,6 +52,7 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                    {"store", flags.store},
                    {"resumed", options.resume},
                    {"timing", outcome.timing},
+                   {"started_at", StartedAt(outcome)},
                    {"opverify", {{"version", Version()}, {"commit", GitCommit()}}}};
   if (options.shard) run_info["shard"] = flags.shard;
   if (Result<SandboxChoice> sandbox =

@@ -107,6 +107,7 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
                  "this often (seconds), and unchanged every 300 s")
       ->check(FiniteRange(0, 86400));
   AddSandboxOptions(app, &options.sandbox);
+  AddPerformanceFlags(app, &flags.perf);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <filesystem>
 #include <vector>
 
@@ -82,7 +83,16 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
     run_info["unassigned_items"] = outcome.unassigned;
   }
   RunModel model;
-  Result<RunTotals> totals = WriteRunReports(options.run_dir, run_info, &model);
+  int performance = 0;  // CheckPerformance's code: 1 a bound violated, 2 a file it could not use
+  std::optional<VerdictTrend> trend;
+  ExtrasStep extras;
+  if (!flags.perf.references.empty() || !flags.perf.history.empty()) {
+    extras = [&](const RunModel& run, ReportExtras* more) {
+      performance = CheckPerformance(flags.perf, run, more);
+      trend = more->trend;
+    };
+  }
+  Result<RunTotals> totals = WriteRunReports(options.run_dir, run_info, &model, extras);
   if (!totals.ok()) {
     spdlog::error("reports: {}", totals.status().ToString());
     return 2;
@@ -90,7 +100,8 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
   PrintDeclaredExceptions(model);
   PrintFailedCases(model, options.run_dir);
   PrintNotRunCases(model);
-  if (options.verbosity != Verbosity::kQuiet) PrintOperatorTriage(model);  // -q: cases and totals
+  if (options.verbosity != Verbosity::kQuiet)  // -q: cases and totals
+    PrintOperatorTriage(model, stdout, trend ? &*trend : nullptr);
   // The last line, shown with -q too: a stopped run says so here.
   std::string stopped;
   if (stop.load() != 0) {
@@ -110,7 +121,8 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
         "incomplete); --resume runs what is missing",
         totals->lost);
   }
-  if (!outcome.healthy) return 2;
+  if (!outcome.healthy || performance == 2) return 2;
+  if (performance == 1) return 1;
   if (stop.load() != 0 || outcome.max_failures_reached) return 1;  // not every case ran
   return totals->failed == 0 && totals->cases > 0 && totals->lost == 0 ? 0 : 1;
 }

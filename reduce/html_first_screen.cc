@@ -238,7 +238,7 @@ void Regressions(std::ostringstream& html, const ReportExtras& extras) {
                            : "good\" id=\"regressed\">no regression")
          << "</span></p>\n<ul class=\"diff\">\n";
     NameList(html, "newly failing", "bad", d.newly_failing);
-    SpeedList(html, "slower (PerformanceRegression)", "bad", d.slower);
+    SpeedList(html, "slower", "bad", d.slower);
     NameList(html, d.allow_missing ? "missing (allowed)" : "missing", d.allow_missing ? "" : "bad",
              d.missing);
     NameList(html, "reference_suspect (failing, no regression)", "", d.reference_suspect);

@@ -52,7 +52,7 @@ void AgainstBaseline(std::ostringstream& md, const ReportExtras* extras) {
        << MarkdownCode(extras->baseline_dir) << ": **"
        << (d.regressed() ? "REGRESSED" : "no regression") << "**\n\n";
     NamesLine(md, "newly failing", d.newly_failing);
-    SpeedLine(md, "slower (PerformanceRegression: beyond the noise floor)", d.slower);
+    SpeedLine(md, "slower", d.slower);
     NamesLine(md, d.allow_missing ? "missing (allowed)" : "missing", d.missing);
     NamesLine(md, "reference_suspect (failing, not counted as a regression)", d.reference_suspect);
     NamesLine(md, "fixed", d.fixed);

@@ -13,6 +13,7 @@
 #include "reduce/report_file.h"
 #include "reduce/run_report.h"
 #include "runner/cli/usage.h"
+#include "runner/common/console_style.h"
 #include "runner/common/terminal_log.h"
 #include "runner/common/terminal_text.h"
 #include "runner/common/user_file.h"
@@ -139,7 +140,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
+    const int code = opverify::ExitWithSuggestions(app, e);
     return code == 0 ? 0 : 2;
   }
   std::vector<std::string> problems;
@@ -208,8 +209,11 @@ int main(int argc, char** argv) {
   opverify::PrintDeclaredExceptions(model);
   opverify::PrintFailedCases(model, run_dir);
   opverify::PrintOperatorTriage(model, stdout, trend ? &*trend : nullptr);
-  std::printf("%s -> %s\n", opverify::TotalsLine(totals.value()).c_str(),
-              opverify::TerminalSafe((fs::path(run_dir) / "summary.json").string()).c_str());
+  std::printf("%s -> %s\n",
+              opverify::TotalsLine(totals.value(), opverify::ColourWanted(stdout)).c_str(),
+              opverify::TerminalSafe(
+                  opverify::FileUrl((fs::path(run_dir) / "report.html").string()))
+                  .c_str());
   const int lost_code = totals->lost > 0 ? 3 : 0;
   if (totals->lost > 0) {
     std::fprintf(stderr,

@@ -56,8 +56,8 @@ void PrintOperatorTriage(const RunModel& run, std::FILE* out = stdout,
                          const VerdictTrend* trend = nullptr);
 
 // The console's totals: "3 operators, 12 cases: 9 passed, 2 waived, 1 failed"
-// ("waived" only when some case was).
-std::string TotalsLine(const RunTotals& totals);
+// ("waived" only when some case was); passed green and failed red when `colour`.
+std::string TotalsLine(const RunTotals& totals, bool colour = false);
 
 // "WAIVED <case id>  <allowance> (<why>)" per waived case (at most
 // kFailureListCap, then a count) and a warning per stale allowance, on `out`:

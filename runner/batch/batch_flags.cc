@@ -111,7 +111,7 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    *exit_code = app.exit(e) == 0 ? 0 : 2;
+    *exit_code = ExitWithSuggestions(app, e) == 0 ? 0 : 2;
     return std::nullopt;
   }
   options.store = *ParseStorePolicy(flags.store);

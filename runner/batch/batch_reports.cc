@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reduce/run_report.h"
+#include "runner/common/console_style.h"
 #include "runner/common/strings.h"
 #include "runner/common/terminal_text.h"
 #include "runner/common/version.h"
@@ -112,8 +113,10 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
         Printf(" (stopped after --maxfail %d: %d work items not started; --resume runs the rest)",
                options.max_failures, outcome.unassigned);
   }
-  std::printf("%s%s -> %s\n", TotalsLine(totals.value()).c_str(), stopped.c_str(),
-              TerminalSafe((fs::path(options.run_dir) / "summary.json").string()).c_str());
+  // The report a person opens next, as a link a terminal can follow.
+  std::printf("%s%s -> %s\n", TotalsLine(totals.value(), ColourWanted(stdout)).c_str(),
+              stopped.c_str(),
+              TerminalSafe(FileUrl((fs::path(options.run_dir) / "report.html").string())).c_str());
   std::fflush(stdout);
   if (totals->lost > 0) {
     spdlog::error(

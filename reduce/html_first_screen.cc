@@ -67,26 +67,39 @@ void NameList(std::ostringstream& html, const char* what, const char* css,
   html << "</li>\n";
 }
 
+// One list of SinceWhen: the operators grouped by since when they fail, the
+// largest groups first, a few names each (the first screen stays short).
+void Streaks(std::ostringstream& html, const char* what, const std::vector<FailingStreak>& list) {
+  constexpr std::size_t kGroups = 3, kNames = 6;
+  std::map<std::pair<std::string, int>, std::vector<const std::string*>> groups;
+  for (const FailingStreak& s : list) groups[{s.since, s.nights}].push_back(&s.op);
+  std::vector<std::pair<const std::pair<std::string, int>*, const std::vector<const std::string*>*>>
+      order;
+  for (const auto& [key, ops] : groups) order.emplace_back(&key, &ops);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.second->size() > b.second->size(); });
+  html << "<li class=\"bad\">" << what << " (" << list.size() << ")" << (list.empty() ? "" : ":");
+  for (std::size_t g = 0; g < order.size() && g < kGroups; ++g) {
+    const auto& [since, nights] = *order[g].first;
+    const auto& ops = *order[g].second;
+    html << (g == 0 ? " " : "; ") << "<b>since " << MarkupEscape(since) << " (" << nights
+         << (nights == 1 ? " night)" : " nights)") << "</b> ";
+    for (std::size_t i = 0; i < ops.size() && i < kNames; ++i)
+      html << (i == 0 ? "" : ", ") << OperatorLink(*ops[i], *ops[i]);
+    if (ops.size() > kNames) html << " and " << ops.size() - kNames << " more";
+  }
+  if (order.size() > kGroups) html << "; and " << order.size() - kGroups << " more dates";
+  html << "</li>\n";
+}
+
 // Tonight against the --history file: the still failing (since when)
 // beside the newly failing and the newly passing, first names linked.
 void SinceWhen(std::ostringstream& html, const ReportExtras& extras) {
   if (!extras.trend) return;
   const VerdictTrend& t = *extras.trend;
-  const auto streaks = [&html](const char* what, const char* css,
-                               const std::vector<FailingStreak>& list) {
-    html << "<li class=\"" << css << "\">" << what << " (" << list.size() << ")"
-         << (list.empty() ? "" : ": ");
-    for (std::size_t i = 0; i < list.size() && i < kNamesPerList; ++i) {
-      html << (i == 0 ? "" : ", ") << OperatorLink(list[i].op, list[i].op) << " since "
-           << MarkupEscape(list[i].since) << " (" << list[i].nights
-           << (list[i].nights == 1 ? " night)" : " nights)");
-    }
-    if (list.size() > kNamesPerList) html << " and " << list.size() - kNamesPerList << " more";
-    html << "</li>\n";
-  };
   html << "<div id=\"since-when\"><ul class=\"diff\">\n";
-  streaks("still failing", "bad", t.still_failing);
-  streaks("newly failing", "bad", t.newly_failing);
+  Streaks(html, "still failing", t.still_failing);
+  Streaks(html, "newly failing", t.newly_failing);
   NameList(html, "newly passing", "good", t.newly_passing);
   html << "</ul><p class=\"note\">Against " << t.nights << " earlier nights of <code>"
        << MarkupEscape(t.file) << "</code>.</p></div>\n";

@@ -1,8 +1,8 @@
 #include "reduce/baseline_diff.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <algorithm>
 #include <map>
 
 #include "runner/common/user_file.h"
@@ -171,7 +171,8 @@ Result<BaselineDiff> DiffRuns(const std::string& run_dir, const std::string& bas
     const auto b = Timings(run_dir, op);
     std::vector<std::pair<ShapeTiming, ShapeTiming>> pairs;
     for (const auto& [index, t_new] : b) {
-      if (const auto t_old = a.find(index); t_old != a.end()) pairs.emplace_back(t_old->second, t_new);
+      if (const auto t_old = a.find(index); t_old != a.end())
+        pairs.emplace_back(t_old->second, t_new);
     }
     const std::optional<SpeedChange> change = CompareTimings(op, pairs);
     if (change && BeyondNoise(*change, threshold))

@@ -22,8 +22,8 @@ struct SpeedChange {
   double ratio = 1;   // implementation latency now / before: the geometric mean over the shapes both measured
   double spread = 0;  // the measurements' own relative spread (see baseline_diff.cc)
   int shapes = 0;
-  int repeats = 0;           // the fewest repeats of a compared shape, in either run
-  double noise_floor = 0;    // the relative change the spread and repeats explain
+  int repeats = 0;         // the fewest repeats of a compared shape, in either run
+  double noise_floor = 0;  // the relative change the spread and repeats explain
 };
 
 // One shape's implementation timing in one run: the median of its repeats,
@@ -43,8 +43,8 @@ double StudentT99(int dof);
 // standard deviations added in quadrature, and the noise floor: that
 // spread times StudentT99 of the fewest degrees of freedom of a shape
 // (repeats - 1 in each run). Unset without a pair.
-std::optional<SpeedChange> CompareTimings(const std::string& op,
-                                          const std::vector<std::pair<ShapeTiming, ShapeTiming>>& pairs);
+std::optional<SpeedChange> CompareTimings(
+    const std::string& op, const std::vector<std::pair<ShapeTiming, ShapeTiming>>& pairs);
 
 // Whether `change` counts as slower or faster: its size (on a log scale)
 // beyond both 1 + threshold and 1 + its noise floor.

@@ -44,7 +44,8 @@ std::string UtcDate(const std::string& timestamp) {
   local.tm_min = mi;
   local.tm_sec = s;
   std::time_t t = timegm(&local);
-  if (read == 9 && (sign == '+' || sign == '-')) t -= (sign == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+  if (read == 9 && (sign == '+' || sign == '-'))
+    t -= (sign == '+' ? 1 : -1) * (oh * 3600 + om * 60);
   std::tm utc{};
   gmtime_r(&t, &utc);
   char text[16];
@@ -69,8 +70,8 @@ std::string MainError(const OperatorModel& op) {
   return main;
 }
 
-nlohmann::ordered_json LineOf(const OperatorModel& op, const RunModel& run, const NightVersions& night,
-            const std::string& commit) {
+nlohmann::ordered_json LineOf(const OperatorModel& op, const RunModel& run,
+                              const NightVersions& night, const std::string& commit) {
   nlohmann::ordered_json row;
   row["date"] = night.date;
   row["commit"] = commit;
@@ -85,7 +86,8 @@ nlohmann::ordered_json LineOf(const OperatorModel& op, const RunModel& run, cons
       !env["libraries"].empty())
     row["library"] = env["libraries"];
   row["device"] = BenchDevice(op);
-  if (const std::optional<double> latency = GeomeanLatency(op)) row["geomean_latency_ms"] = *latency;
+  if (const std::optional<double> latency = GeomeanLatency(op))
+    row["geomean_latency_ms"] = *latency;
   row["run"] = run.run_dir;
   return row;
 }
@@ -115,7 +117,8 @@ Status Errno(const std::string& path, const char* what) {
 Result<std::string> ReadAll(int fd, const std::string& path) {
   struct stat info {};
   if (fstat(fd, &info) != 0) return Errno(path, "cannot stat");
-  if (!S_ISREG(info.st_mode)) return Status::InvalidInput(path + ": the history is not a regular file");
+  if (!S_ISREG(info.st_mode))
+    return Status::InvalidInput(path + ": the history is not a regular file");
   if (info.st_size > kMaxHistoryBytes)
     return Status::InvalidInput(path + ": the history file is over 4 GiB; start a new one");
   std::string text(static_cast<std::size_t>(info.st_size), '\0');

@@ -55,8 +55,8 @@ struct FailingStreak {
 
 // Tonight's verdicts against the operator's previous night in the history.
 struct VerdictTrend {
-  std::string file;  // the history file
-  int nights = 0;    // earlier nights (runs) of the run's operators in it
+  std::string file;                          // the history file
+  int nights = 0;                            // earlier nights (runs) of the run's operators in it
   std::vector<FailingStreak> still_failing;  // failed the night before too
   std::vector<FailingStreak> newly_failing;  // passed the night before, or no night before
   std::vector<std::string> newly_passing;    // failed the night before, pass tonight

@@ -76,8 +76,9 @@ void Streaks(std::ostringstream& html, const char* what, const std::vector<Faili
   std::vector<std::pair<const std::pair<std::string, int>*, const std::vector<const std::string*>*>>
       order;
   for (const auto& [key, ops] : groups) order.emplace_back(&key, &ops);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& a, const auto& b) { return a.second->size() > b.second->size(); });
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second->size() > b.second->size();
+  });
   html << "<li class=\"bad\">" << what << " (" << list.size() << ")" << (list.empty() ? "" : ":");
   for (std::size_t g = 0; g < order.size() && g < kGroups; ++g) {
     const auto& [since, nights] = *order[g].first;
@@ -119,8 +120,7 @@ void FailingOperators(std::ostringstream& html, const RunModel& run, const Repor
          << "</td><td>" << MarkupEscape(t.error_type)
          << (t.ab.empty() ? "" : " (" + MarkupEscape(t.ab) + ")") << "</td><td>";
     if (trend) html << MarkupEscape(FailingSinceText(*trend, t.op)) << "</td><td>";
-    html
-         << MarkupEscape(t.first_case_id) << ": " << MarkupEscape(Utf8Prefix(t.first_message, 160))
+    html << MarkupEscape(t.first_case_id) << ": " << MarkupEscape(Utf8Prefix(t.first_message, 160))
          << "</td><td><code>" << MarkupEscape(t.repro) << "</code></td></tr>\n";
   }
   html << "</table>\n";

@@ -195,8 +195,9 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
     if (op == nullptr) continue;
     for (const CaseRecord& c : op->cases) total_s += Seconds(c);
   }
-  const std::vector<PerformanceGate> gates =
-      context().extras != nullptr ? PerformanceGates(*context().extras) : std::vector<PerformanceGate>{};
+  const std::vector<PerformanceGate> gates = context().extras != nullptr
+                                                 ? PerformanceGates(*context().extras)
+                                                 : std::vector<PerformanceGate>{};
   int gate_failures = 0;
   int gate_skipped = 0;
   for (const PerformanceGate& g : gates) {
@@ -210,8 +211,10 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
       << MarkupEscape(run.run_info.value("manifest_name", std::string("opverify"))) << "\" tests=\""
       << run.totals.cases + static_cast<int>(run.skipped.size()) + run.totals.lost +
              static_cast<int>(gates.size())
-      << "\" failures=\"" << all.failures + gate_failures << "\" errors=\"" << all.errors + run.totals.lost
-      << "\" skipped=\"" << run.skipped.size() + static_cast<std::size_t>(gate_skipped) << "\" time=\"" << total_s << "\">\n";
+      << "\" failures=\"" << all.failures + gate_failures << "\" errors=\""
+      << all.errors + run.totals.lost << "\" skipped=\""
+      << run.skipped.size() + static_cast<std::size_t>(gate_skipped) << "\" time=\"" << total_s
+      << "\">\n";
   // Results the run should hold and does not: one error each, so that no CI
   // reads a run whose data are gone as a pass.
   if (run.totals.lost > 0) {

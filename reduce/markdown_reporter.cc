@@ -103,13 +103,13 @@ void DeclaredExceptions(std::ostringstream& md, const RunModel& run) {
 void SinceWhen(std::ostringstream& md, const ReportExtras* extras) {
   if (extras == nullptr || !extras->trend) return;
   const VerdictTrend& t = *extras->trend;
-  md << "## Since when\n\nAgainst " << t.nights << " earlier nights of "
-     << MarkdownCode(t.file) << ":\n\n";
+  md << "## Since when\n\nAgainst " << t.nights << " earlier nights of " << MarkdownCode(t.file)
+     << ":\n\n";
   const auto streaks = [&md](const char* what, const std::vector<FailingStreak>& list) {
     md << "- " << what << " (" << list.size() << ")" << (list.empty() ? "" : ":");
     for (std::size_t i = 0; i < list.size(); ++i) {
-      md << (i == 0 ? " " : ", ") << MarkdownCode(list[i].op) << " since " << list[i].since
-         << " (" << list[i].nights << (list[i].nights == 1 ? " night)" : " nights)");
+      md << (i == 0 ? " " : ", ") << MarkdownCode(list[i].op) << " since " << list[i].since << " ("
+         << list[i].nights << (list[i].nights == 1 ? " night)" : " nights)");
     }
     md << "\n";
   };

@@ -48,10 +48,11 @@ std::vector<OperatorTriage> TriageByOperator(const RunModel& run) {
 }
 
 std::string TriageLine(const OperatorTriage& t, const std::string& since) {
-  return TerminalLine(t.op, 80) + "  " + std::to_string(t.failed) + "/" +
-         std::to_string(t.cases) + "  " + TerminalLine(t.error_type, 60) +
+  return TerminalLine(t.op, 80) + "  " + std::to_string(t.failed) + "/" + std::to_string(t.cases) +
+         "  " + TerminalLine(t.error_type, 60) +
          (t.ab.empty() ? "" : " (" + TerminalLine(t.ab, 40) + ")") +
-         (since.empty() ? "" : "  " + TerminalLine(since, 60)) + "  first: " + TerminalLine(t.first_message, 160);
+         (since.empty() ? "" : "  " + TerminalLine(since, 60)) +
+         "  first: " + TerminalLine(t.first_message, 160);
 }
 
 }  // namespace opverify

@@ -16,8 +16,8 @@ namespace opverify {
 
 struct PerformanceGate {
   std::string op;
-  std::string name;  // "reference <target>", "baseline"
-  std::string type;  // "PerformanceError", "PerformanceRegression"; "" when it passed
+  std::string name;      // "reference <target>", "baseline"
+  std::string type;      // "PerformanceError", "PerformanceRegression"; "" when it passed
   bool measured = true;  // false: a reference of something this run did not measure
   std::string message;   // what was measured against what
 };

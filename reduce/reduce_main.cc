@@ -38,10 +38,10 @@ json PreviousRunInfo(const fs::path& run_dir) {
   json summary = json::parse(text.value(), nullptr, false);
   json info = json::object();
   if (!summary.is_object()) return info;
-  for (const char* key : {"manifest", "manifest_name", "ranks", "launcher", "backend", "store",
-                          "resumed", "timing", "shard", "stopped_by_signal", "stopped_by_maxfail",
-                          "unassigned_items", "sandbox", "compiler_cache", "opverify",
-                          "started_at"}) {
+  for (const char* key :
+       {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing",
+        "shard", "stopped_by_signal", "stopped_by_maxfail", "unassigned_items", "sandbox",
+        "compiler_cache", "opverify", "started_at"}) {
     if (summary.contains(key)) info[key] = summary[key];
   }
   return info;
@@ -209,11 +209,10 @@ int main(int argc, char** argv) {
   opverify::PrintDeclaredExceptions(model);
   opverify::PrintFailedCases(model, run_dir);
   opverify::PrintOperatorTriage(model, stdout, trend ? &*trend : nullptr);
-  std::printf("%s -> %s\n",
-              opverify::TotalsLine(totals.value(), opverify::ColourWanted(stdout)).c_str(),
-              opverify::TerminalSafe(
-                  opverify::FileUrl((fs::path(run_dir) / "report.html").string()))
-                  .c_str());
+  std::printf(
+      "%s -> %s\n", opverify::TotalsLine(totals.value(), opverify::ColourWanted(stdout)).c_str(),
+      opverify::TerminalSafe(opverify::FileUrl((fs::path(run_dir) / "report.html").string()))
+          .c_str());
   const int lost_code = totals->lost > 0 ? 3 : 0;
   if (totals->lost > 0) {
     std::fprintf(stderr,

@@ -201,9 +201,11 @@ void PrintOperatorTriage(const RunModel& run, std::FILE* out, const VerdictTrend
   if (triage.size() > kFailureListCap)
     std::fprintf(out, "  ... and %zu more (report.md)\n", triage.size() - kFailureListCap);
   if (trend != nullptr) {
-    std::fprintf(out, "history: %zu still failing, %zu newly failing, %zu newly passing (%d earlier nights)\n",
-                 trend->still_failing.size(), trend->newly_failing.size(),
-                 trend->newly_passing.size(), trend->nights);
+    std::fprintf(
+        out,
+        "history: %zu still failing, %zu newly failing, %zu newly passing (%d earlier nights)\n",
+        trend->still_failing.size(), trend->newly_failing.size(), trend->newly_passing.size(),
+        trend->nights);
   }
 }
 

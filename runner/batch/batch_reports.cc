@@ -4,8 +4,8 @@
 
 #include <cstdio>
 #include <ctime>
-#include <optional>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "reduce/run_report.h"

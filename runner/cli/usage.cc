@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "runner/common/closest_names.h"
 #include "runner/common/strings.h"

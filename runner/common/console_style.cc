@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -14,6 +14,11 @@ bool ColourWanted(std::FILE* out) {
   if (no_colour != nullptr && no_colour[0] != '\0') return false;
   const char* term = std::getenv("TERM");
   if (term != nullptr && std::strcmp(term, "dumb") == 0) return false;
+  // Open MPI hands each rank a pseudo-terminal whatever mpirun's own output
+  // is (a log, a pipe): under a launcher the rank cannot tell, so no colour.
+  for (const char* launcher : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_PROCID"}) {
+    if (std::getenv(launcher) != nullptr) return false;
+  }
   return out != nullptr && isatty(fileno(out)) == 1;
 }
 

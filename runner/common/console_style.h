@@ -11,7 +11,8 @@ namespace opverify {
 
 enum class Colour { kRed, kGreen, kYellow, kBold };
 
-// True when `out` is a terminal, NO_COLOR is unset or empty and TERM is not "dumb".
+// True when `out` is a terminal, NO_COLOR is unset or empty, TERM is not
+// "dumb" and no launcher (mpirun, srun) started the process.
 bool ColourWanted(std::FILE* out);
 
 // `text` in `colour` (an ANSI escape and a reset) when `on`, else `text` as it is.

@@ -92,6 +92,7 @@ def test_runs_latest_the_report_link_and_a_quiet_end_under_mpirun(batch_bin, tmp
     assert totals == [proc.stdout.splitlines()[-1]]
     assert totals[0].endswith(f" -> file://{first}/report.html"), totals
     assert proc.stdout.count("failing operators (") == 1
+    assert ESCAPE not in proc.stdout  # Open MPI gives ranks a pseudo-terminal: no colour under it
     assert "mpirun" not in proc.stderr and "Primary job" not in proc.stderr and "-----" not in proc.stderr
     # --rerun-failed runs/latest: the failed cases of the newest run; runs/latest then names the rerun.
     rerun = subprocess.run(command + ["--rerun-failed", "runs/latest"], capture_output=True, text=True,

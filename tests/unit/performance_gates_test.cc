@@ -19,8 +19,8 @@ std::vector<std::pair<ShapeTiming, ShapeTiming>> Shapes(int shapes, double ratio
   std::vector<std::pair<ShapeTiming, ShapeTiming>> out;
   for (int i = 0; i < shapes; ++i) {
     const double before = 1.0 + i;
-    out.push_back({{before, before * spread, repeats},
-                   {before * ratio, before * ratio * spread, repeats}});
+    out.push_back(
+        {{before, before * spread, repeats}, {before * ratio, before * ratio * spread, repeats}});
   }
   return out;
 }

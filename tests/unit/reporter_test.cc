@@ -278,10 +278,12 @@ TEST_F(ReporterTest, HtmlAndMarkdownShowTheBaselineDiffAndTheTrend) {
   EXPECT_THAT(html, HasSubstr("<polyline points=\"2.0,2.0 78.0,16.0\"/><circle cx=\"78.0\""));
   EXPECT_THAT(html, HasSubstr("last 0.01 ms (c&lt;2&gt;)</title><polyline"));
   const std::string md = Read("report.md");
-  EXPECT_THAT(md, HasSubstr("## Against the baseline\n\n`/runs/<last night>`: **REGRESSED**\n\n"
-                            "- newly failing (1): `<b>bad</b>`\n- slower (1): `relu` +25.0% (noise floor 0.0%, 0 "
-                            "repeats)\n"
-                            "- fixed (1): `gone|fixed`\n"));
+  EXPECT_THAT(
+      md, HasSubstr(
+              "## Against the baseline\n\n`/runs/<last night>`: **REGRESSED**\n\n"
+              "- newly failing (1): `<b>bad</b>`\n- slower (1): `relu` +25.0% (noise floor 0.0%, 0 "
+              "repeats)\n"
+              "- fixed (1): `gone|fixed`\n"));
 }
 
 TEST_F(ReporterTest, HtmlGroupsByTheManifestsFirstTagElseByFamily) {

@@ -1,5 +1,6 @@
 #include "reduce/baseline_diff.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -57,12 +58,8 @@ Result<std::map<std::string, Failed>> FailedByOperator(const fs::path& run_dir) 
   return failed;
 }
 
-struct ShapeTiming {
-  double median_ms = 0;
-  double relative_spread = 0;  // stdev / median of the repeats
-};
-
-// case_idx -> the implementation's timing, for the shapes measured.
+// case_idx -> the implementation's timing, for the shapes measured with a
+// spread (two repeats or more).
 std::map<int, ShapeTiming> Timings(const fs::path& run_dir, const std::string& op) {
   std::map<int, ShapeTiming> out;
   Result<json> perf = ReadJson(run_dir / "ops" / OperatorFolder(op) / "perf_result.json");
@@ -74,10 +71,13 @@ std::map<int, ShapeTiming> Timings(const fs::path& run_dir, const std::string& o
     ShapeTiming t;
     t.median_ms = impl["avg_latency_ms"].get<double>();
     const json stats = impl.value("stats", json::object());
-    if (stats.is_object() && stats.contains("stdev_ms") && stats["stdev_ms"].is_number() && t.median_ms > 0) {
-      t.relative_spread = stats["stdev_ms"].get<double>() / t.median_ms;
-    }
-    if (t.median_ms > 0) out[shape.value("case_idx", 0)] = t;
+    if (!stats.is_object()) continue;
+    if (stats.contains("stdev_ms") && stats["stdev_ms"].is_number())
+      t.stdev_ms = stats["stdev_ms"].get<double>();
+    if (stats.contains("repeats") && stats["repeats"].is_number_integer())
+      t.repeats = stats["repeats"].get<int>();
+    if (t.median_ms > 0 && std::isfinite(t.median_ms) && t.repeats >= 2)
+      out[shape.value("case_idx", 0)] = t;
   }
   return out;
 }
@@ -85,12 +85,54 @@ std::map<int, ShapeTiming> Timings(const fs::path& run_dir, const std::string& o
 ordered_json SpeedJson(const std::vector<SpeedChange>& changes) {
   ordered_json out = ordered_json::array();
   for (const auto& c : changes) {
-    out.push_back({{"op", c.op}, {"latency_ratio", c.ratio}, {"spread", c.spread}, {"shapes", c.shapes}});
+    out.push_back({{"op", c.op},
+                   {"latency_ratio", c.ratio},
+                   {"spread", c.spread},
+                   {"noise_floor", c.noise_floor},
+                   {"repeats", c.repeats},
+                   {"shapes", c.shapes}});
   }
   return out;
 }
 
 }  // namespace
+
+double StudentT99(int dof) {
+  // Two-sided 99% (the 0.995 quantile); between rows, the next smaller dof's (wider).
+  static const std::pair<int, double> kTable[] = {
+      {1, 63.657}, {2, 9.925},  {3, 5.841},  {4, 4.604},  {5, 4.032},   {6, 3.707},
+      {7, 3.499},  {8, 3.355},  {9, 3.250},  {10, 3.169}, {12, 3.055},  {15, 2.947},
+      {20, 2.845}, {30, 2.750}, {40, 2.704}, {60, 2.660}, {120, 2.617}, {1000, 2.581}};
+  double t = kTable[0].second;
+  for (const auto& [row, value] : kTable) {
+    if (row > dof) break;
+    t = value;
+  }
+  return t;
+}
+
+std::optional<SpeedChange> CompareTimings(
+    const std::string& op, const std::vector<std::pair<ShapeTiming, ShapeTiming>>& pairs) {
+  if (pairs.empty()) return std::nullopt;
+  double log_sum = 0, spread_sum = 0;
+  int fewest = 0;
+  for (const auto& [before, now] : pairs) {
+    log_sum += std::log(now.median_ms / before.median_ms);
+    spread_sum += std::hypot(before.stdev_ms / before.median_ms, now.stdev_ms / now.median_ms);
+    const int repeats = std::min(before.repeats, now.repeats);
+    fewest = fewest == 0 ? repeats : std::min(fewest, repeats);
+  }
+  const int n = static_cast<int>(pairs.size());
+  SpeedChange change{op, std::exp(log_sum / n), spread_sum / n, n, fewest, 0};
+  change.noise_floor = change.spread * StudentT99(2 * (fewest - 1));
+  return change;
+}
+
+bool BeyondNoise(const SpeedChange& change, double threshold) {
+  // On a log scale, so that 2x slower and 2x faster are the same size of change.
+  const double size = std::fabs(std::log(change.ratio));
+  return size > std::log1p(threshold) && size > std::log1p(change.noise_floor);
+}
 
 ordered_json BaselineDiff::ToJson() const {
   return {{"regressed", regressed()},
@@ -125,28 +167,16 @@ Result<BaselineDiff> DiffRuns(const std::string& run_dir, const std::string& bas
     }
     if (!failed.any && old->second.any) diff.fixed.push_back(op);
     if (failed.any || old->second.any) continue;
-    // Speed: over the shapes both runs measured, the geometric mean of the
-    // latency ratios; the spread is the mean over those shapes of both
-    // runs' relative standard deviations added in quadrature. A change
-    // counts when the ratio is beyond 1 + threshold and 1 + spread, either way.
     const auto a = Timings(baseline_dir, op);
     const auto b = Timings(run_dir, op);
-    double log_sum = 0, spread_sum = 0;
-    int n = 0;
+    std::vector<std::pair<ShapeTiming, ShapeTiming>> pairs;
     for (const auto& [index, t_new] : b) {
-      const auto t_old = a.find(index);
-      if (t_old == a.end()) continue;
-      log_sum += std::log(t_new.median_ms / t_old->second.median_ms);
-      spread_sum += std::hypot(t_new.relative_spread, t_old->second.relative_spread);
-      ++n;
+      if (const auto t_old = a.find(index); t_old != a.end())
+        pairs.emplace_back(t_old->second, t_new);
     }
-    if (n == 0) continue;
-    SpeedChange change{op, std::exp(log_sum / n), spread_sum / n, n};
-    // On a log scale, so that 2x slower and 2x faster are the same size of change.
-    const double change_size = std::fabs(std::log(change.ratio));
-    if (change_size > std::log1p(threshold) && change_size > std::log1p(change.spread)) {
-      (change.ratio > 1 ? diff.slower : diff.faster).push_back(change);
-    }
+    const std::optional<SpeedChange> change = CompareTimings(op, pairs);
+    if (change && BeyondNoise(*change, threshold))
+      (change->ratio > 1 ? diff.slower : diff.faster).push_back(*change);
   }
   for (const auto& [op, failed] : before.value()) {
     if (now.value().count(op) == 0) diff.missing.push_back(op);

@@ -57,17 +57,70 @@ void Totals(std::ostringstream& html, const RunModel& run) {
   html << ".</p>\n";
 }
 
-// The failing operators, one row each (reduce/operator_triage.h), linked to the grid.
-void FailingOperators(std::ostringstream& html, const RunModel& run) {
+void NameList(std::ostringstream& html, const char* what, const char* css,
+              const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  html << "<li class=\"" << css << "\">" << what << " (" << names.size() << "): ";
+  for (std::size_t i = 0; i < names.size() && i < kNamesPerList; ++i)
+    html << (i == 0 ? "" : ", ") << OperatorLink(names[i], names[i]);
+  if (names.size() > kNamesPerList) html << " and " << names.size() - kNamesPerList << " more";
+  html << "</li>\n";
+}
+
+// One list of SinceWhen: the operators grouped by since when they fail, the
+// largest groups first, a few names each (the first screen stays short).
+void Streaks(std::ostringstream& html, const char* what, const std::vector<FailingStreak>& list) {
+  constexpr std::size_t kGroups = 3, kNames = 6;
+  std::map<std::pair<std::string, int>, std::vector<const std::string*>> groups;
+  for (const FailingStreak& s : list) groups[{s.since, s.nights}].push_back(&s.op);
+  std::vector<std::pair<const std::pair<std::string, int>*, const std::vector<const std::string*>*>>
+      order;
+  for (const auto& [key, ops] : groups) order.emplace_back(&key, &ops);
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second->size() > b.second->size();
+  });
+  html << "<li class=\"bad\">" << what << " (" << list.size() << ")" << (list.empty() ? "" : ":");
+  for (std::size_t g = 0; g < order.size() && g < kGroups; ++g) {
+    const auto& [since, nights] = *order[g].first;
+    const auto& ops = *order[g].second;
+    html << (g == 0 ? " " : "; ") << "<b>since " << MarkupEscape(since) << " (" << nights
+         << (nights == 1 ? " night)" : " nights)") << "</b> ";
+    for (std::size_t i = 0; i < ops.size() && i < kNames; ++i)
+      html << (i == 0 ? "" : ", ") << OperatorLink(*ops[i], *ops[i]);
+    if (ops.size() > kNames) html << " and " << ops.size() - kNames << " more";
+  }
+  if (order.size() > kGroups) html << "; and " << order.size() - kGroups << " more dates";
+  html << "</li>\n";
+}
+
+// Tonight against the --history file: the still failing (since when)
+// beside the newly failing and the newly passing, first names linked.
+void SinceWhen(std::ostringstream& html, const ReportExtras& extras) {
+  if (!extras.trend) return;
+  const VerdictTrend& t = *extras.trend;
+  html << "<div id=\"since-when\"><ul class=\"diff\">\n";
+  Streaks(html, "still failing", t.still_failing);
+  Streaks(html, "newly failing", t.newly_failing);
+  NameList(html, "newly passing", "good", t.newly_passing);
+  html << "</ul><p class=\"note\">Against " << t.nights << " earlier nights of <code>"
+       << MarkupEscape(t.file) << "</code>.</p></div>\n";
+}
+
+// The failing operators, one row each (reduce/operator_triage.h), linked to
+// the grid; since when each fails, with --history.
+void FailingOperators(std::ostringstream& html, const RunModel& run, const ReportExtras& extras) {
   const std::vector<OperatorTriage> triage = TriageByOperator(run);
+  const VerdictTrend* trend = extras.trend ? &*extras.trend : nullptr;
   html << "<table id=\"failing-operators\">\n<tr><th>operator</th><th>failed</th><th>error "
-          "(A/B of the first)</th><th>first failure</th><th>repro</th></tr>\n";
+          "(A/B of the first)</th>"
+       << (trend ? "<th>since</th>" : "") << "<th>first failure</th><th>repro</th></tr>\n";
   for (std::size_t i = 0; i < triage.size() && i < kOperatorRows; ++i) {
     const OperatorTriage& t = triage[i];
     html << "<tr><td>" << OperatorLink(t.op, t.op) << "</td><td>" << t.failed << "/" << t.cases
          << "</td><td>" << MarkupEscape(t.error_type)
-         << (t.ab.empty() ? "" : " (" + MarkupEscape(t.ab) + ")") << "</td><td>"
-         << MarkupEscape(t.first_case_id) << ": " << MarkupEscape(Utf8Prefix(t.first_message, 160))
+         << (t.ab.empty() ? "" : " (" + MarkupEscape(t.ab) + ")") << "</td><td>";
+    if (trend) html << MarkupEscape(FailingSinceText(*trend, t.op)) << "</td><td>";
+    html << MarkupEscape(t.first_case_id) << ": " << MarkupEscape(Utf8Prefix(t.first_message, 160))
          << "</td><td><code>" << MarkupEscape(t.repro) << "</code></td></tr>\n";
   }
   html << "</table>\n";
@@ -76,7 +129,7 @@ void FailingOperators(std::ostringstream& html, const RunModel& run) {
          << " more failing operators (report.md lists them all)</p>\n";
 }
 
-void FailureGroups(std::ostringstream& html, const RunModel& run) {
+void FailureGroups(std::ostringstream& html, const RunModel& run, const ReportExtras& extras) {
   html << "<section id=\"failure-groups\"><h2>Failures</h2>\n";
   if (run.failures.empty()) {
     html << "<p id=\"no-failures\">None.</p></section>\n";
@@ -119,7 +172,7 @@ void FailureGroups(std::ostringstream& html, const RunModel& run) {
          << (message.size() > 160 ? "&hellip;" : "") << "</div></td></tr>\n";
   }
   html << "</table>\n";
-  FailingOperators(html, run);
+  FailingOperators(html, run, extras);
   html << "<p class=\"note\">Every failure with its message and repro command: <a "
           "href=\"#failures\">Failures in full</a>; by operator: the grid below.</p></section>\n";
 }
@@ -168,16 +221,6 @@ void DeclaredExceptions(std::ostringstream& html, const RunModel& run) {
   html << "</section>\n";
 }
 
-void NameList(std::ostringstream& html, const char* what, const char* css,
-              const std::vector<std::string>& names) {
-  if (names.empty()) return;
-  html << "<li class=\"" << css << "\">" << what << " (" << names.size() << "): ";
-  for (std::size_t i = 0; i < names.size() && i < kNamesPerList; ++i)
-    html << (i == 0 ? "" : ", ") << OperatorLink(names[i], names[i]);
-  if (names.size() > kNamesPerList) html << " and " << names.size() - kNamesPerList << " more";
-  html << "</li>\n";
-}
-
 void SpeedList(std::ostringstream& html, const char* what, const char* css,
                std::vector<SpeedChange> changes) {
   if (changes.empty()) return;
@@ -189,7 +232,8 @@ void SpeedList(std::ostringstream& html, const char* what, const char* css,
   for (std::size_t i = 0; i < changes.size() && i < kNamesPerList; ++i) {
     const SpeedChange& c = changes[i];
     html << (i == 0 ? "" : ", ") << OperatorLink(c.op, c.op) << " " << (c.ratio > 1 ? "+" : "")
-         << Fixed((c.ratio - 1) * 100, 1) << "%";
+         << Fixed((c.ratio - 1) * 100, 1) << "% <span class=\"note\">(noise floor "
+         << Fixed(c.noise_floor * 100, 1) << "%)</span>";
   }
   if (changes.size() > kNamesPerList) html << " and " << changes.size() - kNamesPerList << " more";
   html << "</li>\n";
@@ -304,8 +348,9 @@ void Environment(std::ostringstream& html, const RunModel& run) {
 
 void FirstScreen(std::ostringstream& html, const RunModel& run, const ReportExtras& extras) {
   Totals(html, run);
+  SinceWhen(html, extras);
   html << "<div class=\"first\">\n<div>\n";
-  FailureGroups(html, run);
+  FailureGroups(html, run, extras);
   DeclaredExceptions(html, run);
   html << "</div>\n<div>\n";
   Regressions(html, extras);

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "reduce/performance_gates.h"
 #include "reduce/report_file.h"
 #include "reduce/text_escape.h"
 #include "runner/common/utf8.h"
@@ -150,6 +151,31 @@ void WriteCase(std::ostringstream& xml, const std::string& name, const CaseRecor
   xml << "    </testcase>\n";
 }
 
+// The performance gates (reduce/performance_gates.h): a violated reference
+// or a slow-down past its noise floor is a failure CI sees; a reference of
+// something not measured is skipped.
+void WriteGates(std::ostringstream& xml, const std::vector<PerformanceGate>& gates, int failures) {
+  if (gates.empty()) return;
+  int skipped = 0;
+  for (const PerformanceGate& g : gates) skipped += g.measured ? 0 : 1;
+  xml << "  <testsuite name=\"opverify.performance\" tests=\"" << gates.size() << "\" failures=\""
+      << failures << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"0\">\n";
+  for (const PerformanceGate& g : gates) {
+    xml << "    <testcase classname=\"" << MarkupEscape(g.op) << "\" name=\""
+        << MarkupEscape(g.name) << "\" time=\"0\">\n";
+    if (!g.type.empty()) {
+      xml << "      <failure type=\"" << MarkupEscape(g.type) << "\" message=\""
+          << MarkupEscape(g.message) << "\">" << MarkupEscape(g.message) << "</failure>\n";
+    } else if (!g.measured) {
+      xml << "      <skipped message=\"" << MarkupEscape(g.message) << "\"/>\n";
+    } else {
+      xml << "      <system-out>" << MarkupEscape(g.message) << "</system-out>\n";
+    }
+    xml << "    </testcase>\n";
+  }
+  xml << "  </testsuite>\n";
+}
+
 }  // namespace
 
 Status JUnitReporter::ReportRun(const RunModel& run) {
@@ -169,14 +195,26 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
     if (op == nullptr) continue;
     for (const CaseRecord& c : op->cases) total_s += Seconds(c);
   }
+  const std::vector<PerformanceGate> gates = context().extras != nullptr
+                                                 ? PerformanceGates(*context().extras)
+                                                 : std::vector<PerformanceGate>{};
+  int gate_failures = 0;
+  int gate_skipped = 0;
+  for (const PerformanceGate& g : gates) {
+    gate_failures += g.type.empty() ? 0 : 1;
+    gate_skipped += g.measured ? 0 : 1;
+  }
   std::ostringstream xml;
   xml << std::fixed << std::setprecision(6);  // xs:decimal has no exponent
   xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   xml << "<testsuites name=\""
       << MarkupEscape(run.run_info.value("manifest_name", std::string("opverify"))) << "\" tests=\""
-      << run.totals.cases + static_cast<int>(run.skipped.size()) + run.totals.lost
-      << "\" failures=\"" << all.failures << "\" errors=\"" << all.errors + run.totals.lost
-      << "\" skipped=\"" << run.skipped.size() << "\" time=\"" << total_s << "\">\n";
+      << run.totals.cases + static_cast<int>(run.skipped.size()) + run.totals.lost +
+             static_cast<int>(gates.size())
+      << "\" failures=\"" << all.failures + gate_failures << "\" errors=\""
+      << all.errors + run.totals.lost << "\" skipped=\""
+      << run.skipped.size() + static_cast<std::size_t>(gate_skipped) << "\" time=\"" << total_s
+      << "\">\n";
   // Results the run should hold and does not: one error each, so that no CI
   // reads a run whose data are gone as a pass.
   if (run.totals.lost > 0) {
@@ -248,6 +286,7 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
     }
     xml << "  </testsuite>\n";
   }
+  WriteGates(xml, gates, gate_failures);
   xml << "</testsuites>\n";
   return WriteReportFile((std::filesystem::path(context().run_dir) / "junit.xml").string(),
                          xml.str());

@@ -22,13 +22,15 @@ std::string Number(const std::optional<double>& value, int decimals, const char*
   return text.str();
 }
 
-// "- slower (2): `a` +12.0%, `b` +7.5%"; nothing for an empty list.
+// "- slower (2): `a` +12.0% (noise floor 4.1%, 50 repeats), ..."; nothing for an empty list.
 void SpeedLine(std::ostringstream& md, const char* what, const std::vector<SpeedChange>& changes) {
   if (changes.empty()) return;
   md << "- " << what << " (" << changes.size() << "):";
   for (std::size_t i = 0; i < changes.size(); ++i) {
     md << (i == 0 ? " " : ", ") << MarkdownCode(changes[i].op) << " "
-       << (changes[i].ratio > 1 ? "+" : "") << Number((changes[i].ratio - 1) * 100, 1, "%");
+       << (changes[i].ratio > 1 ? "+" : "") << Number((changes[i].ratio - 1) * 100, 1, "%")
+       << " (noise floor " << Number(changes[i].noise_floor * 100, 1, "%") << ", "
+       << changes[i].repeats << " repeats)";
   }
   md << "\n";
 }
@@ -96,16 +98,44 @@ void DeclaredExceptions(std::ostringstream& md, const RunModel& run) {
   }
 }
 
-// The failing operators first (reduce/operator_triage.h): one row each, before the big table.
-void FailingOperators(std::ostringstream& md, const RunModel& run) {
+// Tonight against the --history file's earlier nights: the still failing
+// (since when), the newly failing, the newly passing.
+void SinceWhen(std::ostringstream& md, const ReportExtras* extras) {
+  if (extras == nullptr || !extras->trend) return;
+  const VerdictTrend& t = *extras->trend;
+  md << "## Since when\n\nAgainst " << t.nights << " earlier nights of " << MarkdownCode(t.file)
+     << ":\n\n";
+  const auto streaks = [&md](const char* what, const std::vector<FailingStreak>& list) {
+    md << "- " << what << " (" << list.size() << ")" << (list.empty() ? "" : ":");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      md << (i == 0 ? " " : ", ") << MarkdownCode(list[i].op) << " since " << list[i].since << " ("
+         << list[i].nights << (list[i].nights == 1 ? " night)" : " nights)");
+    }
+    md << "\n";
+  };
+  streaks("still failing", t.still_failing);
+  streaks("newly failing", t.newly_failing);
+  md << "- newly passing (" << t.newly_passing.size() << ")"
+     << (t.newly_passing.empty() ? "" : ":");
+  for (std::size_t i = 0; i < t.newly_passing.size(); ++i)
+    md << (i == 0 ? " " : ", ") << MarkdownCode(t.newly_passing[i]);
+  md << "\n\n";
+}
+
+// The failing operators first (reduce/operator_triage.h): one row each,
+// before the big table; since when each fails, with --history.
+void FailingOperators(std::ostringstream& md, const RunModel& run, const ReportExtras* extras) {
   const std::vector<OperatorTriage> triage = TriageByOperator(run);
   if (triage.empty()) return;
-  md << "## Failing operators\n\n| operator | failed | error (A/B of the first) | first failure | "
-        "repro |\n|---|---|---|---|---|\n";
+  const VerdictTrend* trend = extras != nullptr && extras->trend ? &*extras->trend : nullptr;
+  md << "## Failing operators\n\n| operator | failed | error (A/B of the first) | "
+     << (trend ? "since | " : "") << "first failure | repro |\n|---|---|---|"
+     << (trend ? "---|" : "") << "---|---|\n";
   for (const OperatorTriage& t : triage) {
     md << "| " << MarkdownCell(t.op, 200) << " | " << t.failed << "/" << t.cases << " | "
-       << MarkdownCell(t.error_type + (t.ab.empty() ? "" : " (" + t.ab + ")"), 200) << " | "
-       << MarkdownCell(t.first_case_id + ": " + t.first_message, 200) << " | "
+       << MarkdownCell(t.error_type + (t.ab.empty() ? "" : " (" + t.ab + ")"), 200) << " | ";
+    if (trend) md << MarkdownCell(FailingSinceText(*trend, t.op), 100) << " | ";
+    md << MarkdownCell(t.first_case_id + ": " + t.first_message, 200) << " | "
        << MarkdownCode(t.repro) << " |\n";
   }
   md << "\n";
@@ -140,7 +170,8 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
       md << "- " << MarkdownCell(stopped[i], 300) << "\n";
     if (stopped.size() > 1) md << "\n";
   }
-  FailingOperators(md, run);
+  SinceWhen(md, context().extras);
+  FailingOperators(md, run, context().extras);
   AgainstBaseline(md, context().extras);
   md << "## Operators\n\n| operator | cases | passed | failed | errors | speedup "
         "|\n|---|---|---|---|---|---|\n";

@@ -47,10 +47,11 @@ std::vector<OperatorTriage> TriageByOperator(const RunModel& run) {
   return out;
 }
 
-std::string TriageLine(const OperatorTriage& t) {
-  return TerminalLine(t.op, 80) + "  " + std::to_string(t.failed) + "/" +
-         std::to_string(t.cases) + "  " + TerminalLine(t.error_type, 60) +
+std::string TriageLine(const OperatorTriage& t, const std::string& since) {
+  return TerminalLine(t.op, 80) + "  " + std::to_string(t.failed) + "/" + std::to_string(t.cases) +
+         "  " + TerminalLine(t.error_type, 60) +
          (t.ab.empty() ? "" : " (" + TerminalLine(t.ab, 40) + ")") +
+         (since.empty() ? "" : "  " + TerminalLine(since, 60)) +
          "  first: " + TerminalLine(t.first_message, 160);
 }
 

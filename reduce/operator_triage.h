@@ -28,7 +28,8 @@ struct OperatorTriage {
 
 std::vector<OperatorTriage> TriageByOperator(const RunModel& run);
 
-// "rope_0037  5/5  AccuracyError (real_defect)  first: <message>", terminal-safe, one line.
-std::string TriageLine(const OperatorTriage& triage);
+// "rope_0037  5/5  AccuracyError (real_defect)  first: <message>", terminal-safe, one line;
+// `since` ("failing since 2026-11-30 (4 nights)", --history) before "first:" where given.
+std::string TriageLine(const OperatorTriage& triage, const std::string& since = "");
 
 }  // namespace opverify

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "reduce/history.h"
 #include "reduce/references.h"
 #include "reduce/report_file.h"
 
@@ -39,8 +40,9 @@ void AddPerformanceFlags(CLI::App& app, PerformanceFlags* flags) {
       ->check(CLI::ExistingFile);
   app.add_option(
       "--history", flags->history,
-      "A history file (JSON lines) to append one line per benchmarked operator to: date, "
-      "commit, operator, device, geometric-mean latency, run folder");
+      "A history file (JSON lines) to append one line per operator and night to: its "
+      "verdict, the run's date and versions (runner, libraries), its geometric-mean latency; "
+      "the reports say since when each failing operator fails");
   app.add_option(
       "--history-commit", flags->history_commit,
       "The commit a --history line records (default: the commit of the build that ran the run)");
@@ -78,23 +80,21 @@ int CheckPerformance(const PerformanceFlags& flags, const RunModel& run, ReportE
     if (extras != nullptr) extras->references = std::move(check).value();
   }
   if (!flags.history.empty()) {
-    int appended = 0;
+    const NightVersions night = NightOf(run, TodayUtc());
     const std::string commit = flags.history_commit.empty() ? RunCommit(run) : flags.history_commit;
-    if (Status added = AppendHistory(flags.history, run, TodayUtc(), commit, &appended);
-        !added.ok()) {
-      std::fprintf(stderr, "opverify-reduce: --history: %s\n", added.ToString().c_str());
+    Result<History> history = UpdateHistory(flags.history, run, night, commit);
+    if (!history.ok()) {
+      std::fprintf(stderr, "opverify-reduce: --history: %s (the reports are written without it)\n",
+                   history.status().ToString().c_str());
       return 2;
     }
-    std::printf("history: %d operators appended -> %s\n", appended, flags.history.c_str());
+    for (const std::string& warning : history->warnings)
+      std::fprintf(stderr, "warning: --history: %s\n", warning.c_str());
+    std::printf("history: %d operators appended (night of %s) -> %s\n", history->appended,
+                night.date.c_str(), flags.history.c_str());
     if (extras != nullptr) {
-      Result<std::map<std::string, std::vector<HistoryPoint>>> history =
-          ReadHistory(flags.history, run);
-      if (!history.ok()) {
-        std::fprintf(stderr, "opverify-reduce: --history: %s\n",
-                     history.status().ToString().c_str());
-        return 2;
-      }
-      extras->history = std::move(history).value();
+      extras->history = LatencyHistory(history->rows, run);
+      extras->trend = TrendOf(history->rows, run, night, flags.history);
     }
   }
   return code;

@@ -12,6 +12,7 @@
 #include "reduce/performance_flags.h"
 #include "reduce/report_file.h"
 #include "reduce/run_report.h"
+#include "runner/common/console_style.h"
 #include "runner/common/terminal_log.h"
 #include "runner/common/terminal_text.h"
 #include "runner/common/user_file.h"
@@ -27,7 +28,9 @@ using nlohmann::json;
 
 namespace {
 
-// What the batch recorded of itself (manifest, ranks, timing), when its summary is there.
+// What the batch recorded of itself (manifest, ranks, timing), when its
+// summary is there; the build that ran it ("opverify") too: a re-reduce
+// keeps the runner's version, the reducer's is "reduced_with".
 json PreviousRunInfo(const fs::path& run_dir) {
   const opverify::Result<std::string> text =
       opverify::ReadUserFile((run_dir / "summary.json").string(), "summary", 1u << 30);
@@ -35,9 +38,10 @@ json PreviousRunInfo(const fs::path& run_dir) {
   json summary = json::parse(text.value(), nullptr, false);
   json info = json::object();
   if (!summary.is_object()) return info;
-  for (const char* key : {"manifest", "manifest_name", "ranks", "launcher", "backend", "store",
-                          "resumed", "timing", "shard", "stopped_by_signal", "stopped_by_maxfail",
-                          "unassigned_items", "sandbox", "compiler_cache", "timeline"}) {
+  for (const char* key :
+       {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing",
+        "shard", "stopped_by_signal", "stopped_by_maxfail", "unassigned_items", "sandbox",
+        "compiler_cache", "timeline", "opverify", "started_at"}) {
     if (summary.contains(key)) info[key] = summary[key];
   }
   return info;
@@ -52,7 +56,7 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
   for (const std::string& part : parts) {
     const json part_info = PreviousRunInfo(part);
     for (const char* key : {"manifest", "manifest_name", "launcher", "backend", "store",
-                            "stopped_by_signal", "stopped_by_maxfail"}) {
+                            "stopped_by_signal", "stopped_by_maxfail", "opverify", "started_at"}) {
       if (!info.contains(key) && part_info.contains(key)) info[key] = part_info[key];
     }
     ranks += part_info.value("ranks", 0);
@@ -136,7 +140,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
+    const int code = opverify::ExitWithSuggestions(app, e);
     return code == 0 ? 0 : 2;
   }
   std::vector<std::string> problems;
@@ -183,8 +187,10 @@ int main(int argc, char** argv) {
   // data files and report.md/report.html, which show them.
   int performance = 0;
   std::optional<opverify::Result<opverify::BaselineDiff>> diff;
+  std::optional<opverify::VerdictTrend> trend;  // for the console's triage
   const auto extras_step = [&](const opverify::RunModel& run, opverify::ReportExtras* extras) {
     performance = opverify::CheckPerformance(perf, run, extras);
+    trend = extras->trend;
     if (performance == 2 || baseline.empty()) return;
     diff = opverify::DiffRuns(run_dir, baseline, threshold_pct / 100);
     if (!diff->ok()) return;
@@ -202,9 +208,11 @@ int main(int argc, char** argv) {
   }
   opverify::PrintDeclaredExceptions(model);
   opverify::PrintFailedCases(model, run_dir);
-  opverify::PrintOperatorTriage(model);
-  std::printf("%s -> %s\n", opverify::TotalsLine(totals.value()).c_str(),
-              opverify::TerminalSafe((fs::path(run_dir) / "summary.json").string()).c_str());
+  opverify::PrintOperatorTriage(model, stdout, trend ? &*trend : nullptr);
+  std::printf(
+      "%s -> %s\n", opverify::TotalsLine(totals.value(), opverify::ColourWanted(stdout)).c_str(),
+      opverify::TerminalSafe(opverify::FileUrl((fs::path(run_dir) / "report.html").string()))
+          .c_str());
   const int lost_code = totals->lost > 0 ? 3 : 0;
   if (totals->lost > 0) {
     std::fprintf(stderr,
@@ -235,15 +243,13 @@ int main(int argc, char** argv) {
   list("newly failing", changes.newly_failing);
   list("reference_suspect (failing, not counted as a regression)", changes.reference_suspect);
   list("fixed", changes.fixed);
-  for (const auto& c : changes.slower) {
-    std::printf("slower: %s %.1f%% (spread %.1f%%, %d shapes)\n",
-                opverify::TerminalSafe(c.op).c_str(), (c.ratio - 1) * 100, c.spread * 100,
-                c.shapes);
-  }
-  for (const auto& c : changes.faster) {
-    std::printf("faster: %s %.1f%% (spread %.1f%%, %d shapes)\n",
-                opverify::TerminalSafe(c.op).c_str(), (c.ratio - 1) * 100, c.spread * 100,
-                c.shapes);
+  for (const auto* speed : {&changes.slower, &changes.faster}) {
+    for (const auto& c : *speed) {
+      std::printf("%s: %s %+.1f%% (noise floor %.1f%%: spread %.1f%% at %d repeats, %d shapes)\n",
+                  speed == &changes.slower ? "slower" : "faster",
+                  opverify::TerminalSafe(c.op).c_str(), (c.ratio - 1) * 100, c.noise_floor * 100,
+                  c.spread * 100, c.repeats, c.shapes);
+    }
   }
   list("new", changes.added);
   list(allow_missing ? "missing (allowed)" : "missing", changes.missing);

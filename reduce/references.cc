@@ -2,10 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <functional>
 #include <set>
-#include <sstream>
 
 #include "runner/common/strings.h"
 #include "runner/results/perf_result.h"
@@ -27,30 +24,6 @@ std::optional<double> Bound(const json& entry, const char* key, const std::strin
 }
 
 std::string Percent(double fraction) { return Printf("%+.1f%%", fraction * 100); }
-
-// A string field of a history line; "" when it is missing or not a string
-// (the file is the user's: a number there must not throw).
-std::string TextField(const json& row, const char* key) {
-  const auto field = row.find(key);
-  return field != row.end() && field->is_string() ? field->get<std::string>() : std::string();
-}
-
-// Calls `row` with each line of the history file at `path` (none when it does
-// not exist yet); a line that is not a JSON object is an error naming it.
-Status ForEachHistoryRow(const std::string& path, const std::function<void(const json&)>& row) {
-  std::ifstream in(path);
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.empty()) continue;
-    const json parsed = json::parse(line, nullptr, false);
-    if (!parsed.is_object()) {
-      return Status::InvalidInput(path + ":" + std::to_string(number) +
-                                  ": not a JSON line of a history file");
-    }
-    row(parsed);
-  }
-  return Status::Ok();
-}
 
 }  // namespace
 
@@ -185,58 +158,6 @@ nlohmann::ordered_json ReferenceCheck::ToJson() const {
     out["results"].push_back(std::move(row));
   }
   return out;
-}
-
-Result<std::map<std::string, std::vector<HistoryPoint>>> ReadHistory(const std::string& path,
-                                                                     const RunModel& run) {
-  std::map<std::string, std::string> devices;  // the run's operators -> their bench device
-  for (const OperatorModel& op : run.operators) devices[op.name] = BenchDevice(op);
-  std::map<std::string, std::vector<HistoryPoint>> out;
-  const Status read = ForEachHistoryRow(path, [&](const json& row) {
-    const auto text = [&row](const char* key) { return TextField(row, key); };
-    const auto device = devices.find(text("op"));
-    if (device == devices.end()) return;
-    if (!device->second.empty() && text("device") != device->second) return;
-    const json& latency = row.contains("geomean_latency_ms") ? row["geomean_latency_ms"] : json();
-    if (!latency.is_number() || !(latency.get<double>() > 0)) return;
-    out[device->first].push_back({text("date"), text("commit"), latency.get<double>()});
-  });
-  if (!read.ok()) return read;
-  for (auto& [op, points] : out) {
-    std::stable_sort(points.begin(), points.end(),
-                     [](const HistoryPoint& a, const HistoryPoint& b) { return a.date < b.date; });
-  }
-  return out;
-}
-
-Status AppendHistory(const std::string& path, const RunModel& run, const std::string& date,
-                     const std::string& commit, int* appended) {
-  *appended = 0;
-  std::set<std::pair<std::string, std::string>> present;  // (run, op) already in the file
-  const Status read = ForEachHistoryRow(path, [&present](const json& row) {
-    present.insert({TextField(row, "run"), TextField(row, "op")});
-  });
-  if (!read.ok()) return read;
-  std::ostringstream lines;
-  for (const OperatorModel& op : run.operators) {
-    const std::optional<double> latency = GeomeanLatency(op);
-    if (!latency || present.count({run.run_dir, op.name}) > 0) continue;
-    nlohmann::ordered_json row;
-    row["date"] = date;
-    row["commit"] = commit;
-    row["op"] = op.name;
-    row["device"] = BenchDevice(op);
-    row["geomean_latency_ms"] = *latency;
-    row["run"] = run.run_dir;
-    lines << row.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
-    ++*appended;
-  }
-  if (*appended == 0) return Status::Ok();
-  std::ofstream out(path, std::ios::app);
-  out << lines.str();
-  out.flush();
-  if (!out) return Status::IoError(path + ": cannot append to the history file");
-  return Status::Ok();
 }
 
 }  // namespace opverify

@@ -1,8 +1,7 @@
 // Performance references (opverify-reduce --references FILE): per device
 // name, an operator or one of its shapes -> a reference latency with lower
 // and upper bounds, as ReFrame's references are; a measured latency outside
-// its bounds is a PerformanceError. And the performance history
-// (--history FILE): one JSON line per benchmarked operator and night.
+// its bounds is a PerformanceError. The nightly history is reduce/history.h.
 #pragma once
 
 #include <map>
@@ -51,28 +50,5 @@ std::optional<double> GeomeanLatency(const OperatorModel& op);
 
 // The device an operator was benchmarked on, by name ("" when unknown).
 std::string BenchDevice(const OperatorModel& op);
-
-// Appends to the history file one line per benchmarked operator:
-// {"date", "commit", "op", "device", "geomean_latency_ms", "run"}. A run
-// already in the file (same run folder and operator) is not added twice.
-// `date`: YYYY-MM-DD; `commit`: what the line is about.
-// One night of an operator in the history file.
-struct HistoryPoint {
-  std::string date;  // YYYY-MM-DD
-  std::string commit;
-  double geomean_latency_ms = 0;
-};
-
-// The history file's lines of the run's operators, by operator, oldest
-// first (by date; lines of one date in file order). Only the lines of the
-// device the operator was benchmarked on in `run` are kept (all of them when
-// that is unknown), so that a trend never mixes two devices' latencies;
-// lines without a positive latency are skipped. A line that is not a JSON
-// object is an error naming the file and line.
-Result<std::map<std::string, std::vector<HistoryPoint>>> ReadHistory(const std::string& path,
-                                                                     const RunModel& run);
-
-Status AppendHistory(const std::string& path, const RunModel& run, const std::string& date,
-                     const std::string& commit, int* appended);
 
 }  // namespace opverify

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reduce/baseline_diff.h"
+#include "reduce/history.h"
 #include "reduce/references.h"
 
 namespace opverify {
@@ -24,8 +25,10 @@ struct ReportExtras {
   // `tags_note` says why (the grid groups by family instead).
   std::map<std::string, std::vector<std::string>> tags;
   std::string tags_note;
-  // By operator: its history's nights, oldest first (ReadHistory), this run's included.
+  // By operator: its history's nights, oldest first (LatencyHistory), this run's included.
   std::map<std::string, std::vector<HistoryPoint>> history;
+  // Tonight's verdicts against the --history file's earlier nights.
+  std::optional<VerdictTrend> trend;
 };
 
 // The tags of every operator of the run's manifest (run_info's "manifest"),

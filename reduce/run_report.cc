@@ -16,6 +16,7 @@
 #include "reduce/skipped_cases.h"
 #include "reduce/summary_json_reporter.h"
 #include "reduce/verify_result_reporter.h"
+#include "runner/common/console_style.h"
 #include "runner/common/failure_list.h"
 #include "runner/common/terminal_text.h"
 #include "runner/common/user_file.h"
@@ -103,7 +104,15 @@ Result<RunTotals> WriteModelReports(RunModel run, const std::string& run_dir, Ru
   ReadManifestTags(run.run_info, &more);
   std::string errors;
   for (auto* group : {&data, &readable}) {
-    if (group == &readable && extras) extras(run, &more);
+    if (group == &readable && extras) {
+      extras(run, &more);
+      // The gates CI reads (history, references, the baseline's regressions)
+      // go into summary.json and junit.xml too: written again with them.
+      if (more.trend || more.references || more.baseline) {
+        readable.emplace(readable.begin(), "junit.xml", std::make_unique<JUnitReporter>());
+        readable.emplace(readable.begin(), "summary.json", std::make_unique<SummaryJsonReporter>());
+      }
+    }
     for (const auto& [name, reporter] : *group) {
       Status reported = Report(*reporter, {run_dir, &more}, run, name);
       if (!reported.ok()) errors += (errors.empty() ? "" : "; ") + reported.ToString();
@@ -115,12 +124,25 @@ Result<RunTotals> WriteModelReports(RunModel run, const std::string& run_dir, Ru
   return totals;
 }
 
-std::string TotalsLine(const RunTotals& totals) {
+std::string TotalsLine(const RunTotals& totals, bool colour) {
+  const std::string failed = std::to_string(totals.failed) + " failed";
   return std::to_string(totals.operators) + " operators, " + std::to_string(totals.cases) +
-         " cases: " + std::to_string(totals.passed) + " passed, " +
-         (totals.waived > 0 ? std::to_string(totals.waived) + " waived, " : std::string()) +
-         std::to_string(totals.failed) + " failed";
+         " cases: " +
+         Paint(std::to_string(totals.passed) + " passed", Colour::kGreen,
+               colour && totals.passed > 0) +
+         ", " + (totals.waived > 0 ? std::to_string(totals.waived) + " waived, " : std::string()) +
+         Paint(failed, Colour::kRed, colour && totals.failed > 0);
 }
+
+namespace {
+
+// `line` with its first word (`prefix`: FAILED) in `colour` on a terminal.
+std::string Marked(const std::string& line, const std::string& prefix, Colour colour, bool on) {
+  if (!on || line.rfind(prefix, 0) != 0) return line;
+  return Paint(prefix, colour, true) + line.substr(prefix.size());
+}
+
+}  // namespace
 
 void PrintDeclaredExceptions(const RunModel& run, std::FILE* out) {
   std::size_t shown = 0;
@@ -131,8 +153,8 @@ void PrintDeclaredExceptions(const RunModel& run, std::FILE* out) {
       for (const nlohmann::json& waiver : w.waivers)
         allowed += (allowed.empty() ? "" : "; ") + WaiverLine(waiver);
     }
-    std::fprintf(out, "WAIVED %s  %s\n", TerminalLine(w.case_id, 200).c_str(),
-                 TerminalLine(allowed, 300).c_str());
+    std::fprintf(out, "%s %s  %s\n", Paint("WAIVED", Colour::kYellow, ColourWanted(out)).c_str(),
+                 TerminalLine(w.case_id, 200).c_str(), TerminalLine(allowed, 300).c_str());
   }
   if (run.waived.size() > kFailureListCap)
     std::fprintf(out, "... and %zu more waived cases (report.md)\n",
@@ -145,8 +167,9 @@ void PrintFailedCases(const RunModel& run, const std::string& run_dir, std::FILE
   std::vector<FailedCase> failed;
   for (const FailureRow& f : run.failures) failed.push_back({f.case_id, f.error_type, f.message});
   const std::string report = (std::filesystem::path(run_dir) / "report.md").string();
+  const bool colour = ColourWanted(out);
   for (const std::string& line : FailureListLines(failed, kFailureListCap, report))
-    std::fprintf(out, "%s\n", line.c_str());
+    std::fprintf(out, "%s\n", Marked(line, "FAILED", Colour::kRed, colour).c_str());
 }
 
 void PrintNotRunCases(const RunModel& run, std::FILE* out) {
@@ -155,7 +178,8 @@ void PrintNotRunCases(const RunModel& run, std::FILE* out) {
     if (!IsNotRun(skipped)) continue;
     ++not_run;
     if (++shown > kFailureListCap) continue;
-    std::fprintf(out, "NOT RUN %s  %s\n", TerminalLine(skipped.case_id, 200).c_str(),
+    std::fprintf(out, "%s %s  %s\n", Paint("NOT RUN", Colour::kYellow, ColourWanted(out)).c_str(),
+                 TerminalLine(skipped.case_id, 200).c_str(),
                  TerminalLine(skipped.reason, 200).c_str());
   }
   if (not_run > kFailureListCap)
@@ -163,14 +187,26 @@ void PrintNotRunCases(const RunModel& run, std::FILE* out) {
                  not_run - kFailureListCap);
 }
 
-void PrintOperatorTriage(const RunModel& run, std::FILE* out) {
+void PrintOperatorTriage(const RunModel& run, std::FILE* out, const VerdictTrend* trend) {
   const std::vector<OperatorTriage> triage = TriageByOperator(run);
-  if (triage.empty()) return;
-  std::fprintf(out, "failing operators (%zu):\n", triage.size());
-  for (std::size_t i = 0; i < triage.size() && i < kFailureListCap; ++i)
-    std::fprintf(out, "  %s\n", TriageLine(triage[i]).c_str());
+  if (!triage.empty())
+    std::fprintf(out, "%s\n",
+                 Paint("failing operators (" + std::to_string(triage.size()) + "):", Colour::kRed,
+                       ColourWanted(out))
+                     .c_str());
+  for (std::size_t i = 0; i < triage.size() && i < kFailureListCap; ++i) {
+    const std::string since = trend != nullptr ? FailingSinceText(*trend, triage[i].op) : "";
+    std::fprintf(out, "  %s\n", TriageLine(triage[i], since).c_str());
+  }
   if (triage.size() > kFailureListCap)
     std::fprintf(out, "  ... and %zu more (report.md)\n", triage.size() - kFailureListCap);
+  if (trend != nullptr) {
+    std::fprintf(
+        out,
+        "history: %zu still failing, %zu newly failing, %zu newly passing (%d earlier nights)\n",
+        trend->still_failing.size(), trend->newly_failing.size(), trend->newly_passing.size(),
+        trend->nights);
+  }
 }
 
 }  // namespace opverify

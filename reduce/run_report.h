@@ -49,12 +49,15 @@ void PrintFailedCases(const RunModel& run, const std::string& run_dir, std::FILE
 void PrintNotRunCases(const RunModel& run, std::FILE* out = stdout);
 
 // "failing operators (N):", then one TriageLine per failing operator (at
-// most kFailureListCap, then a count): the morning's first read.
-void PrintOperatorTriage(const RunModel& run, std::FILE* out = stdout);
+// most kFailureListCap, then a count): the morning's first read. With a
+// --history trend, each line says since when it fails, and a last line
+// counts the still failing, the newly failing and the newly passing.
+void PrintOperatorTriage(const RunModel& run, std::FILE* out = stdout,
+                         const VerdictTrend* trend = nullptr);
 
 // The console's totals: "3 operators, 12 cases: 9 passed, 2 waived, 1 failed"
-// ("waived" only when some case was).
-std::string TotalsLine(const RunTotals& totals);
+// ("waived" only when some case was); passed green and failed red when `colour`.
+std::string TotalsLine(const RunTotals& totals, bool colour = false);
 
 // "WAIVED <case id>  <allowance> (<why>)" per waived case (at most
 // kFailureListCap, then a count) and a warning per stale allowance, on `out`:

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "reduce/performance_gates.h"
+#include "reduce/report_extras.h"
 #include "reduce/report_file.h"
 #include "reduce/skipped_cases.h"
 
@@ -139,6 +141,11 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
   summary["not_run"] = std::move(not_run);
   summary["problems"] = run.problems;
   summary["incomplete"] = run.incomplete;
+  if (const ReportExtras* extras = context().extras; extras != nullptr) {
+    if (extras->trend) summary["history"] = extras->trend->ToJson();
+    if (extras->references || extras->baseline)
+      summary["performance_gates"] = PerformanceGatesJson(*extras);
+  }
   return WriteReportJson((std::filesystem::path(context().run_dir) / "summary.json").string(),
                          summary);
 }

@@ -115,10 +115,11 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
                  "this often (seconds), and unchanged every 300 s")
       ->check(FiniteRange(0, 86400));
   AddSandboxOptions(app, &options.sandbox);
+  AddPerformanceFlags(app, &flags.perf);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    *exit_code = app.exit(e) == 0 ? 0 : 2;
+    *exit_code = ExitWithSuggestions(app, e) == 0 ? 0 : 2;
     return std::nullopt;
   }
   options.store = *ParseStorePolicy(flags.store);

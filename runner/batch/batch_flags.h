@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "reduce/performance_flags.h"
 #include "runner/batch/batch_options.h"
 
 namespace opverify {
@@ -12,6 +13,9 @@ struct BatchFlags {
   BatchOptions options;
   std::string store;  // --store as given (run.json records it)
   std::string shard;  // --shard as given; empty when absent
+  // --references, --history: checked and appended once the reports' data
+  // files are written, as opverify-reduce does.
+  PerformanceFlags perf;
 };
 
 // The flags of one run, or nullopt when the program ends here: --help

@@ -22,6 +22,7 @@
 #include "runner/batch/static_cases.h"
 #include "runner/batch/stored_run.h"
 #include "runner/batch/worker.h"
+#include "runner/common/closest_names.h"
 #include "runner/common/strings.h"
 #include "runner/common/terminal_text.h"
 #include "runner/manifest/manifest.h"
@@ -113,6 +114,13 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
       std::fprintf(stderr, "opverify-batch: %s matches none of the %zu operators of %s (%s%s)\n",
                    TerminalSafe(asked).c_str(), names.size(), options.jobs_path.c_str(),
                    some.c_str(), names.size() > shown ? ", ..." : "");
+      // A mistyped name (not a pattern): the operators it may have meant.
+      for (const std::string& filter : selection.filters) {
+        if (filter.find_first_of("*?[/") != std::string::npos) continue;
+        if (const std::string hint = DidYouMean(ClosestNames(filter, names)); !hint.empty())
+          std::fprintf(stderr, "--filter %s: %s\n", TerminalSafe(filter).c_str(),
+                       TerminalSafe(hint).c_str());
+      }
     }
     *exit_code = 2;
     return std::nullopt;

@@ -3,10 +3,13 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "reduce/run_report.h"
+#include "runner/common/console_style.h"
 #include "runner/common/strings.h"
 #include "runner/common/terminal_text.h"
 #include "runner/common/version.h"
@@ -19,6 +22,20 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace opverify {
+namespace {
+
+// When the run started, UTC ("2026-12-03T01:40:18Z"): the history's night.
+std::string StartedAt(const RankOutcome& outcome) {
+  const double wall_s = outcome.timing.value("run_wall_s", 0.0);
+  const std::time_t started = std::time(nullptr) - static_cast<std::time_t>(wall_s);
+  std::tm utc{};
+  gmtime_r(&started, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace
 
 int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                       const LaunchInfo& launch, int ranks, const RankOutcome& outcome,
@@ -38,6 +55,7 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                    {"resumed", options.resume},
                    {"timing", outcome.timing},
                    {"timeline", outcome.timeline},
+                   {"started_at", StartedAt(outcome)},
                    {"opverify", {{"version", Version()}, {"commit", GitCommit()}}}};
   if (options.shard) run_info["shard"] = flags.shard;
   if (Result<SandboxChoice> sandbox =
@@ -67,7 +85,16 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
     run_info["unassigned_items"] = outcome.unassigned;
   }
   RunModel model;
-  Result<RunTotals> totals = WriteRunReports(options.run_dir, run_info, &model);
+  int performance = 0;  // CheckPerformance's code: 1 a bound violated, 2 a file it could not use
+  std::optional<VerdictTrend> trend;
+  ExtrasStep extras;
+  if (!flags.perf.references.empty() || !flags.perf.history.empty()) {
+    extras = [&](const RunModel& run, ReportExtras* more) {
+      performance = CheckPerformance(flags.perf, run, more);
+      trend = more->trend;
+    };
+  }
+  Result<RunTotals> totals = WriteRunReports(options.run_dir, run_info, &model, extras);
   if (!totals.ok()) {
     spdlog::error("reports: {}", totals.status().ToString());
     return 2;
@@ -75,7 +102,8 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
   PrintDeclaredExceptions(model);
   PrintFailedCases(model, options.run_dir);
   PrintNotRunCases(model);
-  if (options.verbosity != Verbosity::kQuiet) PrintOperatorTriage(model);  // -q: cases and totals
+  if (options.verbosity != Verbosity::kQuiet)  // -q: cases and totals
+    PrintOperatorTriage(model, stdout, trend ? &*trend : nullptr);
   // The last line, shown with -q too: a stopped run says so here.
   std::string stopped;
   if (stop.load() != 0) {
@@ -86,8 +114,10 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
         Printf(" (stopped after --maxfail %d: %d work items not started; --resume runs the rest)",
                options.max_failures, outcome.unassigned);
   }
-  std::printf("%s%s -> %s\n", TotalsLine(totals.value()).c_str(), stopped.c_str(),
-              TerminalSafe((fs::path(options.run_dir) / "summary.json").string()).c_str());
+  // The report a person opens next, as a link a terminal can follow.
+  std::printf("%s%s -> %s\n", TotalsLine(totals.value(), ColourWanted(stdout)).c_str(),
+              stopped.c_str(),
+              TerminalSafe(FileUrl((fs::path(options.run_dir) / "report.html").string())).c_str());
   std::fflush(stdout);
   if (totals->lost > 0) {
     spdlog::error(
@@ -95,7 +125,8 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
         "incomplete); --resume runs what is missing",
         totals->lost);
   }
-  if (!outcome.healthy) return 2;
+  if (!outcome.healthy || performance == 2) return 2;
+  if (performance == 1) return 1;
   if (stop.load() != 0 || outcome.max_failures_reached) return 1;  // not every case ran
   return totals->failed == 0 && totals->cases > 0 && totals->lost == 0 ? 0 : 1;
 }

@@ -58,6 +58,27 @@ std::string DefaultRunDir(const std::string& job_name) {
   return (fs::path("runs") / (SafeFileName(job_name) + "-" + stamp)).string();
 }
 
+Status PointLatestAt(const std::string& run_dir) {
+  const fs::path dir = fs::path(run_dir).lexically_normal();
+  const fs::path parent = dir.parent_path();
+  if (parent.filename() != "runs") return Status::Ok();
+  const fs::path latest = parent / "latest";
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(latest, ec)) && !fs::is_symlink(fs::symlink_status(latest, ec)))
+    return Status::InvalidInput(latest.string() + " is not a link; left as it is");
+  // A new link beside it, renamed over it: a reader sees the old run or the new, never none.
+  const fs::path temporary = parent / Printf(".latest.%d", static_cast<int>(getpid()));
+  fs::remove(temporary, ec);
+  fs::create_directory_symlink(dir.filename(), temporary, ec);
+  if (!ec) fs::rename(temporary, latest, ec);
+  if (ec) {
+    fs::remove(temporary, ec);
+    return Status::IoError(latest.string() + ": cannot point it at " + dir.filename().string() +
+                           ": " + ec.message());
+  }
+  return Status::Ok();
+}
+
 namespace {
 
 // Rank 0's checks of the folder it chose: creates it, takes its lock (held
@@ -111,6 +132,11 @@ bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* opt
       options->run_dir = DefaultRunDir(job_name.empty() ? "job" : job_name);
     options->run_dir = fs::absolute(options->run_dir).lexically_normal().string();
     if (!options->dry_run) refused = !ClaimRunDir(*options, lock);
+    if (!options->dry_run && !refused) {
+      if (Status pointed = PointLatestAt(options->run_dir); !pointed.ok())
+        std::fprintf(stderr, "opverify-batch: warning: %s\n",
+                     TerminalSafe(pointed.ToString()).c_str());
+    }
     const std::string word = json({{"run_dir", options->run_dir}, {"refused", refused}})
                                  .dump(-1, ' ', false, json::error_handler_t::replace);
     for (int r = 1; r < size; ++r) SendOrLog(world, r, kTagConfig, word, "the run folder");

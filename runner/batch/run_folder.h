@@ -15,6 +15,14 @@ namespace opverify {
 // name made a safe file name (SafeFileName): it never leaves runs/.
 std::string DefaultRunDir(const std::string& job_name);
 
+// For a run folder directly under a folder named runs/ (the default, or
+// --run-dir runs/NAME): runs/latest made a relative link to it, replaced
+// atomically (a new link renamed over the old), so that
+// `--rerun-failed runs/latest` and `--resume --run-dir runs/latest` find the
+// newest run. Nothing for another folder; an error when runs/latest is not
+// a link (it is left alone) or cannot be made.
+Status PointLatestAt(const std::string& run_dir);
+
 // Rank 0 names the run folder (options->run_dir made absolute, or the
 // default), creates it and takes its lock into *lock (runner/store/run_lock.h:
 // one writer per folder; the other ranks only write their own shards), and

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
+    const int code = opverify::ExitWithSuggestions(app, e);
     return code == 0 ? 0 : 2;  // --help is success; every usage error is 2
   }
   if (compare_cmd->parsed()) return opverify::RunCompare(compare);

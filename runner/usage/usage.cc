@@ -1,9 +1,13 @@
 #include "runner/usage/usage.h"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
+#include <vector>
 
+#include "runner/common/closest_names.h"
 #include "runner/common/strings.h"
+#include "runner/common/terminal_text.h"
 #include "runner/common/version.h"
 
 namespace opverify {
@@ -17,6 +21,45 @@ std::uint64_t ParsedSize(const std::string& option, const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// The names a mistyped token may have meant: every option of `app` and of
+// its subcommands, and the subcommands themselves.
+void KnownNames(const CLI::App& app, std::vector<std::string>* flags,
+                std::vector<std::string>* commands) {
+  for (const CLI::Option* option : app.get_options()) {
+    for (const std::string& name : option->get_lnames()) flags->push_back("--" + name);
+    for (const std::string& name : option->get_snames()) flags->push_back("-" + name);
+  }
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    commands->push_back(sub->get_name());
+    KnownNames(*sub, flags, commands);
+  }
+}
+
+// The tokens the parse left over, in `app` and its subcommands.
+void LeftOver(const CLI::App& app, std::vector<std::string>* tokens) {
+  for (const std::string& token : app.remaining()) tokens->push_back(token);
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    LeftOver(*sub, tokens);
+}
+
+}  // namespace
+
+int ExitWithSuggestions(CLI::App& app, const CLI::ParseError& error) {
+  const int code = app.exit(error);
+  if (code == 0) return 0;  // --help, --version
+  std::vector<std::string> flags, commands, tokens;
+  KnownNames(app, &flags, &commands);
+  LeftOver(app, &tokens);
+  for (const std::string& token : tokens) {
+    const std::string word = token.substr(0, token.find('='));  // --maxfial=3
+    const bool flag = !word.empty() && word[0] == '-';
+    const std::string hint = DidYouMean(ClosestNames(word, flag ? flags : commands));
+    if (!hint.empty()) std::fprintf(stderr, "%s: %s\n", TerminalSafe(word).c_str(), hint.c_str());
+  }
+  return code;
+}
 void DescribeProgram(CLI::App& app, const std::string& exit_codes) {
   app.set_version_flag("--version", VersionLine(), "Print the version and git commit, then exit");
   app.option_defaults()->always_capture_default();

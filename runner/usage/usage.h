@@ -16,6 +16,11 @@ namespace opverify {
 // "N meaning" per line.
 void DescribeProgram(CLI::App& app, const std::string& exit_codes);
 
+// app.exit(error) (its message on stderr), then, for each flag or
+// subcommand the parse did not know, the known names nearest to it:
+// "--maxfial: did you mean '--maxfail'?". Returns app.exit's code.
+int ExitWithSuggestions(CLI::App& app, const CLI::ParseError& error);
+
 // The exit-code footer for a subcommand whose codes differ from its program's.
 void SetExitCodes(CLI::App& command, const std::string& exit_codes);
 

@@ -33,6 +33,8 @@ class ModelNew(torch.nn.Module):
 {tail}
 """
 COPIES = 200
+NEWLY_FAILING = 20  # copies of the failing family that passed the night before
+NEWLY_PASSING = 5   # copies of `add` that failed the night before
 
 
 def program(*path):
@@ -60,15 +62,21 @@ def big_run(tmp_path_factory):
     proc = subprocess.run([program("runner", "opverify-batch"), str(manifest), "--backend", "cpu", "--run-dir",
                            str(small)], capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 1, proc.stderr[-3000:]  # the failing family
-    # Four earlier nights of every operator, a little slower each night back, on the run's device.
+    # Four earlier nights of every operator, a little slower each night back, on the run's device,
+    # with their verdicts: the failing family failing since the second night (the first
+    # NEWLY_FAILING copies passed the night before: newly failing), the first NEWLY_PASSING
+    # copies of `add` failing the night before (newly passing).
     device = json.loads((small / "ops" / "add" / "verify_result.json").read_text())["environment"]["device"]["name"]
     history = base / "history.jsonl"
     with history.open("w") as f:
         for night in range(4):
             for name in FAMILIES:
                 for k in range(1, COPIES + 1):
+                    failed = (name == FAILING and night >= 1 and not (night == 3 and k <= NEWLY_FAILING)) or (
+                        name == "add" and night == 3 and k <= NEWLY_PASSING)
                     f.write(json.dumps({"date": f"2026-11-2{night}", "commit": f"c{night}", "op": f"{name}_{k:04d}",
                                         "device": device, "geomean_latency_ms": 0.01 * (5 - night),
+                                        "verdict": "failed" if failed else "passed",
                                         "run": f"/nightly/{night}"}) + "\n")
     # On a tmpfs where there is one: the 6,000 operator files' fsyncs are the disk's time, not the page's.
     big = pathlib.Path(tempfile.mkdtemp(prefix="opverify-scale-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
@@ -95,6 +103,9 @@ def test_the_run_has_the_scale_of_a_nightly_sweep(big_run):
     timeline = html[html.index('<section id="timeline">'):]
     assert timeline[:timeline.index("</section>")].count("<g><title>") == 2000
     assert len(html) < 3_000_000
+    history = json.loads((big_run["run"] / "summary.json").read_text())["history"]
+    assert len(history["still_failing"]) == COPIES - NEWLY_FAILING and history["earlier_nights"] == 4
+    assert len(history["newly_failing"]) == NEWLY_FAILING and len(history["newly_passing"]) == NEWLY_PASSING
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (tools/dev installs it)")
@@ -120,6 +131,19 @@ def test_first_failure_on_the_first_screen_filter_and_load_time(big_run):
         assert first["scroll"] == 0 and 0 <= first["top"] and first["bottom"] <= first["h"], first
         assert 0 <= first["left"] and first["right"] <= first["w"] and first["on_top"], first
         # The environment and the totals are on the first screen too.
+        # Since when: the still failing beside the newly failing and the newly passing.
+        since = browser.evaluate("(() => { const e = document.getElementById('since-when');"
+                                 " const r = e.getBoundingClientRect();"
+                                 " return {text: e.textContent, top: r.top, bottom: r.bottom}; })()")
+        assert 0 <= since["top"] and since["bottom"] <= 800, since
+        still = COPIES - NEWLY_FAILING
+        assert f"still failing ({still}): since 2026-11-21 (4 nights) {FAILING}_00{NEWLY_FAILING + 1}" in since["text"]
+        assert f"newly failing ({NEWLY_FAILING}): since " in since["text"]
+        assert f"newly passing ({NEWLY_PASSING}): add_0001" in since["text"]
+        failing_since = browser.evaluate(
+            "(() => { const row = document.querySelector('#failing-operators tr:nth-child(2)');"
+            " const r = row.getBoundingClientRect(); return {text: row.textContent, top: r.top}; })()")
+        assert "failing since " in failing_since["text"] and failing_since["top"] < 800, failing_since
         for element in ("totals", "environment", "regressions"):
             top = browser.evaluate(f"document.getElementById('{element}').getBoundingClientRect().top")
             assert 0 <= top < 800, (element, top)

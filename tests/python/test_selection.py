@@ -213,7 +213,7 @@ def test_references_fail_with_performance_error_naming_operator_and_shape(first_
     assert proc.returncode == 2 and '"relu_ok"' in proc.stderr
 
 
-def test_history_appends_one_line_per_benchmarked_operator(first_run, tmp_path):
+def test_history_appends_one_line_per_operator_and_night(first_run, tmp_path):
     run = tmp_path / "run"
     shutil.copytree(first_run, run)
     history = tmp_path / "history.jsonl"
@@ -221,12 +221,15 @@ def test_history_appends_one_line_per_benchmarked_operator(first_run, tmp_path):
         proc = reduce(run, "--history", history, "--history-commit", "abc123")
         assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in history.read_text().splitlines()]
-    assert sorted(line["op"] for line in lines) == ["add_sweep", "relu_ok"]
+    assert sorted(line["op"] for line in lines) == ["add_sweep", "crash_second_case", "import_bad", "relu_ok"]
     for line in lines:
-        assert line["commit"] == "abc123" and line["geomean_latency_ms"] > 0
+        assert line["commit"] == "abc123"
         assert len(line["date"]) == 10 and line["date"][4] == "-" and line["run"] == str(run)
+    # A latency where benchmarked (the operators whose every case passed).
+    assert sorted(line["op"] for line in lines if line.get("geomean_latency_ms", 0) > 0) == ["add_sweep", "relu_ok"]
+    assert {line["op"]: line["verdict"] for line in lines}["relu_ok"] == "passed"
     proc = reduce(run, "--history", history)  # the build's commit by default; the run is there already
-    assert proc.returncode == 0 and len(history.read_text().splitlines()) == 2
+    assert proc.returncode == 0 and len(history.read_text().splitlines()) == 4
 
 
 def test_history_lines_of_other_shapes_are_kept_not_fatal(first_run, tmp_path):
@@ -241,7 +244,8 @@ def test_history_lines_of_other_shapes_are_kept_not_fatal(first_run, tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = history.read_text().splitlines()
     assert lines[:2] == odd
-    assert sorted(json.loads(line)["op"] for line in lines[2:]) == ["add_sweep", "relu_ok"]
+    assert sorted(json.loads(line)["op"] for line in lines[2:]) == ["add_sweep", "crash_second_case", "import_bad",
+                                                                    "relu_ok"]
 
 
 def test_load_run_returns_cases_verdicts_metrics_and_performance(first_run):

@@ -270,16 +270,20 @@ TEST_F(ReporterTest, HtmlAndMarkdownShowTheBaselineDiffAndTheTrend) {
                               "id=\"regressed\">REGRESSED</span>"));
   EXPECT_THAT(html, HasSubstr("newly failing (1): <a href=\"#op-b_bad_b-"));
   EXPECT_THAT(html, HasSubstr("\">&lt;b&gt;bad&lt;/b&gt;</a></li>"));
-  EXPECT_THAT(html, HasSubstr("slower (1): <a href=\"#op-relu\">relu</a> +25.0%</li>"));
+  EXPECT_THAT(html, HasSubstr("slower (1): <a href=\"#op-relu\">relu</a> +25.0% <span "
+                              "class=\"note\">(noise floor 0.0%)</span></li>"));
   EXPECT_THAT(html, HasSubstr("fixed (1): <a href=\"#op-gone_fixed-"));
   // The trend: two nights, the slower one higher; the commit escaped in its title.
   EXPECT_THAT(html, HasSubstr("<svg class=\"spark\""));
   EXPECT_THAT(html, HasSubstr("<polyline points=\"2.0,2.0 78.0,16.0\"/><circle cx=\"78.0\""));
   EXPECT_THAT(html, HasSubstr("last 0.01 ms (c&lt;2&gt;)</title><polyline"));
   const std::string md = Read("report.md");
-  EXPECT_THAT(md, HasSubstr("## Against the baseline\n\n`/runs/<last night>`: **REGRESSED**\n\n"
-                            "- newly failing (1): `<b>bad</b>`\n- slower (1): `relu` +25.0%\n"
-                            "- fixed (1): `gone|fixed`\n"));
+  EXPECT_THAT(
+      md, HasSubstr(
+              "## Against the baseline\n\n`/runs/<last night>`: **REGRESSED**\n\n"
+              "- newly failing (1): `<b>bad</b>`\n- slower (1): `relu` +25.0% (noise floor 0.0%, 0 "
+              "repeats)\n"
+              "- fixed (1): `gone|fixed`\n"));
 }
 
 TEST_F(ReporterTest, HtmlGroupsByTheManifestsFirstTagElseByFamily) {

@@ -4,6 +4,7 @@ Every section is collected on its own; a failure becomes {"error": ...}."""
 import datetime
 import hashlib
 import os
+import sys
 
 
 def _section(fn):
@@ -74,6 +75,23 @@ def _cann():
         for line in f:
             if line.startswith("version="):
                 out["version"] = line.split("=", 1)[1].strip()
+    return out
+
+
+def library_versions(packages):
+    """{package: version} of the libraries under test (the manifest's "library"), for the
+    nightly history: the imported module's __version__, else the installed distribution's,
+    else None (a source tree without either)."""
+    from importlib import metadata
+    out = {}
+    for name in packages:
+        version = getattr(sys.modules.get(name), "__version__", None)
+        if version is None:
+            try:
+                version = metadata.version(name)
+            except Exception:  # noqa: BLE001 - not installed as a distribution
+                version = None
+        out[name] = str(version) if version is not None else None
     return out
 
 

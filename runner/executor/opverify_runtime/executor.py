@@ -643,6 +643,8 @@ class Session(BenchRequests):
             self._environment = (self.backend, environment.collect(self.torch, self.backend))
         collected = dict(self._environment[1])
         collected["timestamp"] = environment.timestamp()
+        if getattr(self, "library", None):
+            collected["libraries"] = environment.library_versions(self.library)
         return {"environment": collected}, []
 
     def op_lint(self, request):

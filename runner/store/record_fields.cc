@@ -206,10 +206,11 @@ const json& Attribute(const CaseRecord& record, const std::string& name) {
 Status CheckRecordFields(const CaseRecord& record, const std::string& where) {
   for (const Field& field : kFields) {
     if (field.kind && *field.kind != record.kind) continue;
-    const json& value = Attribute(record, field.attribute);
+    // A pointer, not a reference: g++ 13 takes the string argument's temporary for the referent.
+    const json* value = &Attribute(record, field.attribute);
     std::string pointer;
     const json* wrong = nullptr;
-    if (!FindWrong(value, Tokens(field.path), 0, field.types, &pointer, &wrong)) continue;
+    if (!FindWrong(*value, Tokens(field.path), 0, field.types, &pointer, &wrong)) continue;
     const std::string what = TypeNames(TypeOf(*wrong));
     return Status::InvalidInput(where + ": attribute '" + field.attribute +
                                 "': " + (pointer.empty() ? "(the whole value)" : pointer) + " is " +

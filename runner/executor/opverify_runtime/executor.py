@@ -603,13 +603,13 @@ class Session(BenchRequests):
             if verdict is not None:
                 raise CaseError("LintError", verdict[1], regression_type=verdict[0])
         if evidence:
-            device_kernels = bench.device_kernels(torch, prof)  # not `kernels`: that is the compile count
+            on_device = bench.device_kernels(torch, prof)  # not `kernels`: that is the compile count
             self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library)  # lazily imported ones too
             own = runtime_evidence.own_names(launches, self.own_kernels, override=bool(self.override))
             self.own_kernels.update({n: j for n, j in launches.jit_functions.items() if n in own})  # ghost replay
             reply["runtime_evidence"] = {
                 "torch_ops": trace.report(), "own_kernels": sorted(own), "library": self.library,
-                "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in device_kernels.items()},
+                "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in on_device.items()},
                 "triton_launches": launches.report() if launches.active else None}
             registered = set()
             if baseline is not None:
@@ -621,11 +621,10 @@ class Session(BenchRequests):
                     op: {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in ops.items()}
                     for op, ops in sorted(inside.items())}
             if self.allow_torch:  # declared exceptions: what they cover is not judged
-                waivers, device_kernels, inside = allowances.waive_runtime(self.allow_torch, trace, device_kernels, inside,
-                                                                           prof)
+                waivers, on_device, inside = allowances.waive_runtime(self.allow_torch, trace, on_device, inside, prof)
                 if waivers:
                     reply["waivers"] = waivers
-            verdict = runtime_evidence.judge_evidence(trace, device_kernels, own, baseline, registered, inside,
+            verdict = runtime_evidence.judge_evidence(trace, on_device, own, baseline, registered, inside,
                                                       launches.report())
             if verdict is not None:
                 raise CaseError("LintError", verdict[1], regression_type=verdict[0],

@@ -160,7 +160,9 @@ def test_a_stopped_run_still_lists_its_failures(batch_bin, tmp_path):  # noqa: F
                                                   {"name": "sleep_long", "dir": CPU_OPS, "sweep": {"n": [1, 2, 3]},
                                                    "timeout_s": 1200}]}))
     run_dir = tmp_path / "run"
-    proc = subprocess.Popen([batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), *FAST],
+    # The manifest's order (--schedule fifo): nan_bad has run when the sleeping case is seen.
+    proc = subprocess.Popen([batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), *FAST,
+                             "--schedule", "fifo"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, **MPI_ENV))
     try:
         wait_for(lambda: sleeping(run_dir, 0), 120, "the sleeping case")

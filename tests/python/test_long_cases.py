@@ -117,7 +117,7 @@ def test_sigusr1_under_mpirun_with_both_ranks_inside_ten_minute_cases(batch_bin,
     manifest = long_manifest(tmp_path / "long.json", sleeper_folders(tmp_path, 2))
     run_dir = tmp_path / "run"
     command = ["mpirun", "-np", "2", "--oversubscribe", batch_bin, str(manifest), "--backend", "cpu",
-               "--run-dir", str(run_dir), "--no-bench"]
+               "--run-dir", str(run_dir), "--no-bench", "--schedule", "fifo"]  # the manifest's order
     before = stop_inside_long_cases(command, run_dir, 2, signal.SIGUSR1)  # mpirun forwards it to every rank
     summary, stored = assert_complete_partial_reports(run_dir, "SIGUSR1", ["relu_ok", "transpose_ok"])
     # The sleeping cases were abandoned, not stored, and not failures.

@@ -461,7 +461,9 @@ def test_a_stop_under_srun_with_both_tasks_inside_ten_minute_cases(cluster, pref
     # Either way, complete reports of what is stored within STOP_WITHIN_S,
     # and no executor left behind.
     manifest = long_manifest(tmp_path / "long.json", sleeper_folders(tmp_path, 2))
-    env = dict(nightly_env(cluster, prefix, tmp_path, LAUNCHER="srun"), MANIFEST=str(manifest))
+    # The manifest's order (--schedule fifo): the quick operators have run when both tasks sleep.
+    env = dict(nightly_env(cluster, prefix, tmp_path, LAUNCHER="srun", BATCH_FLAGS="--schedule fifo"),
+               MANIFEST=str(manifest))
     sweep, reduce, run_dir = submit_nightly(cluster, env)
     run = pathlib.Path(run_dir)
     wait_for(lambda: all(sleeping(run, r) for r in range(2)), 240, "both tasks inside a sleeping case")

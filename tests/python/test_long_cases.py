@@ -146,8 +146,8 @@ def test_sigusr1_under_mpirun_with_both_ranks_inside_ten_minute_cases(batch_bin,
 def test_sigterm_to_a_single_rank_inside_a_ten_minute_case(batch_bin, tmp_path):
     manifest = long_manifest(tmp_path / "long.json", sleeper_folders(tmp_path, 1))
     run_dir = tmp_path / "run"
-    stop_inside_long_cases([batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), "--no-bench"],
-                           run_dir, 1, signal.SIGTERM)
+    stop_inside_long_cases([batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), "--no-bench",
+                            "--schedule", "fifo"], run_dir, 1, signal.SIGTERM)  # the manifest's order
     _, stored = assert_complete_partial_reports(run_dir, "SIGTERM", ["relu_ok", "transpose_ok"])
     assert sum(c.startswith("sleep_long_2/") for c in stored) == 1  # n=1 ran; n=2 was abandoned
     resumed = run_batch(batch_bin, manifest, run_dir, "--resume", "--no-bench", env={"OPVERIFY_TEST_NO_SLEEP": "1"})

@@ -27,23 +27,10 @@ import sys
 import tempfile
 import time
 
+from runner_overhead import TASK  # the same torch-only task (x * 2 + 1, get_inputs(n))
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
-TASK = '''import torch
-
-
-class Model(torch.nn.Module):
-    def forward(self, x):
-        return x * 2 + 1
-
-
-def get_init_inputs():
-    return []
-
-
-def get_inputs(n=64):
-    return [torch.randn(n)]
-'''
 IMPL = '''import time
 
 import torch

@@ -254,9 +254,19 @@ def batch_bin():
     return path
 
 
-def hostile_manifest(path, ops_dir, ops):
-    path.write_text(json.dumps({"name": "hostile", "defaults": {"impl_name": "cpu_impl", "lint": False},
-                                "operators": [{"name": op, "dir": str(ops_dir)} for op in ops]}))
+# The fork bomb's 1100 spawns take more than 15 s on a loaded 2-core machine: it gets the minute
+# that test_a_hostile_implementation_gets_a_verdict_in_verify gives it.
+OPERATOR_TIMEOUTS = {"fork_bomb": 60}
+
+
+def hostile_manifest(path, ops_dir, ops, timeout_s=15):
+    """The manifest of `ops`, every case `timeout_s` seconds but those of OPERATOR_TIMEOUTS (the
+    batches below give no --timeout, which would override the operators' own)."""
+    operators = [{"name": op, "dir": str(ops_dir), **({"timeout_s": OPERATOR_TIMEOUTS[op]}
+                                                      if op in OPERATOR_TIMEOUTS else {})} for op in ops]
+    path.write_text(json.dumps({"name": "hostile", "defaults": {"impl_name": "cpu_impl", "lint": False,
+                                                                "timeout_s": timeout_s},
+                                "operators": operators}))
     return path
 
 
@@ -276,7 +286,7 @@ def test_a_two_rank_batch_of_hostile_implementations_ends_with_reports(batch_bin
     run_dir = tmp_path / "run"
     try:
         proc = subprocess.run(["mpirun", "-np", "2", "--oversubscribe", batch_bin, str(manifest), "--backend", "cpu",
-                               "--run-dir", str(run_dir), "--timeout", "15", "--no-bench", *LIMITS],
+                               "--run-dir", str(run_dir), "--no-bench", *LIMITS],
                               capture_output=True, text=True, timeout=300, env=env)
     finally:
         listener.close()
@@ -354,8 +364,8 @@ def test_resume_of_a_run_with_the_killer_finishes(batch_bin, ops_dir, env, tmp_p
     ops = ["setsid_child", "kill_parent", "stop_parent"]
     manifest = hostile_manifest(tmp_path / "hostile.json", ops_dir, ops)
     run_dir = tmp_path / "run"
-    command = [batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), "--timeout", "15",
-               "--no-bench", "--no-ab", *LIMITS]
+    command = [batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), "--no-bench", "--no-ab",
+               *LIMITS]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     journal = run_dir / "shards" / "rank-0000.journal"
     deadline = time.monotonic() + 60

@@ -371,6 +371,25 @@ def test_mpirun_in_the_allocation_and_the_baseline_diff_of_the_next_night(cluste
         diff = json.load(f)
     assert diff["newly_failing"] == [] and diff["fixed"] == [], diff
     assert one_task(cluster, reduce)["JobState"] in ("COMPLETED", "FAILED")  # 1: slower, by noise
+    # Both reduce steps appended their night to the history beside the dated folders (reduce.sbatch's
+    # default --history), and the second night says since when its failing operators fail.
+    assert f"--history {first_night['root']}/history.jsonl" in logs
+    with open(os.path.join(str(first_night["root"]), "history.jsonl")) as f:
+        history = [json.loads(line) for line in f]
+    ops = sorted({case.split("/")[0] for case in reference})
+    failing = sorted({case.split("/")[0] for case, (passed, _) in reference.items() if not passed})
+    for night in (first_night["dir"], run_dir):
+        lines = [line for line in history if line["run"] == night]
+        assert sorted(line["op"] for line in lines) == ops, (night, lines)
+        assert sorted(line["op"] for line in lines if line["verdict"] == "failed") == failing
+        assert all(line["commit"] == s["opverify"]["commit"] for line in lines)
+    first_date = next(line["date"] for line in history if line["run"] == first_night["dir"])
+    assert s["history"]["earlier_nights"] == 1
+    assert sorted(s["history"]["still_failing"], key=lambda streak: streak["op"]) == [
+        {"op": op, "since": first_date, "nights": 2} for op in failing]
+    assert s["history"]["newly_failing"] == [] and s["history"]["newly_passing"] == []
+    with open(os.path.join(run_dir, "report.md")) as f:
+        assert f"- still failing ({len(failing)}):" in f.read()
 
 
 def test_a_job_array_splits_the_manifest_and_the_reduce_step_merges_it(cluster, prefix, tmp_path, reference):

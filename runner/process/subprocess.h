@@ -1,7 +1,13 @@
 // Starting and stopping child processes: the one place opverify launches
-// programs (executors, npu-smi for the device clock, and tests' helpers).
-// posix_spawn only: MPI ranks must not fork(), and CUDA cannot be used after
-// fork() either.
+// programs (executors, npu-smi for the device clock, and tests' helpers),
+// with posix_spawn only: a rank holds MPI and may hold CUDA, neither of which
+// survives into a fork()ed child that goes on working. The tree's three
+// fork()s are not that: the sandbox's init (process/sandbox_main.cc, a
+// single-threaded helper with neither MPI nor CUDA) forks the child that
+// execs the executor, and two readers of files libhdf5 may crash on run one
+// read in a child that only reads and _exit()s (tensor_io/isolated_read.cc
+// for `opverify compare`'s HDF5 tensors, store/run_records.cc for a run's
+// shards).
 #pragma once
 
 #include <sys/types.h>

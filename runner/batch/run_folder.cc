@@ -120,17 +120,29 @@ bool ClaimRunDir(const BatchOptions& options, RunLock* lock) {
   return true;
 }
 
+// A folder named through a link (runs/latest): the folder it points at, so that the run keeps
+// it when runs/latest moves on (a link to itself otherwise, with --resume --run-dir runs/latest).
+std::string FollowLink(const std::string& folder) {
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(folder, ec);
+  return ec ? folder : (fs::path(folder).parent_path() / target).lexically_normal().string();
+}
+
 }  // namespace
 
 bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* options,
                      RunLock* lock) {
   const int rank = world != nullptr ? world->rank() : 0;
   const int size = world != nullptr ? world->size() : 1;
+  // Every rank has read the earlier runs it was given (--rerun-failed runs/latest) before rank 0
+  // points runs/latest at this one: a rank still on its way would read the new run instead.
+  if (world != nullptr) world->Barrier();
   bool refused = false;
   if (rank == 0) {
     if (options->run_dir.empty())
       options->run_dir = DefaultRunDir(job_name.empty() ? "job" : job_name);
-    options->run_dir = fs::absolute(options->run_dir).lexically_normal().string();
+    options->run_dir = FollowLink(fs::absolute(options->run_dir).lexically_normal().string());
+    if (!options->previous_run.empty()) options->previous_run = FollowLink(options->previous_run);
     if (!options->dry_run) refused = !ClaimRunDir(*options, lock);
     if (!options->dry_run && !refused) {
       if (Status pointed = PointLatestAt(options->run_dir); !pointed.ok())

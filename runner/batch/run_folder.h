@@ -27,7 +27,10 @@ Status PointLatestAt(const std::string& run_dir);
 // default), creates it and takes its lock into *lock (runner/store/run_lock.h:
 // one writer per folder; the other ranks only write their own shards), and
 // refuses one that another run holds, or that already holds a run unless
-// --resume; --dry-run touches nothing. Every other rank waits for its word
+// --resume; --dry-run touches nothing. A run folder or --previous named
+// through a link (runs/latest) becomes the folder it points at; runs/latest
+// moves (PointLatestAt) only once every rank has come here, having read
+// --rerun-failed runs/latest. Every other rank waits for its word
 // on `world` and takes the same folder. `world`: every rank's Comm, or null
 // when this is the only rank. Returns false (on every rank alike) when rank
 // 0 refused the folder, having said why on stderr.

@@ -106,3 +106,9 @@ def test_runs_latest_the_report_link_and_a_quiet_end_under_mpirun(batch_bin, tmp
     other = subprocess.run(command + ["--run-dir", str(tmp_path / "elsewhere")], capture_output=True, text=True,
                            cwd=tmp_path, env=env, timeout=600)
     assert other.returncode == 1 and latest.resolve() == second
+    # --resume --run-dir runs/latest finishes the run it names, and runs/latest keeps naming it.
+    resumed = subprocess.run([batch_bin, manifest, *FAST, "--resume", "--run-dir", "runs/latest"],
+                             capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert resumed.returncode == 1, resumed.stderr[-3000:]
+    assert resumed.stdout.splitlines()[-1].endswith(f" -> file://{second}/report.html"), resumed.stdout[-500:]
+    assert os.readlink(latest) == second.name

@@ -86,8 +86,9 @@ def test_a_job_name_never_picks_a_folder_outside_runs(batch_bin, tmp_path):  # n
     manifest = make_ops(tmp_path / "ops", {"alpha": RIGHT}, name="../../../../X")
     proc = batch(batch_bin, manifest, None, "--no-bench", cwd=deep)  # for real
     assert proc.returncode == 0, proc.stderr[-2000:]
-    made = os.listdir(deep / "runs")
-    assert len(made) == 1 and made[0].startswith("X-") and re.fullmatch(leaf, made[0]), made
+    made = sorted(os.listdir(deep / "runs"))  # the run folder and runs/latest, a relative link to it
+    assert len(made) == 2 and made[0].startswith("X-") and re.fullmatch(leaf, made[0]), made
+    assert made[1] == "latest" and os.readlink(deep / "runs" / "latest") == made[0]
     assert (deep / "runs" / made[0] / "summary.json").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "ops"]  # nothing written beside
 
@@ -108,20 +109,30 @@ def test_repro_lines_from_an_injection_folder_are_only_data(batch_bin, tmp_path)
     assert proc.returncode == 1, proc.stderr[-2000:]
     md = (run / "report.md").read_text()
     blocks = re.findall(r"```sh\n(.*?)\n```", md, re.S)
+    md_triage = re.findall(r"^\| loud \|.*\| `(opverify verify .*)` \|$", md, re.M)  # "Failing operators"
     junit = ET.parse(run / "junit.xml").getroot()
     prop = [p.get("value") for p in junit.iter("property") if p.get("name") == "repro"]
     html = (run / "report.html").read_text()
-    code = re.findall(r"<td><code>(.*?)</code></td>", html, re.S)
+
+    def code_in(table):
+        return re.findall(r"<td><code>(.*?)</code></td>", re.search(rf'<table id="{table}">.*?</table>', html, re.S)[0],
+                          re.S)
+    code, html_triage = code_in("failures"), code_in("failing-operators")
     import html as html_lib
     lines = blocks + prop + [html_lib.unescape(c) for c in code]
+    triage = md_triage + [html_lib.unescape(c) for c in html_triage]  # the first failing case's repro
     assert len(blocks) == 1 and len(prop) == 1 and len(code) == 4, lines  # html: one per failing case
+    assert len(md_triage) == 1 and len(html_triage) == 1, triage  # one row per failing operator
+    assert len(re.findall(r"<td><code>", html)) == len(code) + len(html_triage)  # no repro left unchecked
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    for line in lines:
+    for line in lines + triage:
         args = paste(line, scratch)
         assert args[:3] == ["verify", "--op_name", "loud"]
         assert args[args.index("--verify_dir") + 1] == str(folder)
         assert not (scratch / "INJECTED").exists() and not (tmp_path / "INJECTED").exists()
+    for line in triage:
+        assert paste(line, scratch)[-4:] == ["--case", "1", "--output", "/tmp/repro-loud/"]
 
 
 def test_markup_and_escapes_in_error_text_reach_no_renderer_or_terminal(finished):

@@ -216,7 +216,8 @@ def test_torch_on_the_host_with_data_copied_from_the_device_is_compute():
     assert host.step("add", [("cpu", 7)], [("cpu", 8)]) is False             # the host's own data
     assert host.step("copy_", [("cpu", 10), ("cuda", 11)], [("cpu", 10)]) is False  # dst.copy_(device src)
     assert host.step("sum", [("cpu", 10)], [("cpu", 12)]) is True
-    trace = runtime_evidence.DispatchTrace.__new__(runtime_evidence.DispatchTrace)
+    import torch
+    trace = runtime_evidence.DispatchTrace(torch)  # not entered: only its recorded operators are set
     trace.ops = {"tanh": [1, {"cpu", runtime_evidence.HOST_FROM_DEVICE}], "add": [1, {"cpu"}]}
     assert set(trace.compute_ops()) == {"tanh"}
     verdict = runtime_evidence.judge_inside_kernels({"tanh": {"tanh": [1, {"cpu", runtime_evidence.HOST_FROM_DEVICE}],

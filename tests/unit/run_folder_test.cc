@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -102,6 +103,53 @@ TEST(NegotiateRunDir, ALoneRankNeedsNoComm) {
   EXPECT_FALSE(NegotiateRunDir(nullptr, "job", &options, &lock));
   EXPECT_FALSE(lock.held());
   fs::remove_all(dir);
+}
+
+// runs/ with an earlier run `old` (it has shards/) and runs/latest a link to it.
+fs::path RunsWithLatestAtOld(const std::string& name) {
+  const fs::path runs = FreshFolder(name) / "runs";
+  fs::create_directories(runs / "old" / "shards");
+  fs::create_directory_symlink("old", runs / "latest");
+  return runs;
+}
+
+TEST(NegotiateRunDir, RunsLatestMovesOnlyOnceEveryRankHasComeToAgree) {
+  // A late rank reads --rerun-failed runs/latest before it negotiates: it must find the old run
+  // there, or it selects other cases (none) than rank 0 and the ranks wait on each other forever.
+  const fs::path runs = RunsWithLatestAtOld("latest-late-rank");
+  std::vector<std::unique_ptr<Comm>> world = MakeLocalComms(2);
+  RunLock lock;
+  BatchOptions first;
+  first.run_dir = (runs / "new").string();
+  std::thread rank0([&] { EXPECT_TRUE(NegotiateRunDir(world[0].get(), "job", &first, &lock)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const fs::path seen_by_rank1 = fs::read_symlink(runs / "latest");
+  BatchOptions other;
+  EXPECT_TRUE(NegotiateRunDir(world[1].get(), "job", &other, &lock));
+  rank0.join();
+  EXPECT_EQ(seen_by_rank1, fs::path("old"));
+  EXPECT_EQ(fs::read_symlink(runs / "latest"), fs::path("new"));
+  EXPECT_EQ(other.run_dir, (runs / "new").string());
+  lock = RunLock();
+  fs::remove_all(runs.parent_path());
+}
+
+TEST(NegotiateRunDir, RunsLatestNamesTheFolderItPointsAtForResumeAndPrevious) {
+  const fs::path runs = RunsWithLatestAtOld("latest-resume");
+  BatchOptions options;
+  options.run_dir = (runs / "latest").string();
+  options.resume = true;
+  options.previous_run = (runs / "latest").string();
+  const Agreed resumed = Negotiate(2, options, "job");
+  EXPECT_TRUE(resumed.go_on[0] && resumed.go_on[1]);
+  EXPECT_EQ(resumed.run_dirs[0], (runs / "old").string());
+  EXPECT_EQ(resumed.run_dirs[1], (runs / "old").string());
+  EXPECT_EQ(fs::read_symlink(runs / "latest"), fs::path("old"));  // not a link to itself
+  RunLock lock;
+  ASSERT_TRUE(NegotiateRunDir(nullptr, "job", &options, &lock));
+  EXPECT_EQ(options.previous_run, (runs / "old").string());  // read once runs/latest has moved on
+  lock = RunLock();
+  fs::remove_all(runs.parent_path());
 }
 
 TEST(DefaultRunDir, AJobNameNeverLeavesRunsWhateverItHolds) {

@@ -176,36 +176,45 @@ void WriteGates(std::ostringstream& xml, const std::vector<PerformanceGate>& gat
   xml << "  </testsuite>\n";
 }
 
-}  // namespace
-
-Status JUnitReporter::ReportRun(const RunModel& run) {
+// The run's cases by operator (std::map: suites in name order), with the
+// cases not run; an operator none of whose cases ran has a null model.
+struct OperatorSuites {
   std::map<std::string, const OperatorModel*> ops;
   std::map<std::string, std::vector<const SkippedCase*>> skipped;
-  for (const OperatorModel& op : run.operators) ops[op.name] = &op;
+};
+
+OperatorSuites GroupByOperator(const RunModel& run) {
+  OperatorSuites suites;
+  for (const OperatorModel& op : run.operators) suites.ops[op.name] = &op;
   for (const SkippedCase& s : run.skipped) {
-    skipped[s.op].push_back(&s);
-    ops.emplace(s.op, nullptr);  // an operator none of whose cases ran
+    suites.skipped[s.op].push_back(&s);
+    suites.ops.emplace(s.op, nullptr);
   }
+  return suites;
+}
+
+double CasesSeconds(const OperatorModel* op) {
+  double seconds = 0;
+  if (op == nullptr) return seconds;
+  for (const CaseRecord& c : op->cases) seconds += Seconds(c);
+  return seconds;
+}
+
+// <testsuites>: the totals of every suite, the gates' included.
+void WriteSuitesHeader(std::ostringstream& xml, const RunModel& run, OperatorSuites& suites,
+                       const std::vector<PerformanceGate>& gates, int gate_failures) {
   double total_s = 0;
   SuiteCounts all;
-  for (const auto& [name, op] : ops) {
-    const SuiteCounts counts = Count(op, skipped[name]);
+  for (const auto& [name, op] : suites.ops) {
+    const SuiteCounts counts = Count(op, suites.skipped[name]);
     all.failures += counts.failures;
     all.errors += counts.errors;
     if (op == nullptr) continue;
-    for (const CaseRecord& c : op->cases) total_s += Seconds(c);
+    for (const CaseRecord& c : op->cases)
+      total_s += Seconds(c);  // case by case: the rounding of every run so far
   }
-  const std::vector<PerformanceGate> gates = context().extras != nullptr
-                                                 ? PerformanceGates(*context().extras)
-                                                 : std::vector<PerformanceGate>{};
-  int gate_failures = 0;
   int gate_skipped = 0;
-  for (const PerformanceGate& g : gates) {
-    gate_failures += g.type.empty() ? 0 : 1;
-    gate_skipped += g.measured ? 0 : 1;
-  }
-  std::ostringstream xml;
-  xml << std::fixed << std::setprecision(6);  // xs:decimal has no exponent
+  for (const PerformanceGate& g : gates) gate_skipped += g.measured ? 0 : 1;
   xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   xml << "<testsuites name=\""
       << MarkupEscape(run.run_info.value("manifest_name", std::string("opverify"))) << "\" tests=\""
@@ -215,77 +224,103 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
       << all.errors + run.totals.lost << "\" skipped=\""
       << run.skipped.size() + static_cast<std::size_t>(gate_skipped) << "\" time=\"" << total_s
       << "\">\n";
-  // Results the run should hold and does not: one error each, so that no CI
-  // reads a run whose data are gone as a pass.
-  if (run.totals.lost > 0) {
-    xml << "  <testsuite name=\"opverify.store\" tests=\"" << run.totals.lost
-        << "\" failures=\"0\" errors=\"" << run.totals.lost << "\" skipped=\"0\" time=\"0\">\n";
-    int k = 0;
-    for (const auto* lines : {&run.problems, &run.incomplete}) {
-      const char* type = lines == &run.problems ? "UnreadableResults" : "MissingResults";
-      for (const std::string& line : *lines) {
-        xml << "    <testcase classname=\"opverify.store\" name=\"lost-" << ++k
-            << "\" time=\"0\">\n      <error type=\"" << type << "\" message=\""
-            << MarkupEscape(FirstLine(line)) << "\">" << MarkupEscape(line)
-            << "</error>\n    </testcase>\n";
-      }
+}
+
+// Results the run should hold and does not: one error each, so that no CI
+// reads a run whose data are gone as a pass.
+void WriteLost(std::ostringstream& xml, const RunModel& run) {
+  if (run.totals.lost <= 0) return;
+  xml << "  <testsuite name=\"opverify.store\" tests=\"" << run.totals.lost
+      << "\" failures=\"0\" errors=\"" << run.totals.lost << "\" skipped=\"0\" time=\"0\">\n";
+  int k = 0;
+  for (const auto* lines : {&run.problems, &run.incomplete}) {
+    const char* type = lines == &run.problems ? "UnreadableResults" : "MissingResults";
+    for (const std::string& line : *lines) {
+      xml << "    <testcase classname=\"opverify.store\" name=\"lost-" << ++k
+          << "\" time=\"0\">\n      <error type=\"" << type << "\" message=\""
+          << MarkupEscape(FirstLine(line)) << "\">" << MarkupEscape(line)
+          << "</error>\n    </testcase>\n";
     }
-    xml << "  </testsuite>\n";
   }
+  xml << "  </testsuite>\n";
+}
+
+// An operator suite's properties: how to run it again, its latency and
+// speedup, the build, and the stale allowances that name it.
+void SuiteProperties(std::ostringstream& xml, const RunModel& run, const std::string& name,
+                     const OperatorModel* op, const std::string& built) {
+  xml << "    <properties>\n";
+  if (op != nullptr) {
+    xml << "      <property name=\"repro\" value=\"" << MarkupEscape(op->repro) << "\"/>\n";
+    if (op->performance) {
+      const OperatorPerformance& perf = *op->performance;
+      if (perf.implementation_ms)
+        xml << "      <property name=\"latency_ms\" value=\"" << Number(*perf.implementation_ms)
+            << "\"/>\n";
+      if (perf.framework_ms)
+        xml << "      <property name=\"framework_latency_ms\" value=\""
+            << Number(*perf.framework_ms) << "\"/>\n";
+      if (perf.speedup)
+        xml << "      <property name=\"speedup\" value=\"" << Number(*perf.speedup) << "\"/>\n";
+    }
+  }
+  if (!built.empty())
+    xml << "      <property name=\"opverify\" value=\"" << MarkupEscape(built) << "\"/>\n";
+  for (const AllowanceUse& use : run.allowances) {
+    if (use.State() != "stale" ||
+        std::find(use.operators.begin(), use.operators.end(), name) == use.operators.end())
+      continue;
+    Property(xml, "stale_allowance", StaleAllowanceLine(use));
+  }
+  xml << "    </properties>\n";
+}
+
+// One operator's suite: its cases (with their benchmarked shapes) and the
+// cases not run.
+void WriteSuite(std::ostringstream& xml, const RunModel& run, const std::string& name,
+                const OperatorModel* op, const std::vector<const SkippedCase*>& not_run,
+                const std::string& built) {
+  const SuiteCounts counts = Count(op, not_run);
+  const std::size_t ran = op != nullptr ? op->cases.size() : 0;
+  xml << "  <testsuite name=\"" << MarkupEscape(name) << "\" tests=\"" << ran + not_run.size()
+      << "\" failures=\"" << counts.failures << "\" errors=\"" << counts.errors << "\" skipped=\""
+      << counts.skipped << "\" time=\"" << CasesSeconds(op) << "\">\n";
+  SuiteProperties(xml, run, name, op, built);
+  if (op != nullptr) {
+    std::map<int, const ShapeResult*> shapes;  // by case index, from 0
+    if (op->performance) {
+      for (const ShapeResult& shape : op->performance->result.shapes)
+        shapes[shape.case_idx - 1] = &shape;
+    }
+    for (const CaseRecord& c : op->cases) {
+      const auto shape = shapes.find(c.case_index);
+      WriteCase(xml, name, c, shape != shapes.end() ? shape->second : nullptr);
+    }
+  }
+  for (const SkippedCase* s : not_run) {
+    xml << "    <testcase classname=\"" << MarkupEscape(name) << "\" name=\""
+        << MarkupEscape(s->case_id) << "\" time=\"0\">\n      <skipped message=\""
+        << MarkupEscape(s->reason) << "\"/>\n    </testcase>\n";
+  }
+  xml << "  </testsuite>\n";
+}
+
+}  // namespace
+
+Status JUnitReporter::ReportRun(const RunModel& run) {
+  OperatorSuites suites = GroupByOperator(run);
+  const std::vector<PerformanceGate> gates = context().extras != nullptr
+                                                 ? PerformanceGates(*context().extras)
+                                                 : std::vector<PerformanceGate>{};
+  int gate_failures = 0;
+  for (const PerformanceGate& g : gates) gate_failures += g.type.empty() ? 0 : 1;
+  std::ostringstream xml;
+  xml << std::fixed << std::setprecision(6);  // xs:decimal has no exponent
+  WriteSuitesHeader(xml, run, suites, gates, gate_failures);
+  WriteLost(xml, run);
   const std::string built = RunVersionLine(run.run_info);
-  for (const auto& [name, op] : ops) {
-    const std::vector<const SkippedCase*>& not_run = skipped[name];
-    const SuiteCounts counts = Count(op, not_run);
-    double op_s = 0;
-    if (op != nullptr) {
-      for (const CaseRecord& c : op->cases) op_s += Seconds(c);
-    }
-    const std::size_t ran = op != nullptr ? op->cases.size() : 0;
-    xml << "  <testsuite name=\"" << MarkupEscape(name) << "\" tests=\"" << ran + not_run.size()
-        << "\" failures=\"" << counts.failures << "\" errors=\"" << counts.errors << "\" skipped=\""
-        << counts.skipped << "\" time=\"" << op_s << "\">\n";
-    xml << "    <properties>\n";
-    if (op != nullptr) {
-      xml << "      <property name=\"repro\" value=\"" << MarkupEscape(op->repro) << "\"/>\n";
-      if (op->performance) {
-        const OperatorPerformance& perf = *op->performance;
-        if (perf.implementation_ms)
-          xml << "      <property name=\"latency_ms\" value=\"" << Number(*perf.implementation_ms)
-              << "\"/>\n";
-        if (perf.framework_ms)
-          xml << "      <property name=\"framework_latency_ms\" value=\""
-              << Number(*perf.framework_ms) << "\"/>\n";
-        if (perf.speedup)
-          xml << "      <property name=\"speedup\" value=\"" << Number(*perf.speedup) << "\"/>\n";
-      }
-    }
-    if (!built.empty())
-      xml << "      <property name=\"opverify\" value=\"" << MarkupEscape(built) << "\"/>\n";
-    for (const AllowanceUse& use : run.allowances) {
-      if (use.State() != "stale" ||
-          std::find(use.operators.begin(), use.operators.end(), name) == use.operators.end())
-        continue;
-      Property(xml, "stale_allowance", StaleAllowanceLine(use));
-    }
-    xml << "    </properties>\n";
-    if (op != nullptr) {
-      std::map<int, const ShapeResult*> shapes;  // by case index, from 0
-      if (op->performance) {
-        for (const ShapeResult& shape : op->performance->result.shapes)
-          shapes[shape.case_idx - 1] = &shape;
-      }
-      for (const CaseRecord& c : op->cases) {
-        const auto shape = shapes.find(c.case_index);
-        WriteCase(xml, name, c, shape != shapes.end() ? shape->second : nullptr);
-      }
-    }
-    for (const SkippedCase* s : not_run) {
-      xml << "    <testcase classname=\"" << MarkupEscape(name) << "\" name=\""
-          << MarkupEscape(s->case_id) << "\" time=\"0\">\n      <skipped message=\""
-          << MarkupEscape(s->reason) << "\"/>\n    </testcase>\n";
-    }
-    xml << "  </testsuite>\n";
-  }
+  for (const auto& [name, op] : suites.ops)
+    WriteSuite(xml, run, name, op, suites.skipped[name], built);
   WriteGates(xml, gates, gate_failures);
   xml << "</testsuites>\n";
   return WriteReportFile((std::filesystem::path(context().run_dir) / "junit.xml").string(),

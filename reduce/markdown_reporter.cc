@@ -141,10 +141,8 @@ void FailingOperators(std::ostringstream& md, const RunModel& run, const ReportE
   md << "\n";
 }
 
-}  // namespace
-
-Status MarkdownReporter::ReportRun(const RunModel& run) {
-  std::ostringstream md;
+// The title and what ran: the folder, the manifest, the build, the totals.
+void Summary(std::ostringstream& md, const RunModel& run) {
   const RunTotals& totals = run.totals;
   md << "# opverify run\n\n";
   md << "- run folder: " << MarkdownCode(run.run_dir) << "\n";
@@ -156,8 +154,12 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
      << ", passed: " << totals.passed
      << (totals.waived > 0 ? ", waived: " + std::to_string(totals.waived) : std::string())
      << ", failed: " << totals.failed << "\n\n";
-  if (totals.lost > 0) {
-    md << "## Lost results\n\nThis run is not complete: " << totals.lost
+}
+
+// Why the run is incomplete, where it is: results lost, or stopped early.
+void Incomplete(std::ostringstream& md, const RunModel& run) {
+  if (run.totals.lost > 0) {
+    md << "## Lost results\n\nThis run is not complete: " << run.totals.lost
        << " of its results are unreadable or missing, so it is no pass whatever the rest says.\n\n";
     for (const auto* lines : {&run.problems, &run.incomplete}) {
       for (const std::string& line : *lines) md << "- " << MarkdownCell(line, 500) << "\n";
@@ -170,9 +172,10 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
       md << "- " << MarkdownCell(stopped[i], 300) << "\n";
     if (stopped.size() > 1) md << "\n";
   }
-  SinceWhen(md, context().extras);
-  FailingOperators(md, run, context().extras);
-  AgainstBaseline(md, context().extras);
+}
+
+// One row per operator, then the run's performance summary.
+void OperatorsAndPerformance(std::ostringstream& md, const RunModel& run) {
   md << "## Operators\n\n| operator | cases | passed | failed | errors | speedup "
         "|\n|---|---|---|---|---|---|\n";
   for (const OperatorModel& op : run.operators) {
@@ -195,46 +198,64 @@ Status MarkdownReporter::ReportRun(const RunModel& run) {
        << speed.shapes << " shapes\n";
   }
   for (const auto& r : p.review) md << "- review: " << MarkdownCell(r, 200) << "\n";
-  DeclaredExceptions(md, run);
-  if (!run.failures.empty()) {
-    md << "\n## Failures\n\n| case | error | A/B | message |\n|---|---|---|---|\n";
-    for (const FailureRow& f : run.failures) {
-      md << "| " << MarkdownCell(f.case_id, 200) << " | " << MarkdownCell(f.error_type, 200)
-         << " | " << MarkdownCell(f.AbText(), 300) << " | " << MarkdownCell(f.message, 200)
-         << " |\n";
-    }
-    bool suspects = false;
-    for (const FailureRow& f : run.failures) suspects |= f.reference_suspect();
-    if (suspects) {
-      // Failed, and not counted as regressions by opverify-reduce --baseline.
-      md << "\n## Reference suspects\n\nFailed against the CPU golden, but the reference is the "
-            "suspect "
-            "(docs/JUDGE.md, reference trust): the verdict stays failed, and `opverify-reduce "
-            "--baseline` does "
-            "not count them as regressions.\n\n| case | float64 golden | torch's device run vs CPU "
-            "golden | why "
-            "|\n|---|---|---|---|\n";
-      for (const FailureRow& f : run.failures) {
-        if (!f.reference_suspect()) continue;
-        const nlohmann::json& t = f.reference_trust;
-        md << "| " << MarkdownCell(f.case_id, 200) << " | "
-           << MarkdownCell(
-                  TrustJudgementLine(t.is_object() ? t.value("fp64", nlohmann::json()) : nullptr),
-                  200)
-           << " | "
-           << MarkdownCell(
-                  TrustJudgementLine(t.is_object() ? t.value("device_reference", nlohmann::json())
-                                                   : nullptr),
-                  200)
-           << " | " << MarkdownCell(t.is_object() ? t.value("reason", "") : "", 400) << " |\n";
-      }
-    }
-    md << "\nTo run a failing operator again by itself:\n\n";
-    std::set<std::string> shown;
-    for (const FailureRow& f : run.failures) {
-      if (shown.insert(f.op).second) md << MarkdownCodeBlock(f.repro, "sh");
-    }
+}
+
+// The failures whose reference is the suspect: failed, and not counted as
+// regressions by opverify-reduce --baseline.
+void ReferenceSuspects(std::ostringstream& md, const RunModel& run) {
+  bool suspects = false;
+  for (const FailureRow& f : run.failures) suspects |= f.reference_suspect();
+  if (!suspects) return;
+  md << "\n## Reference suspects\n\nFailed against the CPU golden, but the reference is the "
+        "suspect "
+        "(docs/JUDGE.md, reference trust): the verdict stays failed, and `opverify-reduce "
+        "--baseline` does "
+        "not count them as regressions.\n\n| case | float64 golden | torch's device run vs CPU "
+        "golden | why "
+        "|\n|---|---|---|---|\n";
+  for (const FailureRow& f : run.failures) {
+    if (!f.reference_suspect()) continue;
+    const nlohmann::json& t = f.reference_trust;
+    md << "| " << MarkdownCell(f.case_id, 200) << " | "
+       << MarkdownCell(
+              TrustJudgementLine(t.is_object() ? t.value("fp64", nlohmann::json()) : nullptr), 200)
+       << " | "
+       << MarkdownCell(TrustJudgementLine(
+                           t.is_object() ? t.value("device_reference", nlohmann::json()) : nullptr),
+                       200)
+       << " | " << MarkdownCell(t.is_object() ? t.value("reason", "") : "", 400) << " |\n";
   }
+}
+
+// Every failed case, the reference suspects among them, and how to run
+// each failing operator again.
+void Failures(std::ostringstream& md, const RunModel& run) {
+  if (run.failures.empty()) return;
+  md << "\n## Failures\n\n| case | error | A/B | message |\n|---|---|---|---|\n";
+  for (const FailureRow& f : run.failures) {
+    md << "| " << MarkdownCell(f.case_id, 200) << " | " << MarkdownCell(f.error_type, 200) << " | "
+       << MarkdownCell(f.AbText(), 300) << " | " << MarkdownCell(f.message, 200) << " |\n";
+  }
+  ReferenceSuspects(md, run);
+  md << "\nTo run a failing operator again by itself:\n\n";
+  std::set<std::string> shown;
+  for (const FailureRow& f : run.failures) {
+    if (shown.insert(f.op).second) md << MarkdownCodeBlock(f.repro, "sh");
+  }
+}
+
+}  // namespace
+
+Status MarkdownReporter::ReportRun(const RunModel& run) {
+  std::ostringstream md;
+  Summary(md, run);
+  Incomplete(md, run);
+  SinceWhen(md, context().extras);
+  FailingOperators(md, run, context().extras);
+  AgainstBaseline(md, context().extras);
+  OperatorsAndPerformance(md, run);
+  DeclaredExceptions(md, run);
+  Failures(md, run);
   return WriteReportFile((std::filesystem::path(context().run_dir) / "report.md").string(),
                          md.str());
 }

@@ -44,17 +44,43 @@ std::string InputShapes(const json& input_desc) {
   return out.empty() ? "-" : out;
 }
 
-std::string PrecisionReport(const OperatorModel& op) {
-  const std::string& op_name = op.name;
-  const std::vector<CaseRecord>& cases = op.cases;
+// Seed 003's thresholds and how opverify's routes relate to them: the same
+// text in every report.
+constexpr const char* kPrecisionStandards =
+    "\n## Precision standards\n\n"
+    "Criterion (seed 003): MERE < threshold and MARE < 10 x threshold, where MERE = mean(rel) "
+    "and MARE = "
+    "max(rel) over the finite elements, rel = |actual - golden| / max(|golden|, threshold) "
+    "(the denominator "
+    "clamped at the threshold, as docs/JUDGE.md says).\n\n"
+    "| dtype | threshold | MERE upper limit | MARE upper limit |\n|---|---|---|---|\n"
+    "| float16 | 2^-10 = 9.77e-4 | 9.77e-4 | 9.77e-3 |\n"
+    "| float32 | 2^-13 = 1.22e-4 | 1.22e-4 | 1.22e-3 |\n"
+    "| float32 under precision_mode hf32 or tf32 | 2^-11 = 4.88e-4 | 4.88e-4 | 4.88e-3 |\n"
+    "| bfloat16 | 2^-7 = 7.81e-3 | 7.81e-3 | 7.81e-2 |\n"
+    "| float8_e4m3fn | 2^-3 = 1.25e-1 | 1.25e-1 | 1.25 |\n"
+    "| float8_e5m2 | 2^-2 = 2.5e-1 | 2.5e-1 | 2.5 |\n"
+    "| any other float dtype (float64, complex parts) | float32's, 2^-13 | 1.22e-4 | 1.22e-3 "
+    "|\n"
+    "| int8, uint8, int16, uint16, int32, uint32, int64, uint64 | exactly equal | - | - |\n"
+    "| bool | exactly equal | - | - |\n\n"
+    "opverify judges each output by its route (eco first, NPU Benchmark as fallback, the "
+    "quant, integer, bool "
+    "and bitwise routes; docs/JUDGE.md) under the standard the manifest chose; the table below "
+    "shows, per "
+    "case, the route and standard that decided, and MERE/MARE against seed 003's thresholds "
+    "for every float "
+    "output.\n";
+
+// The operator, its implementation, the device, the cases' output dtypes
+// and input shapes.
+void Configuration(std::ostringstream& md, const OperatorModel& op) {
   const json& facts = op.facts;
-  std::ostringstream md;
   const json device = facts.contains("environment") && facts["environment"].is_object()
                           ? facts["environment"].value("device", json::object())
                           : json::object();
   std::set<std::string> dtypes, shapes;
-  const int passed = op.passed + op.waived;  // not failed
-  for (const CaseRecord& c : cases) {
+  for (const CaseRecord& c : op.cases) {
     shapes.insert(InputShapes(c.input_desc));
     for (const auto& output : c.outputs) {
       if (output.is_object() && output.contains("dtype") && output["dtype"].is_string()) {
@@ -62,9 +88,8 @@ std::string PrecisionReport(const OperatorModel& op) {
       }
     }
   }
-  md << "# Precision report: " << MarkdownCell(op_name) << "\n\n";
   md << "## Verification configuration\n\n";
-  md << "- operator: " << MarkdownCode(op_name) << ", implementation "
+  md << "- operator: " << MarkdownCode(op.name) << ", implementation "
      << MarkdownCode(Text(facts, "impl_name", "?")) << "\n";
   md << "- device: " << MarkdownCell(Text(device, "name", "unknown")) << " (backend "
      << MarkdownCell(Text(device, "backend", "?")) << ")";
@@ -72,42 +97,33 @@ std::string PrecisionReport(const OperatorModel& op) {
     md << ", " << device["compute_units"] << " "
        << MarkdownCell(Text(device, "compute_unit", "cores"));
   }
-  md << "\n- cases: " << cases.size() << "\n- output dtypes:";
+  md << "\n- cases: " << op.cases.size() << "\n- output dtypes:";
   for (const auto& d : dtypes) md << " " << MarkdownCell(d);
   md << "\n- input shapes:\n";
   for (const auto& s : shapes) md << "  - " << MarkdownCell(s) << "\n";
+}
 
-  md << "\n## Precision standards\n\n"
-        "Criterion (seed 003): MERE < threshold and MARE < 10 x threshold, where MERE = mean(rel) "
-        "and MARE = "
-        "max(rel) over the finite elements, rel = |actual - golden| / max(|golden|, threshold) "
-        "(the denominator "
-        "clamped at the threshold, as docs/JUDGE.md says).\n\n"
-        "| dtype | threshold | MERE upper limit | MARE upper limit |\n|---|---|---|---|\n"
-        "| float16 | 2^-10 = 9.77e-4 | 9.77e-4 | 9.77e-3 |\n"
-        "| float32 | 2^-13 = 1.22e-4 | 1.22e-4 | 1.22e-3 |\n"
-        "| float32 under precision_mode hf32 or tf32 | 2^-11 = 4.88e-4 | 4.88e-4 | 4.88e-3 |\n"
-        "| bfloat16 | 2^-7 = 7.81e-3 | 7.81e-3 | 7.81e-2 |\n"
-        "| float8_e4m3fn | 2^-3 = 1.25e-1 | 1.25e-1 | 1.25 |\n"
-        "| float8_e5m2 | 2^-2 = 2.5e-1 | 2.5e-1 | 2.5 |\n"
-        "| any other float dtype (float64, complex parts) | float32's, 2^-13 | 1.22e-4 | 1.22e-3 "
-        "|\n"
-        "| int8, uint8, int16, uint16, int32, uint32, int64, uint64 | exactly equal | - | - |\n"
-        "| bool | exactly equal | - | - |\n\n"
-        "opverify judges each output by its route (eco first, NPU Benchmark as fallback, the "
-        "quant, integer, bool "
-        "and bitwise routes; docs/JUDGE.md) under the standard the manifest chose; the table below "
-        "shows, per "
-        "case, the route and standard that decided, and MERE/MARE against seed 003's thresholds "
-        "for every float "
-        "output.\n";
+// One row of the error metrics: output i of case c.
+void OutputRow(std::ostringstream& md, const CaseRecord& c, std::size_t i) {
+  const json& o = c.outputs[i];
+  // Null where the judge could not compare (a ShapeMismatch has no metrics).
+  const auto metrics = o.find("metrics");
+  const json mm =
+      metrics != o.end() && metrics->is_object() ? metrics->value("mere_mare", json()) : json();
+  const std::string criterion = mm.is_object() && mm.contains("passed") && mm["passed"].is_boolean()
+                                    ? (mm["passed"].get<bool>() ? "met" : "not met")
+                                    : "-";
+  md << "| " << c.case_index + 1 << " | " << i << " | " << MarkdownCell(Text(o, "dtype", "?"))
+     << " | " << Shape(o.value("shape", json())) << " | " << MarkdownCell(Text(o, "route", "?"))
+     << " | " << MarkdownCell(Text(o, "standard", "?")) << " | "
+     << (mm.is_object() ? Sci(mm.value("MERE", json())) : "-") << " | "
+     << (mm.is_object() ? Sci(mm.value("MARE", json())) : "-") << " | "
+     << (mm.is_object() ? Sci(mm.value("threshold", json())) : "-") << " | " << criterion << " | "
+     << (o.value("passed", false) ? "pass" : MarkdownCell(Text(o, "error_type", "fail"))) << " |\n";
+}
 
-  md << "\n## Verification results\n\n- passed: " << passed
-     << (op.waived > 0 ? " (" + std::to_string(op.waived) +
-                             " waived: declared exceptions, verify_result.json)"
-                       : std::string())
-     << "\n- failed: " << cases.size() - passed << "\n- total: " << cases.size() << "\n";
-
+// One row per output of every case; a case with no outputs says its error.
+void ErrorMetrics(std::ostringstream& md, const std::vector<CaseRecord>& cases) {
   md << "\n## Error metrics\n\n| case | output | dtype | shape | route | standard | MERE | MARE | "
         "threshold | "
         "MERE/MARE criterion | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -117,27 +133,23 @@ std::string PrecisionReport(const OperatorModel& op) {
          << MarkdownCell(c.error_type) << " |\n";
       continue;
     }
-    for (std::size_t i = 0; i < c.outputs.size(); ++i) {
-      const json& o = c.outputs[i];
-      // Null where the judge could not compare (a ShapeMismatch has no metrics).
-      const auto metrics = o.find("metrics");
-      const json mm =
-          metrics != o.end() && metrics->is_object() ? metrics->value("mere_mare", json()) : json();
-      const std::string criterion =
-          mm.is_object() && mm.contains("passed") && mm["passed"].is_boolean()
-              ? (mm["passed"].get<bool>() ? "met" : "not met")
-              : "-";
-      md << "| " << c.case_index + 1 << " | " << i << " | " << MarkdownCell(Text(o, "dtype", "?"))
-         << " | " << Shape(o.value("shape", json())) << " | " << MarkdownCell(Text(o, "route", "?"))
-         << " | " << MarkdownCell(Text(o, "standard", "?")) << " | "
-         << (mm.is_object() ? Sci(mm.value("MERE", json())) : "-") << " | "
-         << (mm.is_object() ? Sci(mm.value("MARE", json())) : "-") << " | "
-         << (mm.is_object() ? Sci(mm.value("threshold", json())) : "-") << " | " << criterion
-         << " | "
-         << (o.value("passed", false) ? "pass" : MarkdownCell(Text(o, "error_type", "fail")))
-         << " |\n";
-    }
+    for (std::size_t i = 0; i < c.outputs.size(); ++i) OutputRow(md, c, i);
   }
+}
+
+std::string PrecisionReport(const OperatorModel& op) {
+  const std::vector<CaseRecord>& cases = op.cases;
+  const int passed = op.passed + op.waived;  // not failed
+  std::ostringstream md;
+  md << "# Precision report: " << MarkdownCell(op.name) << "\n\n";
+  Configuration(md, op);
+  md << kPrecisionStandards;
+  md << "\n## Verification results\n\n- passed: " << passed
+     << (op.waived > 0 ? " (" + std::to_string(op.waived) +
+                             " waived: declared exceptions, verify_result.json)"
+                       : std::string())
+     << "\n- failed: " << cases.size() - passed << "\n- total: " << cases.size() << "\n";
+  ErrorMetrics(md, cases);
   md << "\n## Criteria\n\n"
         "- A float output meets seed 003's criterion when MERE < threshold and MARE < 10 x "
         "threshold for its "

@@ -102,10 +102,18 @@ opverify::Status MergePlans(const std::string& run_dir, const std::vector<std::s
   return opverify::WriteRunPlan(run_dir, merged);
 }
 
-}  // namespace
+// The command line of opverify-reduce.
+struct ReduceFlags {
+  std::string run_dir, baseline;
+  std::vector<std::string> parts;  // --merge
+  bool allow_missing = false;
+  double threshold_pct = 5;
+  opverify::PerformanceFlags perf;
+};
 
-int main(int argc, char** argv) {
-  spdlog::set_default_logger(opverify::ConsoleLogger("opverify-reduce"));
+// Parses the command line into `flags`. Returns the exit code where the
+// program ends here (0 after --help, 2 for bad usage), else nullopt.
+std::optional<int> ParseFlags(int argc, char** argv, ReduceFlags* flags) {
   CLI::App app{
       "opverify-reduce: rebuild a run's reports from its HDF5 shards; compare with a baseline run"};
   opverify::DescribeProgram(
@@ -118,122 +126,129 @@ int main(int argc, char** argv) {
       "  3  results lost: a shard, journal or plan unreadable, or fewer results than the run "
       "planned\n"
       "     (the reports are written and say what is missing; 3 wins over 1)");
-  std::string run_dir, baseline;
-  bool allow_missing = false;
-  double threshold_pct = 5;
-  app.add_option("RUN_DIR", run_dir, "The run folder (with shards/)")->required();
-  std::vector<std::string> parts;
-  app.add_option("--merge", parts,
+  app.add_option("RUN_DIR", flags->run_dir, "The run folder (with shards/)")->required();
+  app.add_option("--merge", flags->parts,
                  "Run folders whose shards make up RUN_DIR (the --shard I/N parts of one sweep, "
                  "e.g. a Slurm job array's); RUN_DIR is created, or remade if an earlier merge "
                  "made it")
       ->check(CLI::ExistingDirectory);
-  app.add_option("--baseline", baseline, "An earlier run folder to compare with");
-  app.add_flag("--allow-missing", allow_missing,
+  app.add_option("--baseline", flags->baseline, "An earlier run folder to compare with");
+  app.add_flag("--allow-missing", flags->allow_missing,
                "With --baseline: an operator of the baseline that this run lacks is listed, not a "
                "regression");
-  app.add_option("--perf-threshold", threshold_pct,
+  app.add_option("--perf-threshold", flags->threshold_pct,
                  "Percent change of latency that counts (and the spread must be exceeded too)")
       ->check(opverify::FiniteRange(0, 1e6));
-  opverify::PerformanceFlags perf;
-  opverify::AddPerformanceFlags(app, &perf);
+  opverify::AddPerformanceFlags(app, &flags->perf);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = opverify::ExitWithSuggestions(app, e);
     return code == 0 ? 0 : 2;
   }
-  std::vector<std::string> problems;
-  const std::string safe_run_dir = opverify::TerminalSafe(run_dir);
-  opverify::RunLock lock;  // held while the reports are written: one writer per run folder
-  if (!parts.empty()) {
-    std::error_code error;
-    fs::create_directories(run_dir, error);
-    if (!TakeLock(run_dir, &lock)) return 2;
-    if (opverify::Status merged = opverify::MergeShards(run_dir, parts, &problems); !merged.ok()) {
-      std::fprintf(stderr, "opverify-reduce: --merge: %s\n",
-                   opverify::TerminalSafe(merged.ToString()).c_str());
-      return 2;
-    }
-    if (opverify::Status planned = MergePlans(run_dir, parts); !planned.ok()) {
-      std::fprintf(stderr, "opverify-reduce: --merge: %s\n",
-                   opverify::TerminalSafe(planned.ToString()).c_str());
-      return 2;
-    }
+  return std::nullopt;
+}
+
+// With --merge: RUN_DIR made, locked, and filled with the parts' shards
+// and plans. Returns false, having said why, when that fails.
+bool MergeParts(const ReduceFlags& flags, opverify::RunLock* lock,
+                std::vector<std::string>* problems) {
+  std::error_code error;
+  fs::create_directories(flags.run_dir, error);
+  if (!TakeLock(flags.run_dir, lock)) return false;
+  if (opverify::Status merged = opverify::MergeShards(flags.run_dir, flags.parts, problems);
+      !merged.ok()) {
+    std::fprintf(stderr, "opverify-reduce: --merge: %s\n",
+                 opverify::TerminalSafe(merged.ToString()).c_str());
+    return false;
   }
+  if (opverify::Status planned = MergePlans(flags.run_dir, flags.parts); !planned.ok()) {
+    std::fprintf(stderr, "opverify-reduce: --merge: %s\n",
+                 opverify::TerminalSafe(planned.ToString()).c_str());
+    return false;
+  }
+  return true;
+}
+
+// RUN_DIR ready to reduce: merged (with --merge), checked to be a run
+// folder, locked (`lock` is held while the reports are written), its
+// results index written (what is unreadable in `problems`). Returns false,
+// having said why, when it is not.
+bool PrepareRunFolder(const ReduceFlags& flags, opverify::RunLock* lock,
+                      std::vector<std::string>* problems) {
+  if (!flags.parts.empty() && !MergeParts(flags, lock, problems)) return false;
   std::error_code not_a_folder;
-  if (!fs::is_directory(fs::path(run_dir) / "shards", not_a_folder)) {
+  if (!fs::is_directory(fs::path(flags.run_dir) / "shards", not_a_folder)) {
     std::fprintf(stderr, "opverify-reduce: %s: not a run folder (no shards/)\n",
-                 safe_run_dir.c_str());
-    return 2;
+                 opverify::TerminalSafe(flags.run_dir).c_str());
+    return false;
   }
-  if (!baseline.empty() &&
-      !fs::is_regular_file(fs::path(baseline) / "summary.json", not_a_folder)) {
+  if (!flags.baseline.empty() &&
+      !fs::is_regular_file(fs::path(flags.baseline) / "summary.json", not_a_folder)) {
     std::fprintf(stderr, "opverify-reduce: --baseline %s: no summary.json there\n",
-                 opverify::TerminalSafe(baseline).c_str());
-    return 2;
+                 opverify::TerminalSafe(flags.baseline).c_str());
+    return false;
   }
-  if (!lock.held() && !TakeLock(run_dir, &lock)) return 2;
-  if (opverify::Status indexed = opverify::WriteResultsIndex(run_dir, &problems); !indexed.ok()) {
+  if (!lock->held() && !TakeLock(flags.run_dir, lock)) return false;
+  if (opverify::Status indexed = opverify::WriteResultsIndex(flags.run_dir, problems);
+      !indexed.ok()) {
     std::fprintf(stderr, "opverify-reduce: results.h5: %s\n",
                  opverify::TerminalSafe(indexed.ToString()).c_str());
-    return 2;
+    return false;
   }
-  for (const auto& problem : problems) spdlog::warn("{}", problem);
-  json run_info = parts.empty() ? PreviousRunInfo(run_dir) : MergedRunInfo(parts);
+  return true;
+}
+
+// What writing the reports found besides the totals.
+struct ReduceOutcome {
+  int performance = 0;                                           // CheckPerformance's exit code
+  std::optional<opverify::Result<opverify::BaselineDiff>> diff;  // with --baseline
+  std::optional<opverify::VerdictTrend> trend;                   // for the console's triage
+  opverify::RunModel model;  // for the console's list of failed cases
+};
+
+// Every report of RUN_DIR written. The references, the history and the
+// baseline diff are done between the data files and report.md/report.html,
+// which show them.
+opverify::Result<opverify::RunTotals> WriteReports(const ReduceFlags& flags,
+                                                   ReduceOutcome* outcome) {
+  json run_info = flags.parts.empty() ? PreviousRunInfo(flags.run_dir) : MergedRunInfo(flags.parts);
   run_info["reduced_by"] = "opverify-reduce";
   run_info["reduced_with"] = {{"version", opverify::Version()}, {"commit", opverify::GitCommit()}};
-  // The references, the history and the baseline diff are done between the
-  // data files and report.md/report.html, which show them.
-  int performance = 0;
-  std::optional<opverify::Result<opverify::BaselineDiff>> diff;
-  std::optional<opverify::VerdictTrend> trend;  // for the console's triage
   const auto extras_step = [&](const opverify::RunModel& run, opverify::ReportExtras* extras) {
-    performance = opverify::CheckPerformance(perf, run, extras);
-    trend = extras->trend;
-    if (performance == 2 || baseline.empty()) return;
-    diff = opverify::DiffRuns(run_dir, baseline, threshold_pct / 100);
-    if (!diff->ok()) return;
-    diff->value().allow_missing = allow_missing;
-    extras->baseline = diff->value();
-    extras->baseline_dir = baseline;
+    outcome->performance = opverify::CheckPerformance(flags.perf, run, extras);
+    outcome->trend = extras->trend;
+    if (outcome->performance == 2 || flags.baseline.empty()) return;
+    outcome->diff = opverify::DiffRuns(flags.run_dir, flags.baseline, flags.threshold_pct / 100);
+    if (!outcome->diff->ok()) return;
+    outcome->diff->value().allow_missing = flags.allow_missing;
+    extras->baseline = outcome->diff->value();
+    extras->baseline_dir = flags.baseline;
   };
-  opverify::RunModel model;  // for the console's list of failed cases
-  opverify::Result<opverify::RunTotals> totals =
-      opverify::WriteRunReports(run_dir, run_info, &model, extras_step);
-  if (!totals.ok()) {
-    std::fprintf(stderr, "opverify-reduce: %s\n",
-                 opverify::TerminalSafe(totals.status().ToString()).c_str());
-    return 2;
-  }
-  opverify::PrintDeclaredExceptions(model);
-  opverify::PrintFailedCases(model, run_dir);
-  opverify::PrintOperatorTriage(model, stdout, trend ? &*trend : nullptr);
+  return opverify::WriteRunReports(flags.run_dir, run_info, &outcome->model, extras_step);
+}
+
+// The console's account of the run: waivers, failed cases, the operators'
+// triage and the totals line.
+void PrintRun(const ReduceOutcome& outcome, const opverify::RunTotals& totals,
+              const std::string& run_dir) {
+  opverify::PrintDeclaredExceptions(outcome.model);
+  opverify::PrintFailedCases(outcome.model, run_dir);
+  opverify::PrintOperatorTriage(outcome.model, stdout, outcome.trend ? &*outcome.trend : nullptr);
   std::printf(
-      "%s -> %s\n", opverify::TotalsLine(totals.value(), opverify::ColourWanted(stdout)).c_str(),
+      "%s -> %s\n", opverify::TotalsLine(totals, opverify::ColourWanted(stdout)).c_str(),
       opverify::TerminalSafe(opverify::FileUrl((fs::path(run_dir) / "report.html").string()))
           .c_str());
-  const int lost_code = totals->lost > 0 ? 3 : 0;
-  if (totals->lost > 0) {
+  if (totals.lost > 0) {
     std::fprintf(stderr,
                  "opverify-reduce: RESULTS LOST: %d of the run's results are unreadable or missing "
                  "(summary.json's problems and incomplete); this run is no pass\n",
-                 totals->lost);
+                 totals.lost);
   }
-  if (performance == 2) return 2;
-  if (baseline.empty()) return lost_code != 0 ? lost_code : performance;
-  if (!diff->ok()) {
-    std::fprintf(stderr, "opverify-reduce: %s\n",
-                 opverify::TerminalSafe(diff->status().ToString()).c_str());
-    return 2;
-  }
-  const opverify::BaselineDiff& changes = diff->value();
-  const std::string report_path = (fs::path(run_dir) / "baseline_diff.json").string();
-  if (opverify::Status written = opverify::WriteReportJson(report_path, changes.ToJson());
-      !written.ok()) {
-    std::fprintf(stderr, "opverify-reduce: %s\n", written.ToString().c_str());
-    return 2;
-  }
+}
+
+// What changed against the baseline, one line per kind of change.
+void PrintChanges(const opverify::BaselineDiff& changes, bool allow_missing) {
   const auto list = [](const char* what, const std::vector<std::string>& names) {
     if (names.empty()) return;
     std::printf("%s:", what);
@@ -253,8 +268,51 @@ int main(int argc, char** argv) {
   }
   list("new", changes.added);
   list(allow_missing ? "missing (allowed)" : "missing", changes.missing);
+}
+
+// With --baseline: the comparison written to baseline_diff.json and
+// printed. Returns the exit code (lost results win over a regression).
+int ReportBaseline(const ReduceFlags& flags, const opverify::Result<opverify::BaselineDiff>& diff,
+                   int lost_code, int performance) {
+  if (!diff.ok()) {
+    std::fprintf(stderr, "opverify-reduce: %s\n",
+                 opverify::TerminalSafe(diff.status().ToString()).c_str());
+    return 2;
+  }
+  const opverify::BaselineDiff& changes = diff.value();
+  const std::string report_path = (fs::path(flags.run_dir) / "baseline_diff.json").string();
+  if (opverify::Status written = opverify::WriteReportJson(report_path, changes.ToJson());
+      !written.ok()) {
+    std::fprintf(stderr, "opverify-reduce: %s\n", written.ToString().c_str());
+    return 2;
+  }
+  PrintChanges(changes, flags.allow_missing);
   std::printf("%s -> %s\n", changes.regressed() ? "REGRESSED" : "no regression",
               opverify::TerminalSafe(report_path).c_str());
   if (lost_code != 0) return lost_code;
   return changes.regressed() ? 1 : performance;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spdlog::set_default_logger(opverify::ConsoleLogger("opverify-reduce"));
+  ReduceFlags flags;
+  if (const std::optional<int> exit_code = ParseFlags(argc, argv, &flags)) return *exit_code;
+  std::vector<std::string> problems;
+  opverify::RunLock lock;  // held while the reports are written: one writer per run folder
+  if (!PrepareRunFolder(flags, &lock, &problems)) return 2;
+  for (const auto& problem : problems) spdlog::warn("{}", problem);
+  ReduceOutcome outcome;
+  opverify::Result<opverify::RunTotals> totals = WriteReports(flags, &outcome);
+  if (!totals.ok()) {
+    std::fprintf(stderr, "opverify-reduce: %s\n",
+                 opverify::TerminalSafe(totals.status().ToString()).c_str());
+    return 2;
+  }
+  PrintRun(outcome, totals.value(), flags.run_dir);
+  const int lost_code = totals->lost > 0 ? 3 : 0;
+  if (outcome.performance == 2) return 2;
+  if (flags.baseline.empty()) return lost_code != 0 ? lost_code : outcome.performance;
+  return ReportBaseline(flags, *outcome.diff, lost_code, outcome.performance);
 }

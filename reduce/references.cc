@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "runner/common/strings.h"
@@ -47,6 +48,82 @@ std::string BenchDevice(const OperatorModel& op) {
   return "";
 }
 
+namespace {
+
+// The benchmarked shapes of `op`, by case id.
+std::map<std::string, const ShapeResult*> ShapesByCaseId(const OperatorModel& op) {
+  std::map<std::string, const ShapeResult*> shapes;
+  if (!op.performance) return shapes;
+  for (const ShapeResult& shape : op.performance->result.shapes) {
+    for (const CaseRecord& c : op.cases) {
+      if (c.case_index == shape.case_idx - 1) shapes[c.case_id] = &shape;
+    }
+  }
+  return shapes;
+}
+
+// The entry `target` of the references under `key`, read: the reference
+// latency and its bounds (nothing measured yet).
+Result<ReferenceResult> ReadEntry(const char* key, const std::string& op, const std::string& target,
+                                  const json& entry) {
+  const std::string where = std::string("\"") + key + "\" / \"" + target + "\"";
+  if (!entry.is_object() || !entry.contains("latency_ms") || !entry["latency_ms"].is_number() ||
+      entry["latency_ms"].get<double>() <= 0) {
+    return Status::InvalidInput(
+        where + ": expected {\"latency_ms\": a positive number, \"lower\", \"upper\"}");
+  }
+  ReferenceResult r;
+  r.device = key;
+  r.op = op;
+  r.target = target;
+  r.reference_ms = entry["latency_ms"].get<double>();
+  Status error = Status::Ok();
+  r.lower = Bound(entry, "lower", where, &error);
+  r.upper = Bound(entry, "upper", where, &error);
+  if (!error.ok()) return error;
+  return r;
+}
+
+// Marks `r` violated, saying why, when its measurement (of `what`) is
+// outside its bounds.
+void CompareWithBounds(const std::string& what, ReferenceResult* r) {
+  const double m = *r->measured_ms;
+  if (r->upper && m > r->reference_ms * (1 + *r->upper)) {
+    r->violated = true;
+    r->message =
+        Printf("PerformanceError: %s: %.4g ms is above the reference %.4g ms %s (at most %.4g ms)",
+               what.c_str(), m, r->reference_ms, Percent(*r->upper).c_str(),
+               r->reference_ms * (1 + *r->upper));
+  } else if (r->lower && m < r->reference_ms * (1 + *r->lower)) {
+    r->violated = true;
+    r->message = Printf(
+        "PerformanceError: %s: %.4g ms is below the reference %.4g ms %s (at least %.4g ms): "
+        "faster than expected, check the measurement or update the reference",
+        what.c_str(), m, r->reference_ms, Percent(*r->lower).c_str(),
+        r->reference_ms * (1 + *r->lower));
+  }
+}
+
+// References of operators this run did not benchmark at all: unmeasured.
+void AddUnchecked(const json& references, const std::set<std::string>& applied,
+                  const std::set<std::pair<std::string, std::string>>& checked,
+                  ReferenceCheck* check) {
+  for (const std::string& key : applied) {
+    for (const auto& [target, entry] : references[key].items()) {
+      if (checked.count({key, target}) > 0) continue;
+      ReferenceResult r;
+      r.device = key;
+      r.op = target.substr(0, target.find('/'));
+      r.target = target;
+      r.reference_ms = entry.is_object() ? entry.value("latency_ms", 0.0) : 0.0;
+      ++check->unmeasured;
+      check->results.push_back(std::move(r));
+    }
+  }
+}
+
+}  // namespace
+
 Result<ReferenceCheck> CheckReferences(const RunModel& run, const json& references) {
   if (!references.is_object())
     return Status::InvalidInput("the references file must be a JSON object of device names");
@@ -61,34 +138,15 @@ Result<ReferenceCheck> CheckReferences(const RunModel& run, const json& referenc
     const json& table = references[key];
     if (!table.is_object())
       return Status::InvalidInput(std::string("\"") + key + "\": must be an object");
-    std::map<std::string, const ShapeResult*> shapes;  // by case id
-    if (op.performance) {
-      for (const ShapeResult& shape : op.performance->result.shapes) {
-        for (const CaseRecord& c : op.cases) {
-          if (c.case_index == shape.case_idx - 1) shapes[c.case_id] = &shape;
-        }
-      }
-    }
+    const std::map<std::string, const ShapeResult*> shapes = ShapesByCaseId(op);
     applied.insert(key);
     for (const auto& [target, entry] : table.items()) {
       const bool whole = target == op.name;
       if (!whole && target.rfind(op.name + "/", 0) != 0) continue;
       checked.insert({key, target});
-      const std::string where = std::string("\"") + key + "\" / \"" + target + "\"";
-      if (!entry.is_object() || !entry.contains("latency_ms") || !entry["latency_ms"].is_number() ||
-          entry["latency_ms"].get<double>() <= 0) {
-        return Status::InvalidInput(
-            where + ": expected {\"latency_ms\": a positive number, \"lower\", \"upper\"}");
-      }
-      ReferenceResult r;
-      r.device = key;
-      r.op = op.name;
-      r.target = target;
-      r.reference_ms = entry["latency_ms"].get<double>();
-      Status error = Status::Ok();
-      r.lower = Bound(entry, "lower", where, &error);
-      r.upper = Bound(entry, "upper", where, &error);
-      if (!error.ok()) return error;
+      Result<ReferenceResult> read = ReadEntry(key, op.name, target, entry);
+      if (!read.ok()) return read.status();
+      ReferenceResult r = std::move(read).value();
       if (whole) {
         r.measured_ms = GeomeanLatency(op);
       } else if (const auto shape = shapes.find(target); shape != shapes.end()) {
@@ -98,42 +156,16 @@ Result<ReferenceCheck> CheckReferences(const RunModel& run, const json& referenc
       if (!r.measured_ms) {
         ++check.unmeasured;
       } else {
-        const double m = *r.measured_ms;
-        const std::string what =
+        CompareWithBounds(
             (whole ? op.name + " (geometric mean over its shapes)" : op.name + " shape " + target) +
-            " on " + (device.empty() ? "an unnamed device" : device);
-        if (r.upper && m > r.reference_ms * (1 + *r.upper)) {
-          r.violated = true;
-          r.message = Printf(
-              "PerformanceError: %s: %.4g ms is above the reference %.4g ms %s (at most %.4g ms)",
-              what.c_str(), m, r.reference_ms, Percent(*r.upper).c_str(),
-              r.reference_ms * (1 + *r.upper));
-        } else if (r.lower && m < r.reference_ms * (1 + *r.lower)) {
-          r.violated = true;
-          r.message = Printf(
-              "PerformanceError: %s: %.4g ms is below the reference %.4g ms %s (at least %.4g ms): "
-              "faster than expected, check the measurement or update the reference",
-              what.c_str(), m, r.reference_ms, Percent(*r.lower).c_str(),
-              r.reference_ms * (1 + *r.lower));
-        }
+                " on " + (device.empty() ? "an unnamed device" : device),
+            &r);
       }
       check.violations += r.violated ? 1 : 0;
       check.results.push_back(std::move(r));
     }
   }
-  // References of operators this run did not benchmark at all.
-  for (const std::string& key : applied) {
-    for (const auto& [target, entry] : references[key].items()) {
-      if (checked.count({key, target}) > 0) continue;
-      ReferenceResult r;
-      r.device = key;
-      r.op = target.substr(0, target.find('/'));
-      r.target = target;
-      r.reference_ms = entry.is_object() ? entry.value("latency_ms", 0.0) : 0.0;
-      ++check.unmeasured;
-      check.results.push_back(std::move(r));
-    }
-  }
+  AddUnchecked(references, applied, checked, &check);
   return check;
 }
 

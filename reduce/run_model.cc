@@ -276,6 +276,93 @@ std::vector<std::string> MissingFromPlan(const RunModel& run, const RunPlan& pla
   return missing;
 }
 
+namespace {
+
+// What the operators add up to while the run's model is built.
+struct RunSums {
+  SpentMs spent_ms;                                           // summed case timings
+  std::vector<OperatorAllowances> allowances;                 // every operator's
+  std::map<std::string, std::vector<double>> dtype_speedups;  // valid shape speedups
+  std::vector<double> speedups;                               // benchmarked operators'
+};
+
+// The allowances an operator declared, and whether they were checked.
+OperatorAllowances DeclaredAllowances(const std::string& name, const json& facts) {
+  const json checked = facts.is_object() ? facts.value("allow_torch_checked", json()) : json();
+  return {name,
+          facts.is_object() ? facts.value("allow_torch", json()) : json(),
+          checked.is_boolean() && checked.get<bool>(),
+          {}};
+}
+
+// Counts case `c` into its operator and the run: its verdict, waivers,
+// timings, dtype cell, and its failure row if it failed.
+void CountCase(const CaseRecord& c, OperatorModel* op, OperatorAllowances* allowances,
+               SpentMs* spent_ms, RunModel* run) {
+  op->passed += c.passed && !c.waived ? 1 : 0;
+  op->waived += c.waived ? 1 : 0;
+  const json details = c.extra.is_object() ? c.extra.value("details", json()) : json();
+  const json waivers =
+      details.is_object() ? details.value("waivers", json::array()) : json::array();
+  allowances->case_waivers.push_back(waivers);
+  if (c.waived) run->waived.push_back({c.case_id, c.op_name, waivers});
+  for (const char* key :
+       {"construct_ms", "probe_ms", "compile_ms", "golden_ms", "impl_ms", "judge_ms", "wall_ms"}) {
+    (*spent_ms)[key] += c.timings.value(key, 0.0);
+  }
+  DtypeCell& cell = op->dtypes[GridDtype(c)];
+  cell.cases += 1;
+  cell.failed += c.passed ? 0 : 1;
+  if (c.passed) return;
+  op->error_types[c.error_type]++;
+  run->error_types[c.error_type]++;
+  FailureRow failure = Failure(c, op->repro);
+  if (failure.ab) run->ab[failure.ab->is_string() ? failure.ab->get<std::string>() : "none"]++;
+  op->reference_suspect += failure.reference_suspect() ? 1 : 0;
+  run->failures.push_back(std::move(failure));
+}
+
+// One operator's model from its (sorted) records, counted into the run.
+OperatorModel BuildOperator(const std::string& name, OperatorRecords& records, const json& run_info,
+                            RunSums* sums, RunModel* run) {
+  OperatorModel op;
+  op.name = name;
+  op.facts = records.facts;
+  op.repro = ReproCommand(name, records, run_info);
+  double wall_ms = 0;
+  OperatorAllowances allowances = DeclaredAllowances(name, op.facts);
+  for (const CaseRecord& c : records.cases) {
+    wall_ms += c.timings.value("wall_ms", 0.0);
+    CountCase(c, &op, &allowances, &sums->spent_ms, run);
+  }
+  op.allowances = AllowanceUses({allowances});
+  sums->allowances.push_back(std::move(allowances));
+  const int total = static_cast<int>(records.cases.size());
+  op.failed = total - op.passed - op.waived;
+  op.wall_s = wall_ms / 1e3;
+  op.max_rel_diff = WorstRelativeDiff(records.cases);
+  // Cases the selection left out (opverify-batch --filter, ...) are not owed.
+  const int left_out =
+      op.facts.contains("left_out") ? static_cast<int>(op.facts["left_out"].size()) : 0;
+  op.all_passed =
+      total > 0 && op.failed == 0 && total >= op.facts.value("case_count", 0) - left_out;
+  run->performance.operators_total += 1;
+  run->performance.operators_correct += op.all_passed ? 1 : 0;
+  if (op.all_passed && !records.bench_shapes.empty()) {
+    op.performance = BuildPerformance(name, records);
+    AddPerformance(name, *op.performance, &run->performance, &sums->dtype_speedups,
+                   &sums->speedups);
+  }
+  run->totals.operators += 1;
+  run->totals.cases += total;
+  run->totals.passed += op.passed;
+  run->totals.waived += op.waived;
+  op.cases = std::move(records.cases);
+  return op;
+}
+
+}  // namespace
+
 RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string> problems,
                        const json& run_info, const std::string& run_dir,
                        const std::optional<RunPlan>& plan) {
@@ -286,10 +373,7 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
   std::map<std::string, OperatorRecords> by_name;
   for (CaseRecord& r : records) FileRecord(r, &by_name[r.op_name]);
 
-  SpentMs spent_ms;
-  std::vector<OperatorAllowances> operator_allowances;
-  std::map<std::string, std::vector<double>> dtype_speedups;  // valid shape speedups
-  std::vector<double> speedups;                               // benchmarked operators'
+  RunSums sums;
   for (auto& [name, records_of_op] : by_name) {
     std::sort(records_of_op.cases.begin(), records_of_op.cases.end(),
               [](const CaseRecord& a, const CaseRecord& b) { return a.case_index < b.case_index; });
@@ -297,72 +381,14 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
       run.facts_without_cases[name] = records_of_op.facts;
       continue;
     }
-    OperatorModel op;
-    op.name = name;
-    op.facts = records_of_op.facts;
-    op.repro = ReproCommand(name, records_of_op, run_info);
-    double wall_ms = 0;
-    const json checked =
-        op.facts.is_object() ? op.facts.value("allow_torch_checked", json()) : json();
-    OperatorAllowances allowances{
-        name,
-        op.facts.is_object() ? op.facts.value("allow_torch", json()) : json(),
-        checked.is_boolean() && checked.get<bool>(),
-        {}};
-    for (const CaseRecord& c : records_of_op.cases) {
-      op.passed += c.passed && !c.waived ? 1 : 0;
-      op.waived += c.waived ? 1 : 0;
-      const json details = c.extra.is_object() ? c.extra.value("details", json()) : json();
-      const json waivers =
-          details.is_object() ? details.value("waivers", json::array()) : json::array();
-      allowances.case_waivers.push_back(waivers);
-      if (c.waived) run.waived.push_back({c.case_id, c.op_name, waivers});
-      wall_ms += c.timings.value("wall_ms", 0.0);
-      for (const char* key : {"construct_ms", "probe_ms", "compile_ms", "golden_ms", "impl_ms",
-                              "judge_ms", "wall_ms"}) {
-        spent_ms[key] += c.timings.value(key, 0.0);
-      }
-      DtypeCell& cell = op.dtypes[GridDtype(c)];
-      cell.cases += 1;
-      cell.failed += c.passed ? 0 : 1;
-      if (c.passed) continue;
-      op.error_types[c.error_type]++;
-      run.error_types[c.error_type]++;
-      FailureRow failure = Failure(c, op.repro);
-      if (failure.ab) run.ab[failure.ab->is_string() ? failure.ab->get<std::string>() : "none"]++;
-      op.reference_suspect += failure.reference_suspect() ? 1 : 0;
-      run.failures.push_back(std::move(failure));
-    }
-    op.allowances = AllowanceUses({allowances});
-    operator_allowances.push_back(std::move(allowances));
-    const int total = static_cast<int>(records_of_op.cases.size());
-    op.failed = total - op.passed - op.waived;
-    op.wall_s = wall_ms / 1e3;
-    op.max_rel_diff = WorstRelativeDiff(records_of_op.cases);
-    // Cases the selection left out (opverify-batch --filter, ...) are not owed.
-    const int left_out =
-        op.facts.contains("left_out") ? static_cast<int>(op.facts["left_out"].size()) : 0;
-    op.all_passed =
-        total > 0 && op.failed == 0 && total >= op.facts.value("case_count", 0) - left_out;
-    run.performance.operators_total += 1;
-    run.performance.operators_correct += op.all_passed ? 1 : 0;
-    if (op.all_passed && !records_of_op.bench_shapes.empty()) {
-      op.performance = BuildPerformance(name, records_of_op);
-      AddPerformance(name, *op.performance, &run.performance, &dtype_speedups, &speedups);
-    }
-    run.totals.operators += 1;
-    run.totals.cases += total;
-    run.totals.passed += op.passed;
-    run.totals.waived += op.waived;
-    op.cases = std::move(records_of_op.cases);
-    run.operators.push_back(std::move(op));
+    run.operators.push_back(BuildOperator(name, records_of_op, run_info, &sums, &run));
   }
   run.totals.failed = run.totals.cases - run.totals.passed - run.totals.waived;
-  run.allowances = AllowanceUses(operator_allowances);
+  run.allowances = AllowanceUses(sums.allowances);
   if (plan) run.incomplete = MissingFromPlan(run, *plan);
   run.totals.lost = static_cast<int>(run.problems.size() + run.incomplete.size());
-  FinishPerformance(dtype_speedups, speedups, &run.performance);
-  run.time_split = BuildTimeSplit(run_info, spent_ms);
+  FinishPerformance(sums.dtype_speedups, sums.speedups, &run.performance);
+  run.time_split = BuildTimeSplit(run_info, sums.spent_ms);
   return run;
 }
 

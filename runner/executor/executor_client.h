@@ -126,6 +126,12 @@ class ProcessExecutor final : public ExecutorClient {
   ProcessExecutor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd,
                   int tensor_fd);
   Result<std::vector<TensorView>> MapTensors(const nlohmann::json& described);
+  // A call's end when the executor died (`what` says how it was noticed) or
+  // had to be stopped; either leaves it stopped.
+  CallResult Died(const std::string& what);
+  CallResult Stopped(CallFailure failure, const std::string& what, double grace_s);
+  // A reply message read: its JSON and the tensors it describes, mapped.
+  CallResult ReadReply(const std::string& message);
   std::string LogTail();
   // How the executor ended, from the status of the sandbox's launcher.
   ExitStatus Ended(const ExitStatus& launcher) const {

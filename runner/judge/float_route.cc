@@ -60,6 +60,56 @@ RunStats RunDoubles(double* g, double* a, std::int64_t n, const FloatRules& rule
   return stats;
 }
 
+// Pairs [start, start + n) decoded to doubles.
+void Decode(ElementReader& g_reader, ElementReader& a_reader, DType as, std::int64_t start,
+            std::int64_t n, double* g, double* a) {
+  g_reader.ReadDoubles(start, n, as, g);
+  a_reader.ReadDoubles(start, n, as, a);
+}
+
+// The non-finite pairs of a decoded block [start, start + n) classified
+// (NaN and Inf counts and mismatches); the finite ones copied, with their
+// indices, to cg, ca and cidx. Returns how many are finite.
+std::int64_t SplitNonFinite(const PartJob& job, std::int64_t start, std::int64_t n, const double* g,
+                            const double* a, double* cg, double* ca, std::int64_t* cidx,
+                            PartAccumulator* acc) {
+  std::int64_t m = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double gv = g[i], av = a[i];
+    const bool g_nan = std::isnan(gv), a_nan = std::isnan(av);
+    const bool g_inf = std::isinf(gv), a_inf = std::isinf(av);
+    if (g_nan || a_nan) {
+      ++acc->nan_count;
+      if (g_nan != a_nan) {
+        ++acc->nan_mismatch;
+        RecordFirst(&acc->first_mask_mismatches, job.k, start + i, gv, av);
+      }
+    } else if (g_inf || a_inf) {
+      ++acc->inf_count;
+      if (!(g_inf && a_inf && std::signbit(gv) == std::signbit(av))) {
+        ++acc->inf_mismatch;
+        RecordFirst(&acc->first_mask_mismatches, job.k, start + i, gv, av);
+      }
+    } else {
+      cg[m] = gv;
+      ca[m] = av;
+      cidx[m] = start + i;
+      ++m;
+    }
+  }
+  return m;
+}
+
+// Offers m judged pairs to the worst elements; pair j is element
+// index[j], or start + j where index is null.
+void OfferWorst(const double* g, const double* a, const std::int64_t* index, std::int64_t start,
+                std::int64_t m, double mm_threshold, WorstKeeper* worst) {
+  for (std::int64_t j = 0; j < m; ++j) {
+    const double score = MereMareRel(g[j], a[j], mm_threshold);
+    if (score > worst->Threshold()) worst->Offer({score, index ? index[j] : start + j, g[j], a[j]});
+  }
+}
+
 }  // namespace
 
 OutputRules MakeRules(DType output_dtype, DType part_dtype, PrecisionMode mode) {
@@ -113,8 +163,7 @@ void JudgeFloatBlocks(const PartJob& job, std::int64_t first_block, std::int64_t
           rules);
     }
     if (!(direct && n == kBlock) || !stats.all_finite) {
-      g_reader.ReadDoubles(start, n, job.as, g.data());
-      a_reader.ReadDoubles(start, n, job.as, a.data());
+      Decode(g_reader, a_reader, job.as, start, n, g.data(), a.data());
       decoded = true;
       stats = RunDoubles(g.data(), a.data(), n, rules);
     }
@@ -123,31 +172,7 @@ void JudgeFloatBlocks(const PartJob& job, std::int64_t first_block, std::int64_t
     const std::int64_t* run_index = nullptr;  // null: element j is start + j
     std::int64_t m = n;
     if (!stats.all_finite) {
-      // Classify the non-finite pairs, then judge the finite ones.
-      m = 0;
-      for (std::int64_t i = 0; i < n; ++i) {
-        const double gv = g[i], av = a[i];
-        const bool g_nan = std::isnan(gv), a_nan = std::isnan(av);
-        const bool g_inf = std::isinf(gv), a_inf = std::isinf(av);
-        if (g_nan || a_nan) {
-          ++acc->nan_count;
-          if (g_nan != a_nan) {
-            ++acc->nan_mismatch;
-            RecordFirst(&acc->first_mask_mismatches, job.k, start + i, gv, av);
-          }
-        } else if (g_inf || a_inf) {
-          ++acc->inf_count;
-          if (!(g_inf && a_inf && std::signbit(gv) == std::signbit(av))) {
-            ++acc->inf_mismatch;
-            RecordFirst(&acc->first_mask_mismatches, job.k, start + i, gv, av);
-          }
-        } else {
-          cg[m] = gv;
-          ca[m] = av;
-          cidx[m] = start + i;
-          ++m;
-        }
-      }
+      m = SplitNonFinite(job, start, n, g.data(), a.data(), cg.data(), ca.data(), cidx.data(), acc);
       // A finite pair whose difference overflows float64 stays in, as Inf.
       stats = RunDoubles(cg.data(), ca.data(), m, rules);
       run_g = cg.data();
@@ -158,22 +183,13 @@ void JudgeFloatBlocks(const PartJob& job, std::int64_t first_block, std::int64_t
     (*job.block_sums)[b] = {stats.npu_rel_sum, stats.mm_rel_sum};
     if (stats.mm_rel_max > acc->worst.Threshold()) {
       if (!decoded) {
-        g_reader.ReadDoubles(start, n, job.as, g.data());
-        a_reader.ReadDoubles(start, n, job.as, a.data());
+        Decode(g_reader, a_reader, job.as, start, n, g.data(), a.data());
         decoded = true;
       }
-      for (std::int64_t j = 0; j < m; ++j) {
-        const double score = MereMareRel(run_g[j], run_a[j], rules.mm_threshold);
-        if (score > acc->worst.Threshold()) {
-          acc->worst.Offer({score, run_index ? run_index[j] : start + j, run_g[j], run_a[j]});
-        }
-      }
+      OfferWorst(run_g, run_a, run_index, start, m, rules.mm_threshold, &acc->worst);
     }
     if (job.bitwise) {
-      if (!decoded) {
-        g_reader.ReadDoubles(start, n, job.as, g.data());
-        a_reader.ReadDoubles(start, n, job.as, a.data());
-      }
+      if (!decoded) Decode(g_reader, a_reader, job.as, start, n, g.data(), a.data());
       CompareBits(g_reader, a_reader, job, start, n, g.data(), a.data(), acc);
     }
   }

@@ -90,6 +90,115 @@ WorstElement ToWorst(const Candidate& c, double threshold, const std::string& pa
   return w;
 }
 
+// The verdict's facts before any element is read: dtypes, shapes, the route.
+Verdict StartVerdict(const TensorView& golden, const TensorView& actual,
+                     const JudgeOptions& options) {
+  Verdict v;
+  v.options = options;
+  v.dtype = golden.dtype;
+  v.actual_dtype = actual.dtype;
+  v.shape = golden.shape;
+  v.actual_shape = actual.shape;
+  v.route = SelectRoute(golden.dtype, options.standard, options.input_type, options.non_compute);
+  if (golden.dtype != actual.dtype) v.warnings.emplace_back("dtype_mismatch");
+  return v;
+}
+
+// One real-valued pair to judge: a whole tensor, or a complex tensor's part.
+struct Part {
+  std::string name;  // "real", "imag", or "" for a real tensor
+  TensorView golden, actual;
+};
+
+// Complex tensors split into two real parts; a real side pairs with them as
+// torch casts it (complex -> real keeps the real part, real -> complex adds 0i).
+std::vector<Part> SplitParts(const TensorView& golden, const TensorView& actual) {
+  std::vector<Part> parts;
+  if (IsComplex(golden.dtype)) {
+    const bool actual_complex = IsComplex(actual.dtype);
+    parts.push_back(
+        {"real", ComplexPartView(golden, 0), actual_complex ? ComplexPartView(actual, 0) : actual});
+    parts.push_back({"imag", ComplexPartView(golden, 1),
+                     actual_complex ? ComplexPartView(actual, 1) : ZeroView(actual)});
+  } else {
+    parts.push_back({"", golden, IsComplex(actual.dtype) ? ComplexPartView(actual, 0) : actual});
+  }
+  return parts;
+}
+
+// Every part judged on `route` under the rules of the output's dtype.
+std::vector<PartResult> JudgeParts(const std::vector<Part>& parts, DType output_dtype, Route route,
+                                   const JudgeOptions& options) {
+  std::vector<PartResult> results;
+  for (const Part& part : parts) {
+    PartJob job{};
+    job.golden = &part.golden;
+    job.actual = &part.actual;
+    job.as = part.golden.dtype;
+    job.route = route;
+    job.bitwise = route == Route::kBitwise;
+    job.k = static_cast<std::size_t>(std::max(options.worst_count, 0));
+    if (IsFloat(job.as))
+      job.rules = judge_internal::MakeRules(output_dtype, job.as, options.precision_mode);
+    results.push_back(judge_internal::JudgePart(job, options.threads));
+  }
+  return results;
+}
+
+// Picks the elements that explain a verdict from every part's candidates.
+struct WorstPicker {
+  const std::vector<PartResult>& results;
+  const std::vector<Part>& parts;
+  int worst_count;
+  double mm_threshold;
+
+  // The first worst_count of one kind of candidate over all parts, by score
+  // (worst first) or by index.
+  std::vector<WorstElement> Pick(std::vector<Candidate> PartResult::*member, bool by_score) const {
+    std::vector<std::pair<Candidate, std::string>> all;
+    for (std::size_t p = 0; p < results.size(); ++p) {
+      for (const auto& c : results[p].*member) all.emplace_back(c, parts[p].name);
+    }
+    std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
+      return by_score ? Better(a.first, b.first) : a.first.index < b.first.index;
+    });
+    if (all.size() > static_cast<std::size_t>(std::max(worst_count, 0))) {
+      all.resize(static_cast<std::size_t>(std::max(worst_count, 0)));
+    }
+    std::vector<WorstElement> worst;
+    for (const auto& [c, name] : all) worst.push_back(ToWorst(c, mm_threshold, name));
+    return worst;
+  }
+};
+
+// The error, its message and the worst elements of a judged verdict: NaN
+// positions first, then Inf positions, then the route's own check.
+void Explain(const WorstPicker& picker, Verdict* v) {
+  const OutputMetrics& m = v->metrics;
+  if (m.is_float && m.nan_mismatch_count > 0) {
+    v->error_type = ErrorType::kNaNMismatch;
+    v->worst = picker.Pick(&PartResult::mask_mismatches, false);
+    v->error_msg = "NaN positions differ at " + std::to_string(m.nan_mismatch_count) + " of " +
+                   std::to_string(m.total) + " elements" + judge_internal::FirstAt(v->worst);
+  } else if (m.is_float && m.inf_mismatch_count > 0) {
+    v->error_type = ErrorType::kInfMismatch;
+    v->worst = picker.Pick(&PartResult::mask_mismatches, false);
+    v->error_msg = "Inf positions or signs differ at " + std::to_string(m.inf_mismatch_count) +
+                   " of " + std::to_string(m.total) + " elements" +
+                   judge_internal::FirstAt(v->worst);
+  } else {
+    // Bitwise failures may have d == 0 (NaN payloads, signed zeros): list them
+    // in index order. Every other route lists its largest errors.
+    const bool bitwise = v->route == Route::kBitwise;
+    v->worst = picker.Pick(bitwise ? &PartResult::bit_mismatches : &PartResult::worst, !bitwise);
+    if (!judge_internal::RoutePassed(v->route, m)) {
+      v->error_type = ErrorType::kAccuracyError;
+      v->error_msg = std::string(RouteName(v->route)) +
+                     " failed: " + judge_internal::AccuracyMessage(v->route, m);
+    }
+  }
+}
+
 }  // namespace
 
 std::string_view ErrorTypeName(ErrorType error_type) {
@@ -109,15 +218,7 @@ std::string_view ErrorTypeName(ErrorType error_type) {
 }
 
 Verdict Judge(const TensorView& golden, const TensorView& actual, const JudgeOptions& options) {
-  Verdict v;
-  v.options = options;
-  v.dtype = golden.dtype;
-  v.actual_dtype = actual.dtype;
-  v.shape = golden.shape;
-  v.actual_shape = actual.shape;
-  v.route = SelectRoute(golden.dtype, options.standard, options.input_type, options.non_compute);
-  if (golden.dtype != actual.dtype) v.warnings.emplace_back("dtype_mismatch");
-
+  Verdict v = StartVerdict(golden, actual, options);
   if (golden.shape != actual.shape) {
     v.error_type = ErrorType::kShapeMismatch;
     v.error_msg = "shape mismatch: golden " + ShapeToString(golden.shape) + " vs actual " +
@@ -125,39 +226,8 @@ Verdict Judge(const TensorView& golden, const TensorView& actual, const JudgeOpt
     v.metrics.total = golden.NumElements();
     return v;
   }
-
-  // Split complex tensors into two real parts; a real side pairs with them as
-  // torch casts it (complex -> real keeps the real part, real -> complex adds 0i).
-  struct Part {
-    std::string name;
-    TensorView golden, actual;
-  };
-  std::vector<Part> parts;
-  if (IsComplex(golden.dtype)) {
-    const bool actual_complex = IsComplex(actual.dtype);
-    parts.push_back(
-        {"real", ComplexPartView(golden, 0), actual_complex ? ComplexPartView(actual, 0) : actual});
-    parts.push_back({"imag", ComplexPartView(golden, 1),
-                     actual_complex ? ComplexPartView(actual, 1) : ZeroView(actual)});
-  } else {
-    parts.push_back({"", golden, IsComplex(actual.dtype) ? ComplexPartView(actual, 0) : actual});
-  }
-
-  const double mm_threshold = MereMareThresholdFor(golden.dtype, options.precision_mode);
-  std::vector<PartResult> results;
-  for (const Part& part : parts) {
-    PartJob job{};
-    job.golden = &part.golden;
-    job.actual = &part.actual;
-    job.as = part.golden.dtype;
-    job.route = v.route;
-    job.bitwise = v.route == Route::kBitwise;
-    job.k = static_cast<std::size_t>(std::max(options.worst_count, 0));
-    if (IsFloat(job.as))
-      job.rules = judge_internal::MakeRules(golden.dtype, job.as, options.precision_mode);
-    results.push_back(judge_internal::JudgePart(job, options.threads));
-  }
-
+  const std::vector<Part> parts = SplitParts(golden, actual);
+  const std::vector<PartResult> results = JudgeParts(parts, golden.dtype, v.route, options);
   if (results.size() == 2) {
     v.metrics = CombineParts(results[0].metrics, results[1].metrics);
     v.parts.emplace_back("real", results[0].metrics);
@@ -165,45 +235,9 @@ Verdict Judge(const TensorView& golden, const TensorView& actual, const JudgeOpt
   } else {
     v.metrics = results[0].metrics;
   }
-
-  // Pick the worst elements that explain the verdict.
-  const OutputMetrics& m = v.metrics;
-  auto collect = [&](auto member, bool by_score) {
-    std::vector<std::pair<Candidate, std::string>> all;
-    for (std::size_t p = 0; p < results.size(); ++p) {
-      for (const auto& c : results[p].*member) all.emplace_back(c, parts[p].name);
-    }
-    std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
-      return by_score ? Better(a.first, b.first) : a.first.index < b.first.index;
-    });
-    if (all.size() > static_cast<std::size_t>(std::max(options.worst_count, 0))) {
-      all.resize(static_cast<std::size_t>(std::max(options.worst_count, 0)));
-    }
-    v.worst.clear();
-    for (const auto& [c, name] : all) v.worst.push_back(ToWorst(c, mm_threshold, name));
-  };
-
-  if (m.is_float && m.nan_mismatch_count > 0) {
-    v.error_type = ErrorType::kNaNMismatch;
-    collect(&PartResult::mask_mismatches, false);
-    v.error_msg = "NaN positions differ at " + std::to_string(m.nan_mismatch_count) + " of " +
-                  std::to_string(m.total) + " elements" + judge_internal::FirstAt(v.worst);
-  } else if (m.is_float && m.inf_mismatch_count > 0) {
-    v.error_type = ErrorType::kInfMismatch;
-    collect(&PartResult::mask_mismatches, false);
-    v.error_msg = "Inf positions or signs differ at " + std::to_string(m.inf_mismatch_count) +
-                  " of " + std::to_string(m.total) + " elements" + judge_internal::FirstAt(v.worst);
-  } else {
-    // Bitwise failures may have d == 0 (NaN payloads, signed zeros): list them
-    // in index order. Every other route lists its largest errors.
-    const bool bitwise = v.route == Route::kBitwise;
-    collect(bitwise ? &PartResult::bit_mismatches : &PartResult::worst, !bitwise);
-    if (!judge_internal::RoutePassed(v.route, m)) {
-      v.error_type = ErrorType::kAccuracyError;
-      v.error_msg = std::string(RouteName(v.route)) +
-                    " failed: " + judge_internal::AccuracyMessage(v.route, m);
-    }
-  }
+  const WorstPicker worst{results, parts, options.worst_count,
+                          MereMareThresholdFor(golden.dtype, options.precision_mode)};
+  Explain(worst, &v);
   v.passed = v.error_type == ErrorType::kNone;
   return v;
 }

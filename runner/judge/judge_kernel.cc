@@ -326,76 +326,113 @@ constexpr GroupPositions kGroupPositions = [] {
   return table;
 }();
 
+// The screen's float32 constants: |x| by mask, and the bound b's terms.
+struct ScreenRules {
+  explicit ScreenRules(const FloatRules& r)
+      : svt(SplatF(static_cast<float>(r.svt))),
+        sve(SplatF(static_cast<float>(r.sve))),
+        rel(SplatF(static_cast<float>(r.rel))) {}
+  I8 abs_mask = I8{} + 0x7fffffff;
+  F8 svt, sve, rel;
+};
+
+// The screen of pairs [chunk, end): the groups with a nonzero d listed in
+// `listed` (index within the chunk; eight slots of slack for the last store),
+// one bit per group in `unsettled`, set if a pair is unsettled, and the small
+// pairs counted in `small`. Returns how many groups are listed. Inlined:
+// the loop is RunScreened's own.
+template <Storage S>
+[[gnu::always_inline]] inline int ScreenChunk(const void* golden, const void* actual,
+                                              std::int64_t chunk, std::int64_t end,
+                                              const ScreenRules& screen, I8* small,
+                                              std::uint16_t* listed, std::uint8_t* unsettled) {
+  int count = 0;
+  for (std::int64_t i = chunk; i < end; i += kScreenStep) {
+    unsigned listed_flags = 0, unsettled_flags = 0;
+    for (int v = 0; v < 4; ++v) {
+      const F8 g = Widen8<S>(golden, i + 8 * v);
+      const F8 a = Widen8<S>(actual, i + 8 * v);
+      const F8 mag = (F8)((I8)g & screen.abs_mask);
+      const F8 d = (F8)((I8)(a - g) & screen.abs_mask);
+      const I8 is_small = mag < screen.svt;
+      *small -= is_small;
+      // A pair with d = 0 is settled (b > 0), so a group whose d are all 0 is
+      // settled and adds nothing: only groups with a nonzero d are listed.
+      listed_flags |= static_cast<unsigned>(kGroupHasClearLane[LaneBits(d == 0)]) << (2 * v);
+      unsettled_flags |=
+          static_cast<unsigned>(
+              kGroupHasClearLane[LaneBits(d < (is_small ? screen.sve : screen.rel * mag))])
+          << (2 * v);
+    }
+    const G8 positions = LoadBytes<G8>(kGroupPositions.positions[listed_flags].data()) +
+                         static_cast<std::uint16_t>((i - chunk) / 4);
+    std::memcpy(listed + count, &positions, sizeof positions);
+    count += kGroupPositions.count[listed_flags];
+    unsettled[(i - chunk) / kScreenStep] = static_cast<std::uint8_t>(unsettled_flags);
+  }
+  return count;
+}
+
+// The `count` listed groups of the chunk at `chunk` judged in float64: the
+// relative errors of each, the counts too of the unsettled ones. Returns
+// how many were unsettled. Inlined: the loop is RunScreened's own.
+template <Storage S>
+[[gnu::always_inline]] inline std::int64_t JudgeListed(const void* golden, const void* actual,
+                                                       std::int64_t chunk, std::int64_t end,
+                                                       const std::uint16_t* listed, int count,
+                                                       const std::uint8_t* unsettled,
+                                                       const LaneRules& rules, LaneTotals* t) {
+  std::int64_t unsettled_groups = 0;
+  // The float64 pass issues no loads the hardware prefetcher would follow:
+  // meanwhile fetch the next chunk's pairs (the judge's next block when this
+  // run is one block; past the end of the tensor a prefetch is harmless).
+  const auto next_golden = reinterpret_cast<std::uintptr_t>(golden) + end * sizeof(std::uint16_t);
+  const auto next_actual = reinterpret_cast<std::uintptr_t>(actual) + end * sizeof(std::uint16_t);
+  constexpr int kLines = kScreenChunk * sizeof(std::uint16_t) / 64;
+  for (int k = 0; k < count; ++k) {
+    if (k < kLines) {
+      __builtin_prefetch(reinterpret_cast<const void*>(next_golden + 64 * k));
+      __builtin_prefetch(reinterpret_cast<const void*>(next_actual + 64 * k));
+    }
+    const unsigned group = listed[k];
+    const std::int64_t i = chunk + 4 * static_cast<std::int64_t>(group);
+    const V4 g = Widen<S>(golden, i);
+    const V4 a = Widen<S>(actual, i);
+    const V4 mag = LaneRules::Abs(g);
+    const V4 d = LaneRules::Abs(a - g);
+    if (unsettled[group / 8] >> (group % 8) & 1) {
+      rules.Count<false>(mag, d, t);
+      ++unsettled_groups;
+    }
+    rules.Relate(mag, d, t);
+  }
+  for (int k = count; k < kLines; ++k) {
+    __builtin_prefetch(reinterpret_cast<const void*>(next_golden + 64 * k));
+    __builtin_prefetch(reinterpret_cast<const void*>(next_actual + 64 * k));
+  }
+  return unsettled_groups;
+}
+
 template <Storage S>
 RunStats RunScreened(const void* golden, const void* actual, std::int64_t n, const FloatRules& r) {
   if (n % kScreenStep != 0 || !ScreenApplies(r)) return Run<S>(golden, actual, n, r);
   const LaneRules rules(r);
-  const I8 abs_mask = I8{} + 0x7fffffff;
-  const F8 svt = SplatF(static_cast<float>(r.svt)), sve = SplatF(static_cast<float>(r.sve));
-  const F8 rel = SplatF(static_cast<float>(r.rel));
+  const ScreenRules screen(r);
   LaneTotals t;
   I8 small{};
   std::int64_t unsettled_groups = 0;
-  // Per chunk: the listed groups (index within the chunk), eight slots of
-  // slack for the last store; and one bit per group, set if a pair is unsettled.
+  // Per chunk: the listed groups and the unsettled flags (ScreenChunk).
   std::uint16_t listed[kScreenChunk / 4 + 8];
   std::uint8_t unsettled[kScreenChunk / kScreenStep];
   for (std::int64_t chunk = 0; chunk < n; chunk += kScreenChunk) {
     const std::int64_t end = n - chunk < kScreenChunk ? n : chunk + kScreenChunk;
-    const std::int64_t unsettled_before = unsettled_groups;
-    int count = 0;
-    for (std::int64_t i = chunk; i < end; i += kScreenStep) {
-      unsigned listed_flags = 0, unsettled_flags = 0;
-      for (int v = 0; v < 4; ++v) {
-        const F8 g = Widen8<S>(golden, i + 8 * v);
-        const F8 a = Widen8<S>(actual, i + 8 * v);
-        const F8 mag = (F8)((I8)g & abs_mask);
-        const F8 d = (F8)((I8)(a - g) & abs_mask);
-        const I8 is_small = mag < svt;
-        small -= is_small;
-        // A pair with d = 0 is settled (b > 0), so a group whose d are all 0 is
-        // settled and adds nothing: only groups with a nonzero d are listed.
-        listed_flags |= static_cast<unsigned>(kGroupHasClearLane[LaneBits(d == 0)]) << (2 * v);
-        unsettled_flags |=
-            static_cast<unsigned>(kGroupHasClearLane[LaneBits(d < (is_small ? sve : rel * mag))])
-            << (2 * v);
-      }
-      const G8 positions = LoadBytes<G8>(kGroupPositions.positions[listed_flags].data()) +
-                           static_cast<std::uint16_t>((i - chunk) / 4);
-      std::memcpy(listed + count, &positions, sizeof positions);
-      count += kGroupPositions.count[listed_flags];
-      unsettled[(i - chunk) / kScreenStep] = static_cast<std::uint8_t>(unsettled_flags);
-    }
-    // The float64 pass issues no loads the hardware prefetcher would follow:
-    // meanwhile fetch the next chunk's pairs (the judge's next block when this
-    // run is one block; past the end of the tensor a prefetch is harmless).
-    const auto next_golden = reinterpret_cast<std::uintptr_t>(golden) + end * sizeof(std::uint16_t);
-    const auto next_actual = reinterpret_cast<std::uintptr_t>(actual) + end * sizeof(std::uint16_t);
-    constexpr int kLines = kScreenChunk * sizeof(std::uint16_t) / 64;
-    for (int k = 0; k < count; ++k) {
-      if (k < kLines) {
-        __builtin_prefetch(reinterpret_cast<const void*>(next_golden + 64 * k));
-        __builtin_prefetch(reinterpret_cast<const void*>(next_actual + 64 * k));
-      }
-      const unsigned group = listed[k];
-      const std::int64_t i = chunk + 4 * static_cast<std::int64_t>(group);
-      const V4 g = Widen<S>(golden, i);
-      const V4 a = Widen<S>(actual, i);
-      const V4 mag = LaneRules::Abs(g);
-      const V4 d = LaneRules::Abs(a - g);
-      if (unsettled[group / 8] >> (group % 8) & 1) {
-        rules.Count<false>(mag, d, &t);
-        ++unsettled_groups;
-      }
-      rules.Relate(mag, d, &t);
-    }
-    for (int k = count; k < kLines; ++k) {
-      __builtin_prefetch(reinterpret_cast<const void*>(next_golden + 64 * k));
-      __builtin_prefetch(reinterpret_cast<const void*>(next_actual + 64 * k));
-    }
+    const int count = ScreenChunk<S>(golden, actual, chunk, end, screen, &small, listed, unsettled);
+    const std::int64_t unsettled_in_chunk =
+        JudgeListed<S>(golden, actual, chunk, end, listed, count, unsettled, rules, &t);
+    unsettled_groups += unsettled_in_chunk;
     // Where most groups are unsettled (an output far off) the screen only
     // adds work: judge the rest of the run in float64 as Run does, in order.
-    if ((unsettled_groups - unsettled_before) * 4 > (end - chunk) / 4 * 3) {
+    if (unsettled_in_chunk * 4 > (end - chunk) / 4 * 3) {
       RunRange<S>(golden, actual, end, n, rules, &t);
       unsettled_groups += (n - end) / 4;
       break;

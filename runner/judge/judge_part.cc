@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -39,16 +40,10 @@ int ThreadCount(std::int64_t elements, std::int64_t blocks, int requested) {
   return static_cast<int>(std::min<std::int64_t>(threads, std::max<std::int64_t>(blocks, 1)));
 }
 
-}  // namespace
-
-PartResult JudgePart(PartJob job, int requested_threads) {
-  const std::int64_t total = job.golden->NumElements();
-  const std::int64_t blocks = (total + kBlock - 1) / kBlock;
+// Each thread's share of the blocks judged by the part's route; share t
+// holds blocks [blocks * t / threads, blocks * (t + 1) / threads).
+std::vector<PartAccumulator> JudgeShares(const PartJob& job, std::int64_t blocks, int threads) {
   const bool is_float = IsFloat(job.as);
-  std::vector<std::array<double, 2>> block_sums(static_cast<std::size_t>(blocks));
-  job.block_sums = &block_sums;
-
-  const int threads = ThreadCount(total, blocks, requested_threads);
   std::vector<PartAccumulator> accs(static_cast<std::size_t>(threads),
                                     PartAccumulator(static_cast<int>(job.k)));
   auto work = [&](int t) {
@@ -68,10 +63,14 @@ PartResult JudgePart(PartJob job, int requested_threads) {
     work(0);
     for (auto& th : pool) th.join();
   }
+  return accs;
+}
 
-  // Merge in thread order, which is index order.
-  PartAccumulator all(static_cast<int>(job.k));
-  std::vector<Candidate> worst;
+// The shares merged in thread order, which is index order; the k worst
+// candidates of all of them, best first, in `worst`.
+PartAccumulator MergeShares(const std::vector<PartAccumulator>& accs, std::size_t k,
+                            std::vector<Candidate>* worst) {
+  PartAccumulator all(static_cast<int>(k));
   for (const auto& acc : accs) {
     all.finite += acc.finite;
     all.nan_count += acc.nan_count;
@@ -88,17 +87,83 @@ PartResult JudgePart(PartJob job, int requested_threads) {
     all.mm_max = std::max(all.mm_max, acc.mm_max);
     all.max_abs = std::max(all.max_abs, acc.max_abs);
     all.max_rel = std::max(all.max_rel, acc.max_rel);
-    worst.insert(worst.end(), acc.worst.items().begin(), acc.worst.items().end());
+    worst->insert(worst->end(), acc.worst.items().begin(), acc.worst.items().end());
     for (const auto& c : acc.first_mask_mismatches)
-      RecordFirst(&all.first_mask_mismatches, job.k, c.index, c.golden, c.actual);
+      RecordFirst(&all.first_mask_mismatches, k, c.index, c.golden, c.actual);
     for (const auto& c : acc.first_bit_mismatches)
-      RecordFirst(&all.first_bit_mismatches, job.k, c.index, c.golden, c.actual);
+      RecordFirst(&all.first_bit_mismatches, k, c.index, c.golden, c.actual);
   }
-  std::sort(worst.begin(), worst.end(), Better);
-  if (worst.size() > job.k) worst.resize(job.k);
+  std::sort(worst->begin(), worst->end(), Better);
+  if (worst->size() > k) worst->resize(k);
+  return all;
+}
+
+// The float standards' metrics (eco, NPU Benchmark, MERE/MARE) of a part
+// whose shares merged into `all`, its block sums in `block_sums`.
+void FloatMetrics(const PartAccumulator& all, const std::vector<std::array<double, 2>>& block_sums,
+                  const OutputRules& r, OutputMetrics* m) {
+  const std::int64_t f = all.finite;
+  const auto [npu_sum, mm_sum] = SumBlocks(block_sums);
+  if (r.has_eco) {
+    EcoMetrics eco;
+    eco.thresholds = r.eco;
+    eco.matched_count = all.eco_matched;
+    eco.matched_ratio =
+        f == 0 ? 1.0 : static_cast<double>(all.eco_matched) / static_cast<double>(f);
+    eco.over_count = all.eco_over;
+    // 99% in integers: matched / f >= 0.99 without a rounded quotient.
+    eco.passed = all.eco_matched * 100 >= f * 99 && all.eco_over == 0;
+    m->eco = eco;
+  }
+  NpuBenchmarkMetrics& npu = m->npu_benchmark;
+  npu.thresholds = r.npu;
+  npu.matched_count = all.npu_matched;
+  npu.matched_ratio = f == 0 ? 1.0 : static_cast<double>(all.npu_matched) / static_cast<double>(f);
+  npu.mere = f == 0 ? 0.0 : npu_sum / static_cast<double>(f);
+  npu.max_error_cap_violation_count = all.cap;
+  npu.small_count = all.npu_small;
+  npu.normal_count = f - all.npu_small;
+  npu.max_error_cap_passed = all.cap == 0;
+  npu.matched_ratio_passed = all.npu_matched * 10 >= f * 9;
+  npu.mere_passed = f == 0 || npu.mere < r.npu.rel_threshold;
+  npu.passed = npu.max_error_cap_passed && npu.matched_ratio_passed && npu.mere_passed;
+  MereMareMetrics& mm = m->mere_mare;
+  const double t = r.kernel.mm_threshold;
+  mm.threshold = t;
+  mm.mere = f == 0 ? 0.0 : mm_sum / static_cast<double>(f);
+  mm.mare = f == 0 ? 0.0 : all.mm_max;
+  mm.passed = mm.mere < t && mm.mare < kMareFactor * t;
+}
+
+// The discrete check of the bitwise, exact and quant routes (none on the others).
+std::optional<DiscreteMetrics> DiscreteCheck(const PartJob& job, const PartAccumulator& all) {
+  if (job.route != Route::kBitwise && job.route != Route::kExact && job.route != Route::kQuant)
+    return std::nullopt;
+  DiscreteMetrics discrete;
+  discrete.max_allowed_diff = job.route == Route::kQuant ? 1.0 : 0.0;
+  discrete.category = job.route == Route::kBitwise ? "non_compute"
+                      : job.route == Route::kQuant ? "quant_fp_to_int"
+                      : job.as == DType::kBool     ? "bool_output"
+                                                   : "integer_compute";
+  discrete.violation_count =
+      IsFloat(job.as) || job.route == Route::kBitwise ? all.bit_mismatch : all.discrete_violations;
+  discrete.passed = discrete.violation_count == 0;
+  return discrete;
+}
+
+}  // namespace
+
+PartResult JudgePart(PartJob job, int requested_threads) {
+  const std::int64_t total = job.golden->NumElements();
+  const std::int64_t blocks = (total + kBlock - 1) / kBlock;
+  const bool is_float = IsFloat(job.as);
+  std::vector<std::array<double, 2>> block_sums(static_cast<std::size_t>(blocks));
+  job.block_sums = &block_sums;
+  const int threads = ThreadCount(total, blocks, requested_threads);
+  const std::vector<PartAccumulator> accs = JudgeShares(job, blocks, threads);
 
   PartResult result;
-  result.worst = std::move(worst);
+  PartAccumulator all = MergeShares(accs, job.k, &result.worst);
   result.mask_mismatches = std::move(all.first_mask_mismatches);
   result.bit_mismatches = std::move(all.first_bit_mismatches);
   OutputMetrics& m = result.metrics;
@@ -111,53 +176,8 @@ PartResult JudgePart(PartJob job, int requested_threads) {
   m.max_abs_diff = all.max_abs;
   m.max_rel_diff = all.max_rel;
   m.is_float = is_float;
-  if (is_float) {
-    const std::int64_t f = all.finite;
-    const auto [npu_sum, mm_sum] = SumBlocks(block_sums);
-    const OutputRules& r = job.rules;
-    if (r.has_eco) {
-      EcoMetrics eco;
-      eco.thresholds = r.eco;
-      eco.matched_count = all.eco_matched;
-      eco.matched_ratio =
-          f == 0 ? 1.0 : static_cast<double>(all.eco_matched) / static_cast<double>(f);
-      eco.over_count = all.eco_over;
-      // 99% in integers: matched / f >= 0.99 without a rounded quotient.
-      eco.passed = all.eco_matched * 100 >= f * 99 && all.eco_over == 0;
-      m.eco = eco;
-    }
-    NpuBenchmarkMetrics& npu = m.npu_benchmark;
-    npu.thresholds = r.npu;
-    npu.matched_count = all.npu_matched;
-    npu.matched_ratio =
-        f == 0 ? 1.0 : static_cast<double>(all.npu_matched) / static_cast<double>(f);
-    npu.mere = f == 0 ? 0.0 : npu_sum / static_cast<double>(f);
-    npu.max_error_cap_violation_count = all.cap;
-    npu.small_count = all.npu_small;
-    npu.normal_count = f - all.npu_small;
-    npu.max_error_cap_passed = all.cap == 0;
-    npu.matched_ratio_passed = all.npu_matched * 10 >= f * 9;
-    npu.mere_passed = f == 0 || npu.mere < r.npu.rel_threshold;
-    npu.passed = npu.max_error_cap_passed && npu.matched_ratio_passed && npu.mere_passed;
-    MereMareMetrics& mm = m.mere_mare;
-    const double t = r.kernel.mm_threshold;
-    mm.threshold = t;
-    mm.mere = f == 0 ? 0.0 : mm_sum / static_cast<double>(f);
-    mm.mare = f == 0 ? 0.0 : all.mm_max;
-    mm.passed = mm.mere < t && mm.mare < kMareFactor * t;
-  }
-  if (job.route == Route::kBitwise || job.route == Route::kExact || job.route == Route::kQuant) {
-    DiscreteMetrics discrete;
-    discrete.max_allowed_diff = job.route == Route::kQuant ? 1.0 : 0.0;
-    discrete.category = job.route == Route::kBitwise ? "non_compute"
-                        : job.route == Route::kQuant ? "quant_fp_to_int"
-                        : job.as == DType::kBool     ? "bool_output"
-                                                     : "integer_compute";
-    discrete.violation_count =
-        is_float || job.route == Route::kBitwise ? all.bit_mismatch : all.discrete_violations;
-    discrete.passed = discrete.violation_count == 0;
-    m.discrete = discrete;
-  }
+  if (is_float) FloatMetrics(all, block_sums, job.rules, &m);
+  m.discrete = DiscreteCheck(job, all);
   return result;
 }
 

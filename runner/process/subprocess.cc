@@ -109,6 +109,129 @@ Result<int> OpenOutput(const std::string& program, const std::string& path) {
   return fd;
 }
 
+// The working directory, where one is given, exists and is a directory.
+Status CheckWorkingDir(const SpawnOptions& options) {
+  if (options.working_dir.empty()) return Status::Ok();
+  const std::string& program = options.argv[0];
+  struct stat info;
+  if (stat(options.working_dir.c_str(), &info) != 0) {
+    return Status::NotFound("spawn " + program + ": working directory " + options.working_dir +
+                            ": " + ErrnoText(errno));
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    return Status::InvalidInput("spawn " + program + ": working directory " + options.working_dir +
+                                " is not a directory");
+  }
+  return Status::Ok();
+}
+
+// The files stdout_path and stderr_path name, opened (owned by `owned`) and
+// added to `mapping`; stderr "=stdout" is merged later, by the child.
+Status OpenOutputs(const SpawnOptions& options, OwnedFds* owned,
+                   std::vector<std::pair<int, int>>* mapping) {
+  const std::string& program = options.argv[0];
+  if (!options.stdout_path.empty()) {
+    Result<int> fd = OpenOutput(program, options.stdout_path);
+    if (!fd.ok()) return fd.status();
+    owned->Add(fd.value());
+    mapping->emplace_back(fd.value(), STDOUT_FILENO);
+  }
+  if (!options.stderr_path.empty() && options.stderr_path != "=stdout") {
+    Result<int> fd = OpenOutput(program, options.stderr_path);
+    if (!fd.ok()) return fd.status();
+    owned->Add(fd.value());
+    mapping->emplace_back(fd.value(), STDERR_FILENO);
+  }
+  return Status::Ok();
+}
+
+// Each target of `mapping` named once (stderr not at all when merged),
+// no fd negative. Returns the first fd above every target.
+Result<int> CheckMapping(const std::string& program,
+                         const std::vector<std::pair<int, int>>& mapping, bool merge_stderr) {
+  int above_targets = STDERR_FILENO + 1;
+  for (std::size_t i = 0; i < mapping.size(); ++i) {
+    const int parent_fd = mapping[i].first;
+    const int child_fd = mapping[i].second;
+    const bool taken =
+        std::any_of(mapping.begin(), mapping.begin() + static_cast<std::ptrdiff_t>(i),
+                    [&](const auto& other) { return other.second == child_fd; });
+    if (parent_fd < 0 || child_fd < 0 || taken || (merge_stderr && child_fd == STDERR_FILENO)) {
+      return Status::InvalidInput(Printf("spawn %s: bad or repeated fd mapping %d -> %d",
+                                         program.c_str(), parent_fd, child_fd));
+    }
+    above_targets = std::max(above_targets, child_fd + 1);
+  }
+  return above_targets;
+}
+
+// Each source is parked above every target first: a dup2 into one target
+// then never clobbers a source still to come (a swap 3 <-> 4), and a source
+// numbered like its own target still loses close-on-exec in the child.
+Status ParkSources(const std::string& program, const std::vector<std::pair<int, int>>& mapping,
+                   int above_targets, OwnedFds* owned, SpawnRequest* request) {
+  for (const auto& [parent_fd, child_fd] : mapping) {
+    const int parked = fcntl(parent_fd, F_DUPFD_CLOEXEC, above_targets);
+    if (parked < 0) {
+      return Status::InvalidInput(Printf("spawn %s: fd %d for the child's fd %d: %s",
+                                         program.c_str(), parent_fd, child_fd,
+                                         ErrnoText(errno).c_str()));
+    }
+    owned->Add(parked);
+    if (const int error = posix_spawn_file_actions_adddup2(&request->actions_, parked, child_fd)) {
+      return Status::Internal("spawn " + program +
+                              ": posix_spawn_file_actions_adddup2: " + ErrnoText(error));
+    }
+  }
+  return Status::Ok();
+}
+
+// Only what `mapping` names crosses: the rank's log, Open MPI's sockets and
+// any descriptor a library opened without close-on-exec stay ours. Then
+// stderr merged into stdout and the working directory, where asked.
+// Returns 0 or an error number.
+int CloseTheRest(const SpawnOptions& options, const std::vector<std::pair<int, int>>& mapping,
+                 int above_targets, bool merge_stderr, SpawnRequest* request) {
+  int error = 0;
+  for (int fd = STDERR_FILENO + 1; fd < above_targets && error == 0; ++fd) {
+    const bool target = std::any_of(mapping.begin(), mapping.end(),
+                                    [&](const auto& pair) { return pair.second == fd; });
+    if (!target) error = posix_spawn_file_actions_addclose(&request->actions_, fd);
+  }
+  if (error == 0)
+    error = posix_spawn_file_actions_addclosefrom_np(&request->actions_, above_targets);
+  if (error == 0 && merge_stderr) {
+    error = posix_spawn_file_actions_adddup2(&request->actions_, STDOUT_FILENO, STDERR_FILENO);
+  }
+  if (error == 0 && !options.working_dir.empty()) {
+    error = posix_spawn_file_actions_addchdir_np(&request->actions_, options.working_dir.c_str());
+  }
+  return error;
+}
+
+// The child's session or process group, no blocked signals, and the
+// signals a run handles back at their defaults. Returns 0 or an error number.
+int SetAttributes(const SpawnOptions& options, SpawnRequest* request) {
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  if (options.new_session) {
+    flags |= POSIX_SPAWN_SETSID;  // a session leader leads its own group too
+  } else if (options.new_process_group) {
+    flags |= POSIX_SPAWN_SETPGROUP;
+  }
+  sigset_t no_signals;
+  sigemptyset(&no_signals);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int signal : {SIGTERM, SIGINT, SIGPIPE, SIGCHLD, SIGHUP, SIGQUIT}) {
+    sigaddset(&defaults, signal);
+  }
+  int error = posix_spawnattr_setflags(&request->attributes_, flags);
+  if (error == 0) error = posix_spawnattr_setpgroup(&request->attributes_, 0);
+  if (error == 0) error = posix_spawnattr_setsigmask(&request->attributes_, &no_signals);
+  if (error == 0) error = posix_spawnattr_setsigdefault(&request->attributes_, &defaults);
+  return error;
+}
+
 }  // namespace
 
 std::string ExitStatus::Describe() const {
@@ -148,99 +271,20 @@ Result<Subprocess> Subprocess::Spawn(const SpawnOptions& options) {
     return Status::InvalidInput("spawn: no program given (argv is empty)");
   }
   const std::string& program = options.argv[0];
-  if (!options.working_dir.empty()) {
-    struct stat info;
-    if (stat(options.working_dir.c_str(), &info) != 0) {
-      return Status::NotFound("spawn " + program + ": working directory " + options.working_dir +
-                              ": " + ErrnoText(errno));
-    }
-    if (!S_ISDIR(info.st_mode)) {
-      return Status::InvalidInput("spawn " + program + ": working directory " +
-                                  options.working_dir + " is not a directory");
-    }
-  }
-
+  if (Status checked = CheckWorkingDir(options); !checked.ok()) return checked;
   OwnedFds owned;
   std::vector<std::pair<int, int>> mapping = options.fds;  // {parent fd, child fd}
-  if (!options.stdout_path.empty()) {
-    Result<int> fd = OpenOutput(program, options.stdout_path);
-    if (!fd.ok()) return fd.status();
-    owned.Add(fd.value());
-    mapping.emplace_back(fd.value(), STDOUT_FILENO);
-  }
+  if (Status opened = OpenOutputs(options, &owned, &mapping); !opened.ok()) return opened;
   const bool merge_stderr = options.stderr_path == "=stdout";
-  if (!options.stderr_path.empty() && !merge_stderr) {
-    Result<int> fd = OpenOutput(program, options.stderr_path);
-    if (!fd.ok()) return fd.status();
-    owned.Add(fd.value());
-    mapping.emplace_back(fd.value(), STDERR_FILENO);
-  }
-
-  int above_targets = STDERR_FILENO + 1;
-  for (std::size_t i = 0; i < mapping.size(); ++i) {
-    const int parent_fd = mapping[i].first;
-    const int child_fd = mapping[i].second;
-    const bool taken =
-        std::any_of(mapping.begin(), mapping.begin() + static_cast<std::ptrdiff_t>(i),
-                    [&](const auto& other) { return other.second == child_fd; });
-    if (parent_fd < 0 || child_fd < 0 || taken || (merge_stderr && child_fd == STDERR_FILENO)) {
-      return Status::InvalidInput(Printf("spawn %s: bad or repeated fd mapping %d -> %d",
-                                         program.c_str(), parent_fd, child_fd));
-    }
-    above_targets = std::max(above_targets, child_fd + 1);
-  }
+  Result<int> above_targets = CheckMapping(program, mapping, merge_stderr);
+  if (!above_targets.ok()) return above_targets.status();
 
   SpawnRequest request;
-  // Each source is parked above every target first: a dup2 into one target
-  // then never clobbers a source still to come (a swap 3 <-> 4), and a source
-  // numbered like its own target still loses close-on-exec in the child.
-  for (const auto& [parent_fd, child_fd] : mapping) {
-    const int parked = fcntl(parent_fd, F_DUPFD_CLOEXEC, above_targets);
-    if (parked < 0) {
-      return Status::InvalidInput(Printf("spawn %s: fd %d for the child's fd %d: %s",
-                                         program.c_str(), parent_fd, child_fd,
-                                         ErrnoText(errno).c_str()));
-    }
-    owned.Add(parked);
-    if (const int error = posix_spawn_file_actions_adddup2(&request.actions_, parked, child_fd)) {
-      return Status::Internal("spawn " + program +
-                              ": posix_spawn_file_actions_adddup2: " + ErrnoText(error));
-    }
-  }
-  // Only what `mapping` names crosses: the rank's log, Open MPI's sockets and
-  // any descriptor a library opened without close-on-exec stay ours.
-  int error = 0;
-  for (int fd = STDERR_FILENO + 1; fd < above_targets && error == 0; ++fd) {
-    const bool target = std::any_of(mapping.begin(), mapping.end(),
-                                    [&](const auto& pair) { return pair.second == fd; });
-    if (!target) error = posix_spawn_file_actions_addclose(&request.actions_, fd);
-  }
-  if (error == 0)
-    error = posix_spawn_file_actions_addclosefrom_np(&request.actions_, above_targets);
-  if (error == 0 && merge_stderr) {
-    error = posix_spawn_file_actions_adddup2(&request.actions_, STDOUT_FILENO, STDERR_FILENO);
-  }
-  if (error == 0 && !options.working_dir.empty()) {
-    error = posix_spawn_file_actions_addchdir_np(&request.actions_, options.working_dir.c_str());
-  }
-
-  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-  if (options.new_session) {
-    flags |= POSIX_SPAWN_SETSID;  // a session leader leads its own group too
-  } else if (options.new_process_group) {
-    flags |= POSIX_SPAWN_SETPGROUP;
-  }
-  sigset_t no_signals;
-  sigemptyset(&no_signals);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (int signal : {SIGTERM, SIGINT, SIGPIPE, SIGCHLD, SIGHUP, SIGQUIT}) {
-    sigaddset(&defaults, signal);
-  }
-  if (error == 0) error = posix_spawnattr_setflags(&request.attributes_, flags);
-  if (error == 0) error = posix_spawnattr_setpgroup(&request.attributes_, 0);
-  if (error == 0) error = posix_spawnattr_setsigmask(&request.attributes_, &no_signals);
-  if (error == 0) error = posix_spawnattr_setsigdefault(&request.attributes_, &defaults);
+  if (Status parked = ParkSources(program, mapping, above_targets.value(), &owned, &request);
+      !parked.ok())
+    return parked;
+  int error = CloseTheRest(options, mapping, above_targets.value(), merge_stderr, &request);
+  if (error == 0) error = SetAttributes(options, &request);
   if (error != 0) return Status::Internal("spawn " + program + ": preparing: " + ErrnoText(error));
 
   std::vector<std::string> env_storage;

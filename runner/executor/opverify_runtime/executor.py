@@ -103,6 +103,35 @@ def _preload_torch():
     return round((time.perf_counter() - started) * 1e3, 1)
 
 
+class _Phases:
+    """Each phase's wall time (ms) into `timings`, less the Triton
+    compilation inside it, which is summed apart."""
+
+    def __init__(self, compile_clock, timings):
+        self.compile_clock = compile_clock
+        self.timings = timings
+        self.compile_ms, self.kernels = 0.0, 0
+
+    def record(self, name, since):
+        ms, count = self.compile_clock.take()
+        wall = (time.perf_counter() - since) * 1e3
+        if ms is None:
+            self.timings[name] = wall
+            return
+        self.compile_ms, self.kernels = self.compile_ms + ms, self.kernels + count
+        self.timings[name] = max(0.0, wall - ms)
+
+
+class _Watched:
+    """The runtime evidence's recorders of one forward: the profile, the
+    dispatch trace, the Triton launches (None where not watched), and what
+    the library's registered kernels ran (override.traced_registrations)."""
+
+    def __init__(self):
+        self.prof = self.trace = self.launches = None
+        self.inside = {}
+
+
 class Session(BenchRequests):
     def __init__(self):
         self.torch = None
@@ -174,12 +203,32 @@ class Session(BenchRequests):
     def op_load(self, request):
         import torch
         self.torch = torch
+        self._check_untainted()
+        self._read_load_settings(request, torch)
+        # The task and its cases first: an implementation that fails to import
+        # fails every case, and the error reply says how many there are.
+        self._load_task(request, torch)
+        if self.role == "reference":
+            return dict(self._known, startup=self.startup), []  # no implementation, no library: nothing it could reach
+        self._load_implementation(request, torch)
+        if self.compile_clock.install():
+            self.compile_clock.take()  # what importing compiled is not a case's
+        return dict(self._known, startup=self.startup), []
+
+    def _check_untainted(self):
+        """The first load records torch's identities; a later one refuses a
+        process whose earlier operator replaced any (ExecutorTainted)."""
         if getattr(self, "_identities", None) is None:
             self._identities = self._torch_identities()
         else:
             changed = self._tainted()
             if changed:
                 raise CaseError("ExecutorTainted", "an earlier operator replaced " + ", ".join(changed[:10]))
+
+    def _read_load_settings(self, request, torch):
+        """The load request's backend, role, seed, golden precision, import
+        path, library, allowances and override; the last operator's task and
+        implementation forgotten."""
         try:
             self.backend = backend_module.select(torch, request.get("backend", "auto"))
         except RuntimeError as error:
@@ -204,8 +253,10 @@ class Session(BenchRequests):
         self.library = list(request.get("library") or [])
         self.allow_torch = list(request.get("allow_torch") or [])  # declared exceptions (allowances.py)
         self.override = request.get("override")
-        # The task and its cases first: an implementation that fails to import
-        # fails every case, and the error reply says how many there are.
+
+    def _load_task(self, request, torch):
+        """The task (or the override's), its init inputs and its cases, the
+        generated edge cases among them; what the load reply says of them."""
         if self.override:
             self.task = override.build_task(self.override, torch)
         else:
@@ -230,9 +281,12 @@ class Session(BenchRequests):
                 generated.append({"label": label, "params": case_params})
         self._known = {"case_count": len(self.cases), "backend": self.backend.name, "edge_cases": generated,
                        "non_compute": bool(getattr(self.task, "NON_COMPUTE", False))}
+
+    def _load_implementation(self, request, torch):
+        """The runtime sealed, then the implementation imported (or the
+        override's, or the reference itself for the trust check), and the
+        runtime checks it gets."""
         reference_as_impl = bool(request.get("reference_as_impl"))
-        if self.role == "reference":
-            return dict(self._known, startup=self.startup), []  # no implementation, no library: nothing it could reach
         # The runtime's code as it is now is what the C++ executor checks after
         # every request from here on (runtime_seal.h): an implementation that
         # replaces any of it fails RuntimeTampered. The lint's modules too.
@@ -258,9 +312,6 @@ class Session(BenchRequests):
         self.watch_reach = bool(request.get("runtime_checks")) and bool(self.override)
         self.ghost_replay = bool(request.get("ghost_replay")) and on_cuda
         self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library) if on_cuda else {}
-        if self.compile_clock.install():
-            self.compile_clock.take()  # what importing compiled is not a case's
-        return dict(self._known, startup=self.startup), []
 
     def op_describe_cases(self, request):
         """input_desc of every case (made with the load seed), for the failures
@@ -516,44 +567,12 @@ class Session(BenchRequests):
         the runtime checks on the first run, the ghost replay. Returns (the
         outputs on the host, the inputs it was given)."""
         torch = self.torch
+        phases = _Phases(self.compile_clock, timings)
         started = time.perf_counter()
-        try:
-            seed_everything(seed, torch)
-            model_new = self.impl.ModelNew(*self.init_inputs)
-            model_new = model_new.to(device) if isinstance(model_new, torch.nn.Module) else model_new
-        except BaseException as error:  # noqa: BLE001
-            raise self.classify(error, "ModelNew(*get_init_inputs())") from error
-        compile_ms, kernels = 0.0, 0
-
-        def phase(name, since):
-            """Records a phase's wall time less Triton's compilation inside it."""
-            nonlocal compile_ms, kernels
-            ms, count = self.compile_clock.take()
-            wall = (time.perf_counter() - since) * 1e3
-            if ms is None:
-                timings[name] = wall
-                return
-            compile_ms, kernels = compile_ms + ms, kernels + count
-            timings[name] = max(0.0, wall - ms)
-
-        phase("construct_ms", started)
-
+        model_new = self._construct_impl(seed, device)
+        phases.record("construct_ms", started)
         if request.get("probe"):
-            started = time.perf_counter()
-            seed_everything(seed, torch)
-            try:
-                model = self.task.Model(*self.init_inputs)  # its own: the golden's is elsewhere
-            except BaseException as error:  # noqa: BLE001
-                raise CaseError("RuntimeError", "Model(*get_init_inputs()): " + describe(error)) from error
-            result = probe.run(torch, self.task.Model, model, model_new,
-                               inputs_fn=lambda: clone_to(inputs, "cpu", torch),
-                               check_determinism=bool(request.get("check_determinism")))
-            phase("probe_ms", started)
-            reply["probe"] = result
-            reply["warnings"].extend(result["warnings"])
-            if not result["passed"]:
-                raise CaseError("HiddenStateMismatch", "; ".join(result["mismatches"]))
-
+            self._probe(request, inputs, seed, model_new, reply, phases)
         first_run = request.get("evidence", True)  # the case's first run carries the runtime checks
         evidence = self.runtime_checks and first_run
         baseline = None  # an override's reference call on the device (what ATen runs), before the poison
@@ -570,71 +589,117 @@ class Session(BenchRequests):
         impl_args = clone_to(inputs, device, torch)
         if self.watch_reach and first_run:
             model_new.watch_folders = override.library_folders(self.library)
-        inside = {}  # what the library's registered kernels run (override.traced_registrations)
+        watched = _Watched()
         if baseline is not None:
-            model_new.trace_inside = (runtime_evidence.DispatchTrace, inside)
+            model_new.trace_inside = (runtime_evidence.DispatchTrace, watched.inside)
         started = time.perf_counter()
-        try:
-            with contextlib.ExitStack() as watching, torch.no_grad():
-                if evidence:
-                    from torch.profiler import ProfilerActivity, profile
-                    prof = watching.enter_context(profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]))
-                    trace = watching.enter_context(runtime_evidence.DispatchTrace(torch, probe_kernels=bool(
-                        self.override)))
-                    launches = watching.enter_context(runtime_evidence.launch_recorder(self.impl, self.library))
-                actual = model_new(*impl_args)
-                self.backend.synchronize()
-            actual = flatten_outputs(actual, torch)
-        except BaseException as error:  # noqa: BLE001
-            raise self.classify(error, "ModelNew.forward") from error
-        finally:
-            if baseline is not None:
-                model_new.trace_inside = None
+        actual = self._forward(model_new, impl_args, evidence, baseline, watched)
         if golden_sizes is not None:
             refuse_oversized(actual, golden_sizes)
         try:
             actual = [t.cpu() for t in actual]
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, "ModelNew.forward's outputs to the host") from error
-        phase("impl_ms", started)
+        phases.record("impl_ms", started)
         if self.watch_reach and first_run:
             model_new.watch_folders = None
             verdict = runtime_evidence.judge_reach(model_new.reached, self.library, self.override["op"])
             if verdict is not None:
                 raise CaseError("LintError", verdict[1], regression_type=verdict[0])
         if evidence:
-            on_device = bench.device_kernels(torch, prof)  # not `kernels`: that is the compile count
-            self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library)  # lazily imported ones too
-            own = runtime_evidence.own_names(launches, self.own_kernels, override=bool(self.override))
-            self.own_kernels.update({n: j for n, j in launches.jit_functions.items() if n in own})  # ghost replay
-            reply["runtime_evidence"] = {
-                "torch_ops": trace.report(), "own_kernels": sorted(own), "library": self.library,
-                "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in on_device.items()},
-                "triton_launches": launches.report() if launches.active else None}
-            registered = set()
-            if baseline is not None:
-                registered = trace.registered_ops(torch)  # asked now, outside the enable context
-                reply["runtime_evidence"]["aten_baseline"] = {"torch_ops": sorted(baseline[0]),
-                                                              "kernels": sorted(baseline[1])}
-                reply["runtime_evidence"]["library_registered"] = sorted(registered)
-                reply["runtime_evidence"]["inside_registered_kernels"] = {
-                    op: {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in ops.items()}
-                    for op, ops in sorted(inside.items())}
-            if self.allow_torch:  # declared exceptions: what they cover is not judged
-                waivers, on_device, inside = allowances.waive_runtime(self.allow_torch, trace, on_device, inside, prof)
-                if waivers:
-                    reply["waivers"] = waivers
-            verdict = runtime_evidence.judge_evidence(trace, on_device, own, baseline, registered, inside,
-                                                      launches.report())
-            if verdict is not None:
-                raise CaseError("LintError", verdict[1], regression_type=verdict[0],
-                                runtime_evidence=reply["runtime_evidence"])
+            self._judge_runtime_evidence(reply, watched, baseline)
         if self.ghost_replay and first_run and any(t.numel() for t in actual):
             self._ghost_replay(model_new, inputs, device, actual)
         if self.compile_clock.installed is not None:
-            timings["compile_ms"] = compile_ms
-            timings["kernels_compiled"] = kernels
+            timings["compile_ms"] = phases.compile_ms
+            timings["kernels_compiled"] = phases.kernels
         return actual, impl_args
+
+    def _construct_impl(self, seed, device):
+        """ModelNew(*get_init_inputs()) made under the case's seed, on the device."""
+        torch = self.torch
+        try:
+            seed_everything(seed, torch)
+            model_new = self.impl.ModelNew(*self.init_inputs)
+            return model_new.to(device) if isinstance(model_new, torch.nn.Module) else model_new
+        except BaseException as error:  # noqa: BLE001
+            raise self.classify(error, "ModelNew(*get_init_inputs())") from error
+
+    def _probe(self, request, inputs, seed, model_new, reply, phases):
+        """The probe (probe.py) of ModelNew against a Model of its own; a
+        mismatch fails the case as HiddenStateMismatch."""
+        torch = self.torch
+        started = time.perf_counter()
+        seed_everything(seed, torch)
+        try:
+            model = self.task.Model(*self.init_inputs)  # its own: the golden's is elsewhere
+        except BaseException as error:  # noqa: BLE001
+            raise CaseError("RuntimeError", "Model(*get_init_inputs()): " + describe(error)) from error
+        result = probe.run(torch, self.task.Model, model, model_new,
+                           inputs_fn=lambda: clone_to(inputs, "cpu", torch),
+                           check_determinism=bool(request.get("check_determinism")))
+        phases.record("probe_ms", started)
+        reply["probe"] = result
+        reply["warnings"].extend(result["warnings"])
+        if not result["passed"]:
+            raise CaseError("HiddenStateMismatch", "; ".join(result["mismatches"]))
+
+    def _forward(self, model_new, impl_args, evidence, baseline, watched):
+        """ModelNew's forward without gradients, watched by the runtime
+        evidence's recorders (into `watched`) when `evidence`. Returns its
+        outputs, flattened, still on the device."""
+        torch = self.torch
+        try:
+            with contextlib.ExitStack() as watching, torch.no_grad():
+                if evidence:
+                    from torch.profiler import ProfilerActivity, profile
+                    watched.prof = watching.enter_context(
+                        profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]))
+                    watched.trace = watching.enter_context(runtime_evidence.DispatchTrace(torch, probe_kernels=bool(
+                        self.override)))
+                    watched.launches = watching.enter_context(
+                        runtime_evidence.launch_recorder(self.impl, self.library))
+                actual = model_new(*impl_args)
+                self.backend.synchronize()
+            return flatten_outputs(actual, torch)
+        except BaseException as error:  # noqa: BLE001
+            raise self.classify(error, "ModelNew.forward") from error
+        finally:
+            if baseline is not None:
+                model_new.trace_inside = None
+
+    def _judge_runtime_evidence(self, reply, watched, baseline):
+        """What the first run did on the device (torch operators, kernels,
+        Triton launches) into the reply, less what declared exceptions cover;
+        a forbidden use fails the case as LintError."""
+        torch = self.torch
+        trace, prof, launches, inside = watched.trace, watched.prof, watched.launches, watched.inside
+        on_device = bench.device_kernels(torch, prof)  # not `kernels`: that is the compile count
+        self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library)  # lazily imported ones too
+        own = runtime_evidence.own_names(launches, self.own_kernels, override=bool(self.override))
+        self.own_kernels.update({n: j for n, j in launches.jit_functions.items() if n in own})  # ghost replay
+        reply["runtime_evidence"] = {
+            "torch_ops": trace.report(), "own_kernels": sorted(own), "library": self.library,
+            "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in on_device.items()},
+            "triton_launches": launches.report() if launches.active else None}
+        registered = set()
+        if baseline is not None:
+            registered = trace.registered_ops(torch)  # asked now, outside the enable context
+            reply["runtime_evidence"]["aten_baseline"] = {"torch_ops": sorted(baseline[0]),
+                                                          "kernels": sorted(baseline[1])}
+            reply["runtime_evidence"]["library_registered"] = sorted(registered)
+            reply["runtime_evidence"]["inside_registered_kernels"] = {
+                op: {name: {"calls": calls, "devices": sorted(devices)} for name, (calls, devices) in ops.items()}
+                for op, ops in sorted(inside.items())}
+        if self.allow_torch:  # declared exceptions: what they cover is not judged
+            waivers, on_device, inside = allowances.waive_runtime(self.allow_torch, trace, on_device, inside, prof)
+            if waivers:
+                reply["waivers"] = waivers
+        verdict = runtime_evidence.judge_evidence(trace, on_device, own, baseline, registered, inside,
+                                                  launches.report())
+        if verdict is not None:
+            raise CaseError("LintError", verdict[1], regression_type=verdict[0],
+                            runtime_evidence=reply["runtime_evidence"])
 
     def op_environment(self, request):
         # The process's environment does not change between the operators it

@@ -164,9 +164,9 @@ Result<ExecutorChannels> OpenChannels() {
   channels.null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
   if (channels.tensor_fd < 0 || channels.null_fd < 0) {
     const std::string error = std::strerror(errno);
-    channels.Close();
-    return Status::IoError(std::string(channels.tensor_fd < 0 ? "a sealed memfd" : "/dev/null") +
-                           ": " + error);
+    const std::string what = channels.tensor_fd < 0 ? "a sealed memfd" : "/dev/null";
+    channels.Close();  // closes both: name what failed first
+    return Status::IoError(what + ": " + error);
   }
   return channels;
 }

@@ -8,6 +8,7 @@ AccuracyError of one kind), each a sweep of CASES sizes, runs opverify-batch
 on them and prints the A/B count and time from summary.json. make_night is
 also the fixture of tests/python/test_night_triage.py."""
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -66,15 +67,39 @@ def make_night(folder, kinds, cases=5, name="night", dtypes=None):
     return manifest, names
 
 
+def unexpected_ab(run_dir):
+    """What each A/B that did not find the planted real defect saw (every operator here is
+    deterministically 1% off): junit.xml's account of its attempts, one operator each."""
+    import xml.etree.ElementTree as ET
+    lines, seen = [], set()
+    for case in ET.parse(os.path.join(run_dir, "junit.xml")).iter("testcase"):
+        failure = case.find("failure")
+        if failure is None:
+            failure = case.find("error")
+        message = failure.get("message", "") if failure is not None else ""
+        if "[A/B: " not in message or "[A/B: real_defect]" in message or "[A/B: skipped" in message:
+            continue
+        op = case.get("name", "").split("/")[0]
+        if op in seen:
+            continue
+        seen.add(op)
+        out = case.findtext("system-out") or ""
+        lines.append(f"{case.get('name')}: {message[:200]}\n    " + "\n    ".join(out.splitlines()[:8]))
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--operators", type=int, default=100)
     parser.add_argument("--cases", type=int, default=5)
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--build", default=os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build")))
+    parser.add_argument("--keep", metavar="DIR", help="make the night in DIR (kept) instead of a temporary folder")
     parser.add_argument("flags", nargs="*", help="more opverify-batch flags (after --)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+    with (contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory()) as folder:
         manifest, _ = make_night(folder, ["off"] * args.operators, args.cases)
         run_dir = os.path.join(folder, "run")
         command = [os.path.join(args.build, "runner", "opverify-batch"), manifest, "--backend", "cpu",
@@ -86,6 +111,7 @@ def main():
         wall_s = time.monotonic() - started
         with open(os.path.join(run_dir, "summary.json")) as f:
             summary = json.load(f)
+        odd = unexpected_ab(run_dir)
     failures = summary["failures"]
     own = [f for f in failures if f.get("ab") not in (None, "skipped (budget)") and "ab_inherited_from" not in f]
     inherited = [f for f in failures if "ab_inherited_from" in f]
@@ -100,6 +126,8 @@ def main():
           + (f"; stopped by {summary['stopped_by_signal']}" if "stopped_by_signal" in summary else ""))
     print(f"  A/B {timing.get('ab_s', 0):.1f} s of {timing.get('item_s', 0):.1f} s in items "
           f"(summed over ranks); classes {summary.get('ab')}")
+    for line in odd:
+        print("  " + line)
     return 0 if proc.returncode == 1 else 1
 
 

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "runner/common/utf8.h"
 #include "runner/verify/reference_trust.h"
 
 namespace fs = std::filesystem;
@@ -31,12 +32,18 @@ bool Agree(const CaseOutcome& a, const CaseOutcome& b) {
   return a.error_type == b.error_type && a.actual_sha256 == b.actual_sha256;
 }
 
+// An attempt as the record keeps it; how a failing one failed, cut short (an
+// attempt that crashed or timed out says why, not only that it disagreed).
 json Describe(const std::string& label, const CaseOutcome& c, const std::string& cache_dir) {
-  return {{"label", label},
-          {"passed", c.passed},
-          {"error_type", c.error_type.empty() ? json(nullptr) : json(c.error_type)},
-          {"actual_sha256", c.actual_sha256},
-          {"cache_dir", cache_dir}};
+  constexpr std::size_t kMessageChars = 600;
+  json attempt = {{"label", label},
+                  {"passed", c.passed},
+                  {"error_type", c.error_type.empty() ? json(nullptr) : json(c.error_type)},
+                  {"actual_sha256", c.actual_sha256},
+                  {"cache_dir", cache_dir}};
+  if (!c.passed && !c.error_msg.empty())
+    attempt["error_msg"] = Utf8Prefix(c.error_msg, kMessageChars);
+  return attempt;
 }
 
 std::optional<std::string> MakeFreshDir(const std::string& parent) {

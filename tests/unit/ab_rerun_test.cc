@@ -284,6 +284,10 @@ TEST_F(AbRerun, ACrashOnRerunIsNotAgreement) {
   const json record = RunAndAb();
   EXPECT_EQ(record.at("classification"), "nondeterministic");
   EXPECT_EQ(record.at("attempts").at(2).at("error_type"), "Crash");
+  // ... and says how it ended, not only that it disagreed.
+  EXPECT_NE(record.at("attempts").at(2).at("error_msg").get<std::string>().find("SIGSEGV"),
+            std::string::npos)
+      << record.at("attempts").at(2).dump();
 }
 
 }  // namespace

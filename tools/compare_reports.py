@@ -22,6 +22,8 @@ exist on both sides.
 
 Normalised (each replaced by a placeholder on both sides), and nothing else:
 - the run folder's absolute path -> <RUN> (two runs need two folders);
+- the A/B's fresh cache folders, made by mkdtemp ("fresh_0ePSZf") ->
+  fresh_<TMP>;
 - the build's git commit (summary.json's opverify.commit, also in
   report.md, report.html and junit.xml) -> <COMMIT> (the "after" build is a
   later commit by construction);
@@ -41,7 +43,7 @@ Normalised (each replaced by a placeholder on both sides), and nothing else:
   latency_ms, framework_latency_ms and speedup properties;
 - in report.md, report.html and precision_report.md: a number directly
   followed by a time unit or the speedup's `x` ("0.62x", "12.3 ms",
-  "4.1 s", "01:16" clock durations), and `fast_P V` fractions;
+  "4.1 s", "2.6 min", "01:16" clock durations), and `fast_P V` fractions;
 - in report.html besides: the speedup chart and the timeline (two SVGs
   drawn from measured speedups and times) each as a whole, the latencies
   of the "latency per shape" cells ("#1 0.0124"), and the order of the
@@ -102,6 +104,7 @@ def normalise_json(value, run_dir, commit):
 
 def normalise_text(text, run_dir, commit):
     text = text.replace(run_dir, "<RUN>")
+    text = re.sub(r"\bfresh_[A-Za-z0-9]{6}\b", "fresh_<TMP>", text)  # the A/B's mkdtemp folder
     if commit:
         text = re.sub(r"\b%s\b" % re.escape(commit), "<COMMIT>", text)
     return text
@@ -113,7 +116,7 @@ NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 def normalise_report_text(text, run_dir, commit):
     """report.md, report.html, precision_report.md: measured numbers by their unit."""
     text = normalise_text(text, run_dir, commit)
-    text = re.sub(NUMBER + r"(\s?)(ms|us|µs|s|x)\b", r"<N>\1\2", text)
+    text = re.sub(NUMBER + r"(\s?)(ms|us|µs|s|min|h|x)\b", r"<N>\1\2", text)
     text = re.sub(r"\b\d\d:\d\d(:\d\d)?\b", "<CLOCK>", text)
     text = re.sub(r"(fast_\d+\.\d+:? )" + NUMBER, r"\1<N>", text)
     return text

@@ -365,7 +365,7 @@ int Run(int argc, char** argv) {
   spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}, compiler cache {}",
                options.jobs_path, rank, size, launch.launcher, options.run_dir, cache);
   WorkerSetup setup = MakeWorkerSetup(*job, options, rank, *run_cache, cache);
-  return RunRankWork(world.get(), *flags, *job, launch, items, setup, *console);
+  return RunRankWork(world.get(), *flags, *job, launch, items, setup, console.value());
 }
 
 }  // namespace

@@ -115,11 +115,16 @@ class OperatorRun {
   void FailAll(int from, const std::string& type, const std::string& message, int regression = 0,
                const json& input_descs = json::array());
   CaseOutcome RunCase(int i);
-  // One run of case c.index with `seed`: its request (the probe before the first).
+  // The request of one run of case i with `seed` (the probe before the first case run).
   proto::RunCaseRequest Request(int i, std::uint64_t seed, bool first_run);
   // One run's outcome from a call that failed; a failed hidden-state probe fails the cases after it.
   void TakeFailure(const CallError& error, const std::string& which, CaseOutcome* trial);
-  void JudgeRun(const CallResult& call, const proto::RunCaseReply& r, CaseOutcome* trial);
+  // The case's record before its runs: its index, edge case and device.
+  CaseOutcome NewCase(int i) const;
+  // One run that replied, judged; a stress run's outputs (not the seed's
+  // first) also checked bit for bit against *first_sha, which the first sets.
+  void JudgeRun(const CallResult& call, const proto::RunCaseReply& r, const std::string& which,
+                bool first_of_seed, std::vector<std::string>* first_sha, CaseOutcome* trial);
 
   const OperatorSpec& spec_;
   const RunOptions& options_;
@@ -235,16 +240,7 @@ void OperatorRun::FailAll(int from, const std::string& type, const std::string& 
 // the run that failed, else of the last: the base seed's last run, so a
 // passing case reads as a single-seed run of --seed would.
 CaseOutcome OperatorRun::RunCase(int i) {
-  CaseOutcome c;
-  c.index = i;
-  if (const OperatorOutcome::EdgeCase* edge = EdgeOf(i)) {
-    c.edge_label = edge->label;
-    c.edge_params = edge->params;
-  }
-  if (out_.environment.is_object() && out_.environment.contains("device") &&
-      out_.environment["device"].is_object()) {
-    c.device_name = out_.environment["device"].value("name", "");
-  }
+  CaseOutcome c = NewCase(i);
   const auto started = std::chrono::steady_clock::now();
   const std::vector<std::uint64_t> seeds = CaseSeeds(spec_);
   const int repeat = spec_.only_seed ? 1 : spec_.config.repeat;
@@ -276,17 +272,7 @@ CaseOutcome OperatorRun::RunCase(int i) {
     if (std::optional<CallError> error = session_.Failed(call)) {
       TakeFailure(*error, which, &trial);
     } else {
-      JudgeRun(call, r, &trial);
-      if (!trial.passed) trial.error_msg = which + trial.error_msg;
-      if (of_seed == 1) {
-        first_sha = trial.actual_sha256;
-      } else if (trial.passed) {
-        CheckSameBits(first_sha, which, &trial);
-        if (!trial.passed) {
-          spdlog::warn("{} [case {}/{}] Nondeterministic: {}", spec_.name, i + 1, case_count_,
-                       TerminalLine(trial.error_msg, 200));
-        }
-      }
+      JudgeRun(call, r, which, of_seed == 1, &first_sha, &trial);
       if (of_seed == 1) across_seeds.Add(seed, r.input_digest, trial.tensors);
     }
     TakeRun(std::move(trial), run == 0, &c);
@@ -326,11 +312,37 @@ void OperatorRun::TakeFailure(const CallError& error, const std::string& which, 
   }
 }
 
-void OperatorRun::JudgeRun(const CallResult& call, const proto::RunCaseReply& r, CaseOutcome* trial) {
+CaseOutcome OperatorRun::NewCase(int i) const {
+  CaseOutcome c;
+  c.index = i;
+  if (const OperatorOutcome::EdgeCase* edge = EdgeOf(i)) {
+    c.edge_label = edge->label;
+    c.edge_params = edge->params;
+  }
+  if (out_.environment.is_object() && out_.environment.contains("device") &&
+      out_.environment["device"].is_object()) {
+    c.device_name = out_.environment["device"].value("name", "");
+  }
+  return c;
+}
+
+void OperatorRun::JudgeRun(const CallResult& call, const proto::RunCaseReply& r, const std::string& which,
+                           bool first_of_seed, std::vector<std::string>* first_sha, CaseOutcome* trial) {
   JudgeOutputs(spec_, out_.non_compute, call, r, trial);
   if (trial->fallback_reason) {
     spdlog::info("{} [case {}/{}] golden fell back to the device: {}", spec_.name, trial->index + 1,
                  case_count_, *trial->fallback_reason);
+  }
+  if (!trial->passed) trial->error_msg = which + trial->error_msg;
+  if (first_of_seed) {
+    *first_sha = trial->actual_sha256;
+    return;
+  }
+  if (!trial->passed) return;
+  CheckSameBits(*first_sha, which, trial);
+  if (!trial->passed) {
+    spdlog::warn("{} [case {}/{}] Nondeterministic: {}", spec_.name, trial->index + 1, case_count_,
+                 TerminalLine(trial->error_msg, 200));
   }
 }
 

@@ -10,8 +10,6 @@
 #include "runner/bench/operator_bench.h"
 #include "runner/common/terminal_text.h"
 #include "runner/judge/standards.h"
-#include "runner/judge/verdict_json.h"
-#include "runner/results/verify_result.h"
 #include "runner/verify/ab_rerun.h"
 #include "runner/verify/operator_run.h"
 

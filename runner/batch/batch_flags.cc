@@ -50,7 +50,8 @@ void AddRunFlags(CLI::App& app, BatchFlags* flags, GivenFlags* given) {
       "Persistent Triton/inductor caches, one subfolder per rank (DIR/rank-NNNN), reused by "
       "later runs (default: a cold cache in the run folder); the A/B keeps a fresh one");
   app.add_flag(
-      "--no-bench", [options](std::int64_t) { options->bench = false; }, "Skip the benchmark phase");
+      "--no-bench", [options](std::int64_t) { options->bench = false; },
+      "Skip the benchmark phase");
   app.add_flag(
       "--require-anchors", options->require_anchors,
       "Refuse (exit 3) an operator whose task file has no task_sha256 anchor in the manifest");
@@ -138,7 +139,8 @@ bool ApplyProgress(const std::string& progress, BatchOptions* options) {
   } else if (progress.rfind("jsonl=", 0) == 0 && progress.size() > 6) {
     options->progress_jsonl = progress.substr(6);
   } else {
-    std::fprintf(stderr, "opverify-batch: --progress %s: expected text, jsonl, jsonl=FILE or none\n",
+    std::fprintf(stderr,
+                 "opverify-batch: --progress %s: expected text, jsonl, jsonl=FILE or none\n",
                  TerminalSafe(progress).c_str());
     return false;
   }

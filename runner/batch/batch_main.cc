@@ -280,7 +280,8 @@ std::optional<std::string> PrepareRank(BatchOptions& options, const LaunchInfo& 
 
 // Rank 0 writes what the run promises (plan.json) and what its selection
 // left out (selection.json).
-void RecordRun(const JobManifest& job, const BatchOptions& options, const nlohmann::json& left_out) {
+void RecordRun(const JobManifest& job, const BatchOptions& options,
+               const nlohmann::json& left_out) {
   RecordPlan(job, options);
   if (Status written = WriteSelectionFile(options.run_dir, job, options.selection, left_out);
       !written.ok()) {
@@ -291,8 +292,9 @@ void RecordRun(const JobManifest& job, const BatchOptions& options, const nlohma
 // This rank's share of the work: its worker set up (device, resumed state,
 // shard), the items run as the coordinator hands them out; then rank 0
 // writes the reports. The program's exit code.
-int RunRankWork(Comm* world, const BatchFlags& flags, const JobManifest& job, const LaunchInfo& launch,
-                const std::vector<WorkItem>& items, WorkerSetup& setup, ProgressStreams& console) {
+int RunRankWork(Comm* world, const BatchFlags& flags, const JobManifest& job,
+                const LaunchInfo& launch, const std::vector<WorkItem>& items, WorkerSetup& setup,
+                ProgressStreams& console) {
   const BatchOptions& options = flags.options;
   const int rank = setup.rank;
   const int size = world ? world->size() : 1;

@@ -46,8 +46,8 @@ void IndexResults(const std::string& run_dir) {
 
 // summary.json's account of the run itself: manifest, ranks, backend,
 // timing, sandbox, compiler cache, and how it was stopped early.
-json RunInfo(const BatchFlags& flags, const std::string& job_name, const LaunchInfo& launch, int ranks,
-             const RankOutcome& outcome, int stop_signal) {
+json RunInfo(const BatchFlags& flags, const std::string& job_name, const LaunchInfo& launch,
+             int ranks, const RankOutcome& outcome, int stop_signal) {
   const BatchOptions& options = flags.options;
   json run_info = {{"manifest", fs::absolute(options.jobs_path).string()},
                    {"manifest_name", job_name},
@@ -97,8 +97,9 @@ std::string StoppedNote(const BatchOptions& options, const RankOutcome& outcome,
                   SignalName(stop_signal).c_str(), outcome.unassigned);
   }
   if (outcome.max_failures_reached) {
-    return Printf(" (stopped after --maxfail %d: %d work items not started; --resume runs the rest)",
-                  options.max_failures, outcome.unassigned);
+    return Printf(
+        " (stopped after --maxfail %d: %d work items not started; --resume runs the rest)",
+        options.max_failures, outcome.unassigned);
   }
   return "";
 }
@@ -111,7 +112,8 @@ void PrintRunEnd(const BatchOptions& options, const RunModel& model, const RunTo
   PrintDeclaredExceptions(model);
   PrintFailedCases(model, options.run_dir);
   PrintNotRunCases(model);
-  if (options.verbosity != Verbosity::kQuiet) PrintOperatorTriage(model, stdout, trend ? &*trend : nullptr);
+  if (options.verbosity != Verbosity::kQuiet)
+    PrintOperatorTriage(model, stdout, trend ? &*trend : nullptr);
   std::printf("%s%s -> %s\n", TotalsLine(totals, ColourWanted(stdout)).c_str(), stopped.c_str(),
               TerminalSafe(FileUrl((fs::path(options.run_dir) / "report.html").string())).c_str());
   std::fflush(stdout);

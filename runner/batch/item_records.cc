@@ -25,7 +25,8 @@ CaseRecord FactRecord(RecordKind kind, const std::string& tag, const OperatorJob
   return fact;
 }
 
-CaseRecord ShapeRecord(const OperatorJob& op, const ShapeResult& shape, const std::string& case_id, int rank) {
+CaseRecord ShapeRecord(const OperatorJob& op, const ShapeResult& shape, const std::string& case_id,
+                       int rank) {
   CaseRecord record;
   record.case_id = case_id + "@bench";
   record.op_name = op.name;
@@ -39,7 +40,8 @@ CaseRecord ShapeRecord(const OperatorJob& op, const ShapeResult& shape, const st
   return record;
 }
 
-CaseRecord CaseRecordOf(const CaseOutcome& c, const OperatorJob& op, const std::string& case_id, int rank) {
+CaseRecord CaseRecordOf(const CaseOutcome& c, const OperatorJob& op, const std::string& case_id,
+                        int rank) {
   CaseRecord record;
   record.case_id = case_id;
   record.op_name = op.name;
@@ -74,17 +76,21 @@ CaseRecord CaseRecordOf(const CaseOutcome& c, const OperatorJob& op, const std::
   return record;
 }
 
-CaseRecord OperatorFacts(const OperatorOutcome& outcome, const OperatorJob& op, const WorkItem& item,
-                         int rank, const json& left_out) {
+CaseRecord OperatorFacts(const OperatorOutcome& outcome, const OperatorJob& op,
+                         const WorkItem& item, int rank, const json& left_out) {
   CaseRecord meta = FactRecord(RecordKind::kOperator, "operator", op, item, rank);
   meta.device = outcome.environment.is_object() && outcome.environment.contains("device") &&
                         outcome.environment["device"].is_object()
                     ? outcome.environment["device"].value("name", "")
                     : "";
-  meta.extra = {{"environment", outcome.environment}, {"lint", outcome.lint},
-                {"non_compute", outcome.non_compute}, {"non_compute_given", outcome.non_compute_given},
-                {"case_count", outcome.case_count},   {"impl_name", op.impl_name},
-                {"task_file", op.task_file},          {"lint_enabled", op.config.lint},
+  meta.extra = {{"environment", outcome.environment},
+                {"lint", outcome.lint},
+                {"non_compute", outcome.non_compute},
+                {"non_compute_given", outcome.non_compute_given},
+                {"case_count", outcome.case_count},
+                {"impl_name", op.impl_name},
+                {"task_file", op.task_file},
+                {"lint_enabled", op.config.lint},
                 {"allow_torch", outcome.declared_allowances},
                 {"allow_torch_checked", outcome.allowances_checked()}};
   meta.extra["startup"] = outcome.startup;  // how its implementation executor started

@@ -47,7 +47,8 @@ bool Store(const WorkerSetup& setup, const CaseRecord& record) {
 // The item's cases the benchmark covers (all the operator's own when the
 // item names none), less those the selection left out.
 std::vector<int> BenchIndices(const WorkItem& item, const OperatorOutcome& outcome,
-                              const std::function<std::string(int)>& case_id, const json& left_out) {
+                              const std::function<std::string(int)>& case_id,
+                              const json& left_out) {
   std::vector<int> indices;
   for (int i : item.case_indices) {
     if (!left_out.contains(case_id(i))) indices.push_back(i);
@@ -63,8 +64,9 @@ std::vector<int> BenchIndices(const WorkItem& item, const OperatorOutcome& outco
 // Whether every case of `indices` passed, in this run or the resumed one
 // (one that never ran did not). Generated edge cases are judged, not
 // benchmarked; but one that failed keeps the operator out of the benchmark.
-bool ItemPassed(const OperatorJob& op, const OperatorOutcome& outcome, const std::vector<int>& indices,
-                const std::function<std::string(int)>& case_id, const WorkerSetup& setup) {
+bool ItemPassed(const OperatorJob& op, const OperatorOutcome& outcome,
+                const std::vector<int>& indices, const std::function<std::string(int)>& case_id,
+                const WorkerSetup& setup) {
   std::map<int, bool> ran;
   for (const CaseOutcome& c : outcome.cases) ran[c.index] = c.passed;
   bool all_passed = !indices.empty();
@@ -91,8 +93,10 @@ bool ItemPassed(const OperatorJob& op, const OperatorOutcome& outcome, const std
 // when every shape is stored but the item's own record was lost (a kill
 // between the two): its settings, clock and environment exist only if
 // measured again.
-std::set<int> ShapesToBench(const OperatorJob& op, const WorkItem& item, const std::vector<int>& indices,
-                            const std::function<std::string(int)>& case_id, const WorkerSetup& setup) {
+std::set<int> ShapesToBench(const OperatorJob& op, const WorkItem& item,
+                            const std::vector<int>& indices,
+                            const std::function<std::string(int)>& case_id,
+                            const WorkerSetup& setup) {
   std::set<int> to_bench;
   for (int i : indices) {
     if (setup.benched.count(case_id(i)) == 0) to_bench.insert(i);
@@ -105,7 +109,8 @@ std::set<int> ShapesToBench(const OperatorJob& op, const WorkItem& item, const s
 // Stores each shape the stop did not cut short; false when the store
 // failed. *stored counts them.
 bool StoreShapes(const OperatorJob& op, const OperatorBenchResult& result,
-                 const std::function<std::string(int)>& case_id, const WorkerSetup& setup, std::size_t* stored) {
+                 const std::function<std::string(int)>& case_id, const WorkerSetup& setup,
+                 std::size_t* stored) {
   for (const ShapeResult& shape : result.shapes) {
     if (!shape.passed && DiedOfTheStop(shape.error_type, setup.stop)) {
       spdlog::warn("rank {}: {} [shape {}] not stored: the stop cut it short", setup.rank, op.name,
@@ -113,7 +118,8 @@ bool StoreShapes(const OperatorJob& op, const OperatorBenchResult& result,
       continue;
     }
     ++*stored;
-    if (!Store(setup, ShapeRecord(op, shape, case_id(shape.case_idx - 1), setup.rank))) return false;
+    if (!Store(setup, ShapeRecord(op, shape, case_id(shape.case_idx - 1), setup.rank)))
+      return false;
   }
   return true;
 }
@@ -260,7 +266,8 @@ json CaseReport(const CaseOutcome& c, const CaseRecord& record, double store_ms,
           {"wall_ms", c.wall_ms},
           {"store_ms", store_ms},
           {"ab_ms", ab_ms},
-          {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr)) : json(nullptr)}};
+          {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr))
+                                       : json(nullptr)}};
 }
 
 // One work item, step by step: choose its cases, verify them (each stored
@@ -268,7 +275,8 @@ json CaseReport(const CaseOutcome& c, const CaseRecord& record, double store_ms,
 // facts, benchmark what passed, report where the time went.
 class WorkItemRun {
  public:
-  WorkItemRun(const WorkItem& item, const WorkerSetup& setup, const std::function<void(const json&)>& report)
+  WorkItemRun(const WorkItem& item, const WorkerSetup& setup,
+              const std::function<void(const json&)>& report)
       : item_(item),
         setup_(setup),
         report_(report),
@@ -286,7 +294,8 @@ class WorkItemRun {
 
  private:
   std::string OwnCaseId(int index) const {
-    return CaseId(op_.name, op_.cases.empty() ? json(nullptr) : op_.cases[static_cast<std::size_t>(index)],
+    return CaseId(op_.name,
+                  op_.cases.empty() ? json(nullptr) : op_.cases[static_cast<std::size_t>(index)],
                   index);
   }
   std::string IdOf(int index, const std::string& edge_label) const {
@@ -330,7 +339,8 @@ class WorkItemRun {
 bool WorkItemRun::Selected(int index, const std::string& id, const json& input_desc) {
   const auto at = static_cast<std::size_t>(index);
   const json params = at < op_.cases.size() ? op_.cases[at] : json(nullptr);
-  const std::string why = CaseLeftOut(options_.selection, op_.name, id, CaseDtype(params, input_desc));
+  const std::string why =
+      CaseLeftOut(options_.selection, op_.name, id, CaseDtype(params, input_desc));
   if (!why.empty()) left_out_[id] = why;
   return why.empty();
 }
@@ -342,7 +352,8 @@ void WorkItemRun::SelectCases() {
            Halted() || (options_.selection.dtypes.empty() && !Selected(index, id, json::array()));
   };
   if (!options_.selection.dtypes.empty()) {
-    spec_.skip_by_inputs = [this](int index, const std::string& edge_label, const json& input_desc) {
+    spec_.skip_by_inputs = [this](int index, const std::string& edge_label,
+                                  const json& input_desc) {
       return !Selected(index, IdOf(index, edge_label), input_desc);
     };
   }
@@ -350,12 +361,14 @@ void WorkItemRun::SelectCases() {
 
 bool WorkItemRun::Run() {
   const auto item_started = std::chrono::steady_clock::now();
-  const OperatorOutcome outcome = RunOperator(spec_, run_, [this](const CaseOutcome& c) { StoreCase(c); });
+  const OperatorOutcome outcome =
+      RunOperator(spec_, run_, [this](const CaseOutcome& c) { StoreCase(c); });
   if (store_ok_ && WantsOperatorFacts(outcome))
     store_ok_ = Store(setup_, OperatorFacts(outcome, op_, item_, setup_.rank, left_out_));
   if (store_ok_ && options_.bench && op_.bench.enabled && !Stopping() && !Halted()) {
     store_ok_ = BenchItem(
-        op_, spec_, run_, item_, outcome, [this](int index) { return OwnCaseId(index); }, setup_, left_out_,
+        op_, spec_, run_, item_, outcome, [this](int index) { return OwnCaseId(index); }, setup_,
+        left_out_,
         [this](const json& bench) {
           phases_.bench_ms += bench.value("bench_ms", 0.0);
           report_(bench);
@@ -364,7 +377,8 @@ bool WorkItemRun::Run() {
   // The whole item's time: cases plus executor start-up, lint and loading,
   // and the benchmark; its phases for the run's timeline.
   json item_summary = phases_.ToJson(
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - item_started).count());
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - item_started)
+          .count());
   item_summary["kind"] = "item";
   report_(item_summary);
   return store_ok_;
@@ -383,11 +397,12 @@ void WorkItemRun::StoreCase(const CaseOutcome& c) {
   if (options_.ab && c.error_type == "AccuracyError") {
     const auto ab_started = std::chrono::steady_clock::now();
     record.ab = item_ab_.Record(c, record.case_id, CaseDtype(record.params, c.input_desc));
-    ab_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started).count();
+    ab_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started)
+                .count();
     record.timings["ab_ms"] = ab_ms;
     if (Stopping()) {  // the A/B was cut short: --resume runs the case and its A/B again
-      spdlog::warn("rank {}: {} not stored: the stop cut its A/B re-run short (--resume runs it)", setup_.rank,
-                   record.case_id);
+      spdlog::warn("rank {}: {} not stored: the stop cut its A/B re-run short (--resume runs it)",
+                   setup_.rank, record.case_id);
       return;
     }
   }
@@ -409,7 +424,9 @@ void WorkItemRun::StoreCase(const CaseOutcome& c) {
 bool WorkItemRun::StoredBefore(const OperatorOutcome& outcome) const {
   for (int i = 0; i < outcome.case_count; ++i) {
     const std::string label =
-        i >= outcome.own_cases ? outcome.edge_cases[static_cast<std::size_t>(i - outcome.own_cases)].label : "";
+        i >= outcome.own_cases
+            ? outcome.edge_cases[static_cast<std::size_t>(i - outcome.own_cases)].label
+            : "";
     if ((mine_.empty() || mine_.count(i) > 0) && setup_.done.count(IdOf(i, label)) > 0) return true;
   }
   return false;

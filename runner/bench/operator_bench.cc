@@ -51,15 +51,18 @@ void AssessSpeed(const BenchConfig& settings, ShapeResult* shape) {
   }
   if (shape->roofline_ms && implementation_ms && *implementation_ms < *shape->roofline_ms) {
     shape->above_roofline = true;
-    shape->warnings.push_back("implementation " + std::to_string(*implementation_ms * 1e3) +
-                              " us is faster than the device's memory roofline (" +
-                              std::to_string(*shape->roofline_ms * 1e3) +
-                              " us to read the inputs and write the outputs once at peak bandwidth): it "
-                              "cannot have done the work it claims; review it");
+    shape->warnings.push_back(
+        "implementation " + std::to_string(*implementation_ms * 1e3) +
+        " us is faster than the device's memory roofline (" +
+        std::to_string(*shape->roofline_ms * 1e3) +
+        " us to read the inputs and write the outputs once at peak bandwidth): it "
+        "cannot have done the work it claims; review it");
   }
-  if (shape->speedup && std::isfinite(*shape->speedup) && *shape->speedup > settings.review_speedup) {
+  if (shape->speedup && std::isfinite(*shape->speedup) &&
+      *shape->speedup > settings.review_speedup) {
     shape->warnings.push_back("speedup " + std::to_string(*shape->speedup) + "x is above " +
-                              std::to_string(settings.review_speedup) + "x: review it before believing it");
+                              std::to_string(settings.review_speedup) +
+                              "x: review it before believing it");
   }
 }
 
@@ -79,7 +82,8 @@ proto::BenchMeasureRequest MeasureRequest(const BenchConfig& settings, const cha
 // The rank's next spare starts once the timing is done, never beside it.
 RunOptions BenchRunOptions(const RunOptions& options) {
   RunOptions bench_options = options;
-  if (bench_options.prestart != SparePrestart::kNever) bench_options.prestart = SparePrestart::kOnClose;
+  if (bench_options.prestart != SparePrestart::kNever)
+    bench_options.prestart = SparePrestart::kOnClose;
   return bench_options;
 }
 
@@ -91,7 +95,10 @@ class OperatorBench {
  public:
   OperatorBench(const OperatorSpec& spec, const RunOptions& options, const BenchConfig& settings,
                 OperatorBenchResult* out)
-      : spec_(spec), settings_(settings), options_(BenchRunOptions(options)), session_(spec, options_),
+      : spec_(spec),
+        settings_(settings),
+        options_(BenchRunOptions(options)),
+        session_(spec, options_),
         out_(*out) {}
 
   // false: every shape failed with the load's error.
@@ -132,7 +139,8 @@ bool OperatorBench::Load() {
   // case_count is known once the task loaded, even when the implementation did not.
   const json input_descs = case_count_ > 0 ? session_.DescribeCases() : json::array();
   for (int i = 0; i < std::max(case_count_, 1); ++i) {
-    if (!Skipped(i)) FailShape(i, CallErrorType(loaded), "load: " + CallErrorMessage(loaded), input_descs);
+    if (!Skipped(i))
+      FailShape(i, CallErrorType(loaded), "load: " + CallErrorMessage(loaded), input_descs);
   }
   return false;
 }
@@ -181,15 +189,18 @@ ShapeResult OperatorBench::BenchShape(int i) {
     }
     ExecutorClient* reference = session_.reference();
     ExecutorClient* implementation = session_.implementation();
-    for (ExecutorClient* executor : {implementation, reference != implementation ? reference : nullptr}) {
-      if (executor != nullptr && executor->alive()) executor->Call(proto::BenchReleaseRequest{}, spec_.config.timeout_s);
+    for (ExecutorClient* executor :
+         {implementation, reference != implementation ? reference : nullptr}) {
+      if (executor != nullptr && executor->alive())
+        executor->Call(proto::BenchReleaseRequest{}, spec_.config.timeout_s);
     }
   }
-  spdlog::info("{} [shape {}/{}] {}: framework {} ms, implementation {} ms, speedup {}", spec_.name, i + 1,
-               case_count_, shape.passed ? "measured" : shape.error_type,
-               shape.framework.latency_ms ? std::to_string(*shape.framework.latency_ms) : "-",
-               shape.implementation.latency_ms ? std::to_string(*shape.implementation.latency_ms) : "-",
-               shape.speedup ? std::to_string(*shape.speedup) : "-");
+  spdlog::info(
+      "{} [shape {}/{}] {}: framework {} ms, implementation {} ms, speedup {}", spec_.name, i + 1,
+      case_count_, shape.passed ? "measured" : shape.error_type,
+      shape.framework.latency_ms ? std::to_string(*shape.framework.latency_ms) : "-",
+      shape.implementation.latency_ms ? std::to_string(*shape.implementation.latency_ms) : "-",
+      shape.speedup ? std::to_string(*shape.speedup) : "-");
   return shape;
 }
 
@@ -198,8 +209,8 @@ bool OperatorBench::Check(const CallResult& call, const std::string& stage, Shap
   if (!error) return true;
   shape->error_type = error->type;
   shape->error_msg = CutMiddle(stage + ": " + error->message);
-  spdlog::warn("{} [shape {}/{}] {}: {}", spec_.name, shape->case_idx, case_count_, shape->error_type,
-               Utf8Prefix(shape->error_msg, 200));
+  spdlog::warn("{} [shape {}/{}] {}: {}", spec_.name, shape->case_idx, case_count_,
+               shape->error_type, Utf8Prefix(shape->error_msg, 200));
   return false;
 }
 
@@ -240,7 +251,8 @@ bool OperatorBench::Measure(ShapeResult* shape) {
     const bool framework = std::string(side) == "framework";
     if (framework && settings_.skip_framework) continue;
     ExecutorClient* timing = framework ? session_.reference() : session_.implementation();
-    CallResult measured = timing->Call(MeasureRequest(settings_, side), spec_.config.timeout_s + settings_.max_seconds);
+    CallResult measured = timing->Call(MeasureRequest(settings_, side),
+                                       spec_.config.timeout_s + settings_.max_seconds);
     if (!Check(measured, std::string("timing ") + side, shape)) return false;
     const auto reply = measured.As<proto::BenchMeasureReply>();
     (framework ? shape->framework : shape->implementation) = ReadSide(reply);

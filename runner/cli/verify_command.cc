@@ -112,7 +112,8 @@ fs::path OutputFile(const std::string& output, const fs::path& verify_dir) {
 // The operator of verify_dir with the flags' settings; nullopt when its
 // files are missing (exit 1: the seed's strict rule makes a missing file a
 // failure), a name is bad or the sandbox cannot be had (exit 2).
-std::optional<OperatorSpec> VerifySpec(const VerifyArgs& args, const fs::path& dir, int* exit_code) {
+std::optional<OperatorSpec> VerifySpec(const VerifyArgs& args, const fs::path& dir,
+                                       int* exit_code) {
   Result<OperatorSpec> found = SpecFromVerifyDir(dir.string(), args.op_name, args.triton_impl_name);
   if (!found.ok()) {
     std::fprintf(stderr, "opverify verify: %s\n", found.status().message().c_str());
@@ -132,7 +133,9 @@ std::optional<OperatorSpec> VerifySpec(const VerifyArgs& args, const fs::path& d
   spec.config.python_path = AbsolutePaths(args.config.python_path);
   spec.config.allow_torch = AllowancesFromFlags(args.allow_torch);
   if (args.case_number > 0) {
-    spec.skip_case = [wanted = args.case_number - 1](int i, const std::string&) { return i != wanted; };
+    spec.skip_case = [wanted = args.case_number - 1](int i, const std::string&) {
+      return i != wanted;
+    };
   }
   return spec;
 }
@@ -157,7 +160,8 @@ bool UseCompilerCache(const VerifyArgs& args, RunOptions* options, VerifyContext
     std::error_code ec;
     fs::create_directories(folder, ec);
     if (ec) {
-      std::fprintf(stderr, "opverify verify: --cache-dir %s: %s\n", folder.c_str(), ec.message().c_str());
+      std::fprintf(stderr, "opverify verify: --cache-dir %s: %s\n", folder.c_str(),
+                   ec.message().c_str());
       return false;
     }
   } else {
@@ -175,7 +179,8 @@ std::function<void(const CaseOutcome&)> PrintCase(const VerifyArgs& args) {
       PrintSeedCaseLines(c);
     } else if (c.waived()) {
       std::string allowed;
-      for (const nlohmann::json& w : c.waivers) allowed += (allowed.empty() ? "" : "; ") + WaiverLine(w);
+      for (const nlohmann::json& w : c.waivers)
+        allowed += (allowed.empty() ? "" : "; ") + WaiverLine(w);
       spdlog::info("{} [case {}] waived: {}", args.op_name, c.index + 1, allowed);
     } else if (c.passed) {
       spdlog::info("{} [case {}] passed", args.op_name, c.index + 1);
@@ -188,8 +193,8 @@ std::function<void(const CaseOutcome&)> PrintCase(const VerifyArgs& args) {
 // The run's end on the console: the timed-out cases in the seed's words,
 // the failed cases, stale allowances, the totals line. The exit code: 0
 // when every case passed.
-int PrintVerifyEnd(const VerifyArgs& args, const OperatorOutcome& outcome, const nlohmann::ordered_json& result,
-                   const fs::path& output) {
+int PrintVerifyEnd(const VerifyArgs& args, const OperatorOutcome& outcome,
+                   const nlohmann::ordered_json& result, const fs::path& output) {
   const int total = result["total_cases"].get<int>();
   const int passed = result["passed_cases"].get<int>();
   // The failed cases, numbered as verify_result.json's case_idx, then the
@@ -197,14 +202,17 @@ int PrintVerifyEnd(const VerifyArgs& args, const OperatorOutcome& outcome, const
   std::vector<FailedCase> failed;
   for (const CaseOutcome& c : outcome.cases) {
     if (!c.passed && !args.seed_compat)
-      failed.push_back({args.op_name + " case " + std::to_string(c.index + 1), c.error_type, c.error_msg});
+      failed.push_back(
+          {args.op_name + " case " + std::to_string(c.index + 1), c.error_type, c.error_msg});
   }
   for (const std::string& line : FailureListLines(failed, kFailureListCap, output.string()))
     std::printf("%s\n", line.c_str());
   for (const auto& use : result["opverify"]["allow_torch"]) {
     if (use.value("state", "") == "stale") {
-      std::fprintf(stderr, "opverify verify: warning: allowance %s (%s) was not needed by any case: stale\n",
-                   TerminalSafe(use.value("op", "")).c_str(), TerminalSafe(use.value("declared_at", "")).c_str());
+      std::fprintf(
+          stderr, "opverify verify: warning: allowance %s (%s) was not needed by any case: stale\n",
+          TerminalSafe(use.value("op", "")).c_str(),
+          TerminalSafe(use.value("declared_at", "")).c_str());
     }
   }
   const int waived = outcome.waived_cases();
@@ -253,7 +261,8 @@ int RunVerify(const VerifyArgs& args) {
   int exit_code = 2;
   std::optional<OperatorSpec> spec = VerifySpec(args, dir, &exit_code);
   if (!spec) return exit_code;
-  if (args.keep_cache && !args.fresh_cache) spdlog::warn("--keep-cache has no effect without --fresh-cache");
+  if (args.keep_cache && !args.fresh_cache)
+    spdlog::warn("--keep-cache has no effect without --fresh-cache");
   RunOptions options;
   options.backend = args.backend;
   options.sandbox = args.sandbox;
@@ -283,8 +292,8 @@ int RunVerify(const VerifyArgs& args) {
     for (CaseOutcome& c : outcome.cases) c.error_type = SeedErrorType(c.error_type);
   }
   if (args.case_number > 0 && outcome.cases.empty()) {
-    std::fprintf(stderr, "opverify verify: --case %d: %s has %d cases (numbered from 1)\n", args.case_number,
-                 args.op_name.c_str(), outcome.case_count);
+    std::fprintf(stderr, "opverify verify: --case %d: %s has %d cases (numbered from 1)\n",
+                 args.case_number, args.op_name.c_str(), outcome.case_count);
     return 2;
   }
   const auto result = VerifyResultJson(outcome, context);

@@ -144,7 +144,8 @@ py::dict MetricsDict(const std::vector<const CaseRecord*>& flat) {
   metrics["case_id"] = py::module_::import("numpy").attr("array")(ids, "object");
   metrics["passed"] = passed;
   metrics["wall_ms"] = wall_ms;
-  metrics["max_abs_diff"] = max_abs;  // the worst over the case's outputs; nan where none was judged
+  metrics["max_abs_diff"] =
+      max_abs;  // the worst over the case's outputs; nan where none was judged
   metrics["max_rel_diff"] = max_rel;
   return metrics;
 }

@@ -148,8 +148,9 @@ void CheckSameBits(const std::vector<std::string>& first_sha, const std::string&
     if (trial->actual_sha256[k] == first_sha[k]) continue;
     trial->passed = false;
     trial->error_type = "Nondeterministic";
-    trial->error_msg = which + "output " + std::to_string(k) + " differs bit for bit from run 1 (sha256 " +
-                       first_sha[k].substr(0, 16) + "... then " + trial->actual_sha256[k].substr(0, 16) +
+    trial->error_msg = which + "output " + std::to_string(k) +
+                       " differs bit for bit from run 1 (sha256 " + first_sha[k].substr(0, 16) +
+                       "... then " + trial->actual_sha256[k].substr(0, 16) +
                        "...), though each run passed the judge";
     return;
   }

@@ -4,7 +4,8 @@
 
 namespace opverify {
 
-std::vector<std::pair<std::string, std::string>> CompilerCacheEnvironment(const std::string& folder) {
+std::vector<std::pair<std::string, std::string>> CompilerCacheEnvironment(
+    const std::string& folder) {
   const std::filesystem::path cache(folder);
   return {{"TRITON_CACHE_DIR", (cache / "triton").string()},
           {"TORCHINDUCTOR_CACHE_DIR", (cache / "inductor").string()},

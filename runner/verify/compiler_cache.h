@@ -11,6 +11,7 @@ namespace opverify {
 
 // TRITON_CACHE_DIR folder/triton, TORCHINDUCTOR_CACHE_DIR folder/inductor
 // and HOME folder/home: for RunOptions::env.
-std::vector<std::pair<std::string, std::string>> CompilerCacheEnvironment(const std::string& folder);
+std::vector<std::pair<std::string, std::string>> CompilerCacheEnvironment(
+    const std::string& folder);
 
 }  // namespace opverify

@@ -288,11 +288,13 @@ std::optional<CallError> OperatorSession::Reopen() {
   if (ready()) return std::nullopt;
   CallResult reopened = Open();
   if (reopened.succeeded()) return std::nullopt;
-  return CallError{CallErrorType(reopened), "restarting the executor: " + CallErrorMessage(reopened)};
+  return CallError{CallErrorType(reopened),
+                   "restarting the executor: " + CallErrorMessage(reopened)};
 }
 
 json OperatorSession::Environment() {
-  CallResult environment = implementation()->Call(proto::EnvironmentRequest{}, spec_.config.timeout_s);
+  CallResult environment =
+      implementation()->Call(proto::EnvironmentRequest{}, spec_.config.timeout_s);
   return environment.succeeded() ? environment.As<proto::EnvironmentReply>().environment : json();
 }
 

@@ -69,9 +69,10 @@ std::pair<int, std::string> LintFailure(const json& lint) {
   const int type = lint.contains("regression_type") && lint["regression_type"].is_number_integer()
                        ? lint["regression_type"].get<int>()
                        : 0;
-  const std::string why = lint.contains("error") && lint["error"].is_string()
-                              ? lint["error"].get<std::string>()
-                              : "regression type " + std::to_string(type) + FirstViolation(lint, type);
+  const std::string why =
+      lint.contains("error") && lint["error"].is_string()
+          ? lint["error"].get<std::string>()
+          : "regression type " + std::to_string(type) + FirstViolation(lint, type);
   return {type, why};
 }
 
@@ -103,11 +104,14 @@ class OperatorRun {
                ? &out_.edge_cases[static_cast<std::size_t>(i - out_.own_cases)]
                : nullptr;
   }
-  std::string LabelOf(int i) const { return EdgeOf(i) != nullptr ? EdgeOf(i)->label : std::string(); }
+  std::string LabelOf(int i) const {
+    return EdgeOf(i) != nullptr ? EdgeOf(i)->label : std::string();
+  }
   bool Skipped(int i) const {
     return (spec_.skip_case && spec_.skip_case(i, LabelOf(i))) ||
            (spec_.skip_by_inputs &&
-            spec_.skip_by_inputs(i, LabelOf(i), OperatorSession::InputDescAt(described_inputs_, i)));
+            spec_.skip_by_inputs(i, LabelOf(i),
+                                 OperatorSession::InputDescAt(described_inputs_, i)));
   }
   json DescribeCases() { return case_count_ > 0 ? session_.DescribeCases() : json::array(); }
   void Finish(CaseOutcome c);
@@ -117,7 +121,8 @@ class OperatorRun {
   CaseOutcome RunCase(int i);
   // The request of one run of case i with `seed` (the probe before the first case run).
   proto::RunCaseRequest Request(int i, std::uint64_t seed, bool first_run);
-  // One run's outcome from a call that failed; a failed hidden-state probe fails the cases after it.
+  // One run's outcome from a call that failed; a failed hidden-state probe fails the cases after
+  // it.
   void TakeFailure(const CallError& error, const std::string& which, CaseOutcome* trial);
   // The case's record before its runs: its index, edge case and device.
   CaseOutcome NewCase(int i) const;
@@ -163,7 +168,8 @@ bool OperatorRun::Load() {
 bool OperatorRun::Lint() {
   if (!spec_.config.lint) return true;
   // In the executor that never imports the implementation: nothing it ran could change the lint.
-  CallResult lint = session_.reference()->Call(LintRequestFor(spec_, out_.non_compute), spec_.config.timeout_s);
+  CallResult lint =
+      session_.reference()->Call(LintRequestFor(spec_, out_.non_compute), spec_.config.timeout_s);
   if (!lint.succeeded()) {
     if (!Stopped(lint)) FailAll(0, CallErrorType(lint), "lint: " + CallErrorMessage(lint));
     return false;
@@ -188,7 +194,8 @@ void OperatorRun::ReadEnvironment() {
   out_.environment = session_.Environment();
   if (const std::string sandbox = session_.implementation()->sandbox_mode();
       !sandbox.empty() && out_.environment.is_object()) {
-    out_.environment["sandbox"] = sandbox;  // docs/SECURITY.md: "none" when nothing confined the executor
+    out_.environment["sandbox"] =
+        sandbox;  // docs/SECURITY.md: "none" when nothing confined the executor
   }
 }
 
@@ -300,15 +307,18 @@ proto::RunCaseRequest OperatorRun::Request(int i, std::uint64_t seed, bool first
   return request;
 }
 
-void OperatorRun::TakeFailure(const CallError& error, const std::string& which, CaseOutcome* trial) {
+void OperatorRun::TakeFailure(const CallError& error, const std::string& which,
+                              CaseOutcome* trial) {
   trial->error_type = error.type;
   trial->error_msg = CutMiddle(which + error.message);
-  spdlog::warn("{} [case {}/{}] {}: {}", spec_.name, trial->index + 1, case_count_, trial->error_type,
+  spdlog::warn("{} [case {}/{}] {}: {}", spec_.name, trial->index + 1, case_count_,
+               trial->error_type,
                TerminalLine(trial->error_msg, 200));  // one console line; the record keeps it all
   if (trial->error_type == "HiddenStateMismatch") {
-    hidden_state_failure_ = "the hidden-state probe failed before case " + std::to_string(trial->index + 1) +
-                            " (Model's state differs from ModelNew's, so no output can be judged): " +
-                            Utf8Prefix(error.message, 1000);
+    hidden_state_failure_ =
+        "the hidden-state probe failed before case " + std::to_string(trial->index + 1) +
+        " (Model's state differs from ModelNew's, so no output can be judged): " +
+        Utf8Prefix(error.message, 1000);
   }
 }
 
@@ -326,8 +336,9 @@ CaseOutcome OperatorRun::NewCase(int i) const {
   return c;
 }
 
-void OperatorRun::JudgeRun(const CallResult& call, const proto::RunCaseReply& r, const std::string& which,
-                           bool first_of_seed, std::vector<std::string>* first_sha, CaseOutcome* trial) {
+void OperatorRun::JudgeRun(const CallResult& call, const proto::RunCaseReply& r,
+                           const std::string& which, bool first_of_seed,
+                           std::vector<std::string>* first_sha, CaseOutcome* trial) {
   JudgeOutputs(spec_, out_.non_compute, call, r, trial);
   if (trial->fallback_reason) {
     spdlog::info("{} [case {}/{}] golden fell back to the device: {}", spec_.name, trial->index + 1,

@@ -33,17 +33,23 @@ Normalised (each replaced by a placeholder on both sides), and nothing else:
   timeline and time_split objects, `rse`, `idle_fraction`; timestamps
   (`timestamp`, `started_at`, `stored_at`); benchmark results, which are
   measured each run: every key holding `speedup` (but `review_speedup`, a
-  setting), `fast_p`'s fractions, the profiler's per-operator times (an
-  `operators` object whose values are all numbers: its times, and also
-  which operators it caught, vary from run to run);
+  setting), `fast_p`'s fractions, the memory a side allocated
+  (`peak_memory_mb`, `added_memory_mb`: on cpu_mixed.json relu_ok's
+  framework side read 0.0625 MB in a base run and in a run of the carved
+  build, then 0.078125 MB in a second run of the carved build whose code
+  differs from the first only by removed #include lines), the profiler's
+  per-operator times (an `operators` object whose values are all numbers:
+  its times, and also which operators it caught, vary from run to run);
 - pids and host names (keys `pid`, `host`, `hostname`) where they appear;
 - in results.h5's rows: the columns holding timings, times and the
   timestamp (wall_ms, stored_at, ...: by the same key rules);
 - in junit.xml: every `time="..."` attribute and the values of the
   latency_ms, framework_latency_ms and speedup properties;
 - in report.md, report.html and precision_report.md: a number directly
-  followed by a time unit or the speedup's `x` ("0.62x", "12.3 ms",
-  "4.1 s", "2.6 min", "01:16" clock durations), and `fast_P V` fractions;
+  followed by a time unit, with its unit (which follows the duration's
+  size: "58.1 s" in one run is "1.1 min" in the next) -> <TIME>, a
+  speedup's number ("0.62x" -> <N>x), "01:16" clock durations, and
+  `fast_P V` fractions;
 - in report.html besides: the speedup chart and the timeline (two SVGs
   drawn from measured speedups and times) each as a whole, the latencies
   of the "latency per shape" cells ("#1 0.0124"), and the order of the
@@ -64,6 +70,7 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
 # Keys ending in _s / _ms that are settings, not measurements: kept.
 SETTINGS = {"timeout_s", "warmup_timeout_s", "max_seconds", "freq_check_interval_s", "review_speedup"}
 TIMESTAMPS = {"timestamp", "started_at", "stored_at", "pid", "host", "hostname"}
+MEMORY = {"peak_memory_mb", "added_memory_mb"}
 WHOLE_TIMING = {"timeline", "time_split", "rse", "idle_fraction", "fast_p"}
 REPORT_FILES = ["summary.json", "junit.xml", "report.md", "report.html", "plan.json", "selection.json"]
 OP_FILES = ["verify_result.json", "perf_result.json", "precision_report.md"]
@@ -73,7 +80,7 @@ def measured_key(key):
     """Whether a JSON key holds a time, a timestamp or a benchmark measurement."""
     if not isinstance(key, str) or key in SETTINGS:
         return False
-    return (key in TIMESTAMPS or key in WHOLE_TIMING or key.endswith("_ms") or key.endswith("_s")
+    return (key in TIMESTAMPS or key in WHOLE_TIMING or key in MEMORY or key.endswith("_ms") or key.endswith("_s")
             or "speedup" in key)
 
 
@@ -116,7 +123,8 @@ NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 def normalise_report_text(text, run_dir, commit):
     """report.md, report.html, precision_report.md: measured numbers by their unit."""
     text = normalise_text(text, run_dir, commit)
-    text = re.sub(NUMBER + r"(\s?)(ms|us|µs|s|min|h|x)\b", r"<N>\1\2", text)
+    text = re.sub(NUMBER + r"\s?(ms|us|µs|s|min|h)\b", "<TIME>", text)  # the unit follows the size
+    text = re.sub(NUMBER + r"x\b", "<N>x", text)
     text = re.sub(r"\b\d\d:\d\d(:\d\d)?\b", "<CLOCK>", text)
     text = re.sub(r"(fast_\d+\.\d+:? )" + NUMBER, r"\1<N>", text)
     return text

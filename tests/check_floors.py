@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Fails when a file under runner/ or reduce/ includes a header of a folder on
 its own floor or a higher one, is over 500 lines without docs/ARCHITECTURE.md
-saying why, or holds a function over 80 lines that tests/long_functions.txt
-does not allow at its length; and when a CMake target links a library that
+saying why, or holds a function over 80 lines (C++ or Python; none is
+allowed more); and when a CMake target links a library that
 docs/ARCHITECTURE.md says it never links (directly or through another). The
 floors, the long files and the forbidden links are read from
 docs/ARCHITECTURE.md.
@@ -16,7 +16,6 @@ import sys
 MAX_LINES = 500
 MAX_FUNCTION_LINES = 80
 SOURCES = (".h", ".cc", ".in", ".py")
-ALLOWANCES = os.path.join("tests", "long_functions.txt")
 
 
 def between(text, name):
@@ -176,43 +175,10 @@ def python_functions(text, path):
     return functions
 
 
-def read_allowances(root):
-    """{(path, name): lines} from tests/long_functions.txt: `path name lines`."""
-    allowed = {}
-    with open(os.path.join(root, ALLOWANCES), encoding="utf-8") as f:
-        for line in f:
-            fields = line.split("#", 1)[0].split()
-            if fields:
-                allowed[(fields[0], fields[1])] = int(fields[2])
-    return allowed
-
-
-def function_problems(path, text, allowed, seen):
+def function_problems(path, text):
     functions = python_functions(text, path) if path.endswith(".py") else cxx_functions(text)
-    problems = []
-    for name, first, lines in functions:
-        if lines <= MAX_FUNCTION_LINES:
-            continue
-        key = (path, name)
-        seen[key] = max(seen.get(key, 0), lines)
-        if lines > allowed.get(key, MAX_FUNCTION_LINES):
-            limit = f"its allowance in {ALLOWANCES} is {allowed[key]}" if key in allowed else \
-                f"the most is {MAX_FUNCTION_LINES}"
-            problems.append(f"{path}:{first}: {name} is {lines} lines; {limit}: split it")
-    return problems
-
-
-def stale_allowances(allowed, seen):
-    """The list may only shrink: an entry longer than its function is lowered."""
-    problems = []
-    for (path, name), lines in sorted(allowed.items()):
-        now = seen.get((path, name))
-        if now is None:
-            problems.append(f"{ALLOWANCES}: {path} {name} is no longer over {MAX_FUNCTION_LINES} lines: "
-                            f"remove its line")
-        elif now < lines:
-            problems.append(f"{ALLOWANCES}: {path} {name} is {now} lines now: lower its allowance to {now}")
-    return problems
+    return [f"{path}:{first}: {name} is {lines} lines; the most is {MAX_FUNCTION_LINES}: split it"
+            for name, first, lines in functions if lines > MAX_FUNCTION_LINES]
 
 
 # --- Forbidden links ----------------------------------------------------------
@@ -263,7 +229,6 @@ def main():
         architecture = f.read()
     floor_of = floors(architecture)
     long_files_named = between(architecture, "long files")
-    allowed, seen = read_allowances(root), {}
     problems = link_problems(root, architecture)
     for top in ("runner", "reduce"):
         for directory, dirs, names in os.walk(os.path.join(root, top)):
@@ -277,10 +242,9 @@ def main():
                 if text.count("\n") > MAX_LINES and f"`{path}`" not in long_files_named:
                     problems.append(f"{path}: {text.count(chr(10))} lines, not named in docs/ARCHITECTURE.md")
                 if name.endswith((".h", ".cc", ".py")):
-                    problems += function_problems(path, text, allowed, seen)
+                    problems += function_problems(path, text)
                 if not name.endswith(".py"):
                     problems += include_problems(path, text, floor_of)
-    problems += stale_allowances(allowed, seen)
     for problem in problems:
         print(problem)
     return 1 if problems else 0

@@ -31,6 +31,8 @@
 #include "runner/store/run_lock.h"
 #include "runner/store/run_plan.h"
 #include "runner/store/shard_writer.h"
+#include "runner/verify/compiler_cache.h"
+#include "runner/verify/operator_run.h"
 
 namespace fs = std::filesystem;
 
@@ -211,9 +213,7 @@ WorkerSetup MakeWorkerSetup(const JobManifest& job, const BatchOptions& options,
   setup.ab_cache_parent = (fs::path(run_cache) / "ab").string();
   setup.executor_log =
       (fs::path(options.run_dir) / "logs" / Printf("rank-%04d.executor.log", rank)).string();
-  setup.executor_env = {{"TRITON_CACHE_DIR", setup.cache_dir},
-                        {"TORCHINDUCTOR_CACHE_DIR", (fs::path(cache) / "inductor").string()},
-                        {"HOME", (fs::path(cache) / "home").string()}};
+  setup.executor_env = CompilerCacheEnvironment(cache);
   return setup;
 }
 
@@ -231,52 +231,35 @@ void BindDevice(const LaunchInfo& launch, const std::string& backend, int rank,
                device ? *device : (inherited ? inherited : "(all)"));
 }
 
-int Run(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<BatchFlags> flags = ParseBatchFlags(argc, argv, &exit_code);
-  if (!flags) return exit_code;
-  BatchOptions& options = flags->options;
-
-  const LaunchInfo launch = DetectLaunch([](const char* name) { return std::getenv(name); });
-  Result<std::unique_ptr<Comm>> started = StartWorld(launch, &argc, &argv);
-  if (!started.ok()) {
-    std::fprintf(stderr, "opverify-batch: %s\n", started.status().ToString().c_str());
-    return 2;
-  }
-  const std::unique_ptr<Comm> world = std::move(started).value();
-  const int rank = world ? world->rank() : 0;
-  const int size = world ? world->size() : 1;
-
-  nlohmann::json left_out = nlohmann::json::array();
-  std::optional<JobManifest> job = LoadJob(options, rank, &exit_code, &left_out);
-  if (!job) return exit_code;
-  if (options.list) return rank == 0 ? ListSelectedCases(*job, options) : 0;
+// --list, or a --rerun-failed whose run had no failure: the program ends
+// here, with this exit code; nullopt: the run goes on.
+std::optional<int> EndsBeforeRun(const JobManifest& job, const BatchOptions& options, int rank) {
+  if (options.list) return rank == 0 ? ListSelectedCases(job, options) : 0;
   if (options.selection.only_ids && options.selection.only_ids->empty()) {
     if (rank == 0)
       std::printf("--rerun-failed %s: no case failed there\n", options.rerun_failed.c_str());
     return 0;
   }
-  // Before the run folder is made: a --progress file that cannot be opened leaves nothing behind.
+  return std::nullopt;
+}
+
+// The progress streams (none for --dry-run): rank 0's progress writes the
+// JSON lines, so another rank drops them. Opened before the run folder is
+// made: a --progress file that cannot be opened leaves nothing behind.
+Result<ProgressStreams> OpenConsole(const BatchOptions& options, int rank) {
   Result<ProgressStreams> console =
       options.dry_run ? Result<ProgressStreams>(ProgressStreams{}) : OpenProgress(options);
-  if (!console.ok()) {
-    if (rank == 0)
-      std::fprintf(stderr, "opverify-batch: %s\n", console.status().ToString().c_str());
-    return 2;
-  }
-  if (rank != 0) {  // rank 0's progress writes it
+  if (console.ok() && rank != 0) {
     console->jsonl_file.reset();
     console->output.jsonl = nullptr;
   }
-  RunLock lock;  // rank 0's, held until the reports are written
-  if (!NegotiateRunDir(world.get(), job->name, &options, &lock)) return 2;
-  const std::vector<WorkItem> items =
-      rank == 0 ? PlanJob(*job, options, size) : std::vector<WorkItem>{};
-  if (options.dry_run) {
-    if (rank == 0) PrintWorkPlan(*job, items, options.run_dir);
-    return 0;
-  }
+  return console;
+}
 
+// The sandbox checked and this rank's folder in the run made: that folder
+// (the rank's cache in the run), or nullopt when the run cannot go on
+// (exit 2, the reason printed).
+std::optional<std::string> PrepareRank(BatchOptions& options, const LaunchInfo& launch, int rank) {
   if (!options.sandbox.memory_bytes)
     options.sandbox.memory_bytes = DefaultMemoryLimit(launch.local_size);
   if (Result<SandboxChoice> sandbox =
@@ -284,26 +267,37 @@ int Run(int argc, char** argv) {
       !sandbox.ok()) {
     if (rank == 0)
       std::fprintf(stderr, "opverify-batch: %s\n", sandbox.status().ToString().c_str());
-    return 2;
+    return std::nullopt;
   }
-  const Result<std::string> prepared = PrepareRankFolder(options.run_dir, rank, options.verbosity);
+  Result<std::string> prepared = PrepareRankFolder(options.run_dir, rank, options.verbosity);
   if (!prepared.ok()) {
     std::fprintf(stderr, "opverify-batch: %s\n",
                  TerminalSafe(prepared.status().ToString()).c_str());
-    return 2;
+    return std::nullopt;
   }
-  const std::string& run_cache = prepared.value();
-  const std::string cache = RankCacheFolder(options, rank, run_cache);
-  if (rank == 0) RecordPlan(*job, options);
-  if (rank == 0) {
-    if (Status written = WriteSelectionFile(options.run_dir, *job, options.selection, left_out);
-        !written.ok()) {
-      spdlog::error("{}", written.ToString());
-    }
+  return std::move(prepared).value();
+}
+
+// Rank 0 writes what the run promises (plan.json) and what its selection
+// left out (selection.json).
+void RecordRun(const JobManifest& job, const BatchOptions& options,
+               const nlohmann::json& left_out) {
+  RecordPlan(job, options);
+  if (Status written = WriteSelectionFile(options.run_dir, job, options.selection, left_out);
+      !written.ok()) {
+    spdlog::error("{}", written.ToString());
   }
-  spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}, compiler cache {}",
-               options.jobs_path, rank, size, launch.launcher, options.run_dir, cache);
-  WorkerSetup setup = MakeWorkerSetup(*job, options, rank, run_cache, cache);
+}
+
+// This rank's share of the work: its worker set up (device, resumed state,
+// shard), the items run as the coordinator hands them out; then rank 0
+// writes the reports. The program's exit code.
+int RunRankWork(Comm* world, const BatchFlags& flags, const JobManifest& job,
+                const LaunchInfo& launch, const std::vector<WorkItem>& items, WorkerSetup& setup,
+                ProgressStreams& console) {
+  const BatchOptions& options = flags.options;
+  const int rank = setup.rank;
+  const int size = world ? world->size() : 1;
   BindDevice(launch, options.backend, rank, &setup);
   if (options.resume && !LoadResumeState(options.run_dir, &setup)) return 2;
   Result<std::unique_ptr<ShardWriter>> shard =
@@ -320,19 +314,60 @@ int Run(int argc, char** argv) {
   CoordinatorChannel channel(/*await_count=*/options.max_failures > 0);
   setup.channel = &channel;
   InstallStopHandlers();
-
   const RankOutcome outcome = RunRank(
-      world.get(), items,
+      world, items,
       [&](const WorkItem& item, const std::function<void(const nlohmann::json&)>& report) {
         return RunWorkItem(item, setup, report);
       },
       CoordinatorLimits{&g_stop_signal, options.max_failures, options.max_ab}, &channel,
-      PlanProgress(*job, items, options, setup.done), console->output);
+      PlanProgress(job, items, options, setup.done), console.output);
   pool.DiscardSpares();   // no operator is left for them, and the reports want the cores
   shard.value().reset();  // close this rank's shard before anyone reads it
   if (world) world->Barrier();
   if (rank != 0) return 0;
-  return WriteBatchReports(*flags, job->name, launch, size, outcome, g_stop_signal);
+  return WriteBatchReports(flags, job.name, launch, size, outcome, g_stop_signal);
+}
+
+int Run(int argc, char** argv) {
+  int exit_code = 0;
+  std::optional<BatchFlags> flags = ParseBatchFlags(argc, argv, &exit_code);
+  if (!flags) return exit_code;
+  BatchOptions& options = flags->options;
+  const LaunchInfo launch = DetectLaunch([](const char* name) { return std::getenv(name); });
+  Result<std::unique_ptr<Comm>> started = StartWorld(launch, &argc, &argv);
+  if (!started.ok()) {
+    std::fprintf(stderr, "opverify-batch: %s\n", started.status().ToString().c_str());
+    return 2;
+  }
+  const std::unique_ptr<Comm> world = std::move(started).value();
+  const int rank = world ? world->rank() : 0;
+  const int size = world ? world->size() : 1;
+  nlohmann::json left_out = nlohmann::json::array();
+  std::optional<JobManifest> job = LoadJob(options, rank, &exit_code, &left_out);
+  if (!job) return exit_code;
+  if (std::optional<int> ended = EndsBeforeRun(*job, options, rank)) return *ended;
+  Result<ProgressStreams> console = OpenConsole(options, rank);
+  if (!console.ok()) {
+    if (rank == 0)
+      std::fprintf(stderr, "opverify-batch: %s\n", console.status().ToString().c_str());
+    return 2;
+  }
+  RunLock lock;  // rank 0's, held until the reports are written
+  if (!NegotiateRunDir(world.get(), job->name, &options, &lock)) return 2;
+  const std::vector<WorkItem> items =
+      rank == 0 ? PlanJob(*job, options, size) : std::vector<WorkItem>{};
+  if (options.dry_run) {
+    if (rank == 0) PrintWorkPlan(*job, items, options.run_dir);
+    return 0;
+  }
+  const std::optional<std::string> run_cache = PrepareRank(options, launch, rank);
+  if (!run_cache) return 2;
+  const std::string cache = RankCacheFolder(options, rank, *run_cache);
+  if (rank == 0) RecordRun(*job, options, left_out);
+  spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}, compiler cache {}",
+               options.jobs_path, rank, size, launch.launcher, options.run_dir, cache);
+  WorkerSetup setup = MakeWorkerSetup(*job, options, rank, *run_cache, cache);
+  return RunRankWork(world.get(), *flags, *job, launch, items, setup, console.value());
 }
 
 }  // namespace

@@ -35,17 +35,20 @@ std::string StartedAt(const RankOutcome& outcome) {
   return text;
 }
 
-}  // namespace
-
-int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
-                      const LaunchInfo& launch, int ranks, const RankOutcome& outcome,
-                      const std::atomic<int>& stop) {
-  const BatchOptions& options = flags.options;
+// results.h5, the index of every rank's shard; its problems are warned about.
+void IndexResults(const std::string& run_dir) {
   std::vector<std::string> problems;
-  if (Status indexed = WriteResultsIndex(options.run_dir, &problems); !indexed.ok()) {
+  if (Status indexed = WriteResultsIndex(run_dir, &problems); !indexed.ok()) {
     spdlog::error("results.h5: {}", indexed.ToString());
   }
   for (const std::string& problem : problems) spdlog::warn("{}", problem);
+}
+
+// summary.json's account of the run itself: manifest, ranks, backend,
+// timing, sandbox, compiler cache, and how it was stopped early.
+json RunInfo(const BatchFlags& flags, const std::string& job_name, const LaunchInfo& launch,
+             int ranks, const RankOutcome& outcome, int stop_signal) {
+  const BatchOptions& options = flags.options;
   json run_info = {{"manifest", fs::absolute(options.jobs_path).string()},
                    {"manifest_name", job_name},
                    {"ranks", ranks},
@@ -72,18 +75,64 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
       {"persistent", !options.cache_dir.empty()},
       {"dir", options.cache_dir.empty() ? (fs::path(options.run_dir) / "cache").string()
                                         : fs::absolute(options.cache_dir).string()}};
-  if (const int signal = stop.load(); signal != 0) {
-    run_info["stopped_by_signal"] = SignalName(signal);
+  if (stop_signal != 0) {
+    run_info["stopped_by_signal"] = SignalName(stop_signal);
     run_info["unassigned_items"] = outcome.unassigned;
     spdlog::warn(
         "stopped by {}: {} work items not started, the items in flight cut short; "
         "the reports cover what was done; --resume runs the rest",
-        SignalName(signal), outcome.unassigned);
+        SignalName(stop_signal), outcome.unassigned);
   }
   if (outcome.max_failures_reached) {
     run_info["stopped_by_maxfail"] = {{"max_failures", options.max_failures}};
     run_info["unassigned_items"] = outcome.unassigned;
   }
+  return run_info;
+}
+
+// The last line's note on a run stopped early; empty for a whole run.
+std::string StoppedNote(const BatchOptions& options, const RankOutcome& outcome, int stop_signal) {
+  if (stop_signal != 0) {
+    return Printf(" (stopped by %s: %d work items not started; --resume runs the rest)",
+                  SignalName(stop_signal).c_str(), outcome.unassigned);
+  }
+  if (outcome.max_failures_reached) {
+    return Printf(
+        " (stopped after --maxfail %d: %d work items not started; --resume runs the rest)",
+        options.max_failures, outcome.unassigned);
+  }
+  return "";
+}
+
+// The console's end of the run: declared exceptions, failed and not-run
+// cases, the operators' triage (not with -q), then the totals line, shown
+// with -q too, with the report a person opens next as a link.
+void PrintRunEnd(const BatchOptions& options, const RunModel& model, const RunTotals& totals,
+                 const std::optional<VerdictTrend>& trend, const std::string& stopped) {
+  PrintDeclaredExceptions(model);
+  PrintFailedCases(model, options.run_dir);
+  PrintNotRunCases(model);
+  if (options.verbosity != Verbosity::kQuiet)
+    PrintOperatorTriage(model, stdout, trend ? &*trend : nullptr);
+  std::printf("%s%s -> %s\n", TotalsLine(totals, ColourWanted(stdout)).c_str(), stopped.c_str(),
+              TerminalSafe(FileUrl((fs::path(options.run_dir) / "report.html").string())).c_str());
+  std::fflush(stdout);
+  if (totals.lost > 0) {
+    spdlog::error(
+        "{} of the run's results are unreadable or missing (summary.json's problems and "
+        "incomplete); --resume runs what is missing",
+        totals.lost);
+  }
+}
+
+}  // namespace
+
+int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
+                      const LaunchInfo& launch, int ranks, const RankOutcome& outcome,
+                      const std::atomic<int>& stop) {
+  const BatchOptions& options = flags.options;
+  IndexResults(options.run_dir);
+  const json run_info = RunInfo(flags, job_name, launch, ranks, outcome, stop.load());
   RunModel model;
   int performance = 0;  // CheckPerformance's code: 1 a bound violated, 2 a file it could not use
   std::optional<VerdictTrend> trend;
@@ -99,32 +148,7 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
     spdlog::error("reports: {}", totals.status().ToString());
     return 2;
   }
-  PrintDeclaredExceptions(model);
-  PrintFailedCases(model, options.run_dir);
-  PrintNotRunCases(model);
-  if (options.verbosity != Verbosity::kQuiet)  // -q: cases and totals
-    PrintOperatorTriage(model, stdout, trend ? &*trend : nullptr);
-  // The last line, shown with -q too: a stopped run says so here.
-  std::string stopped;
-  if (stop.load() != 0) {
-    stopped = Printf(" (stopped by %s: %d work items not started; --resume runs the rest)",
-                     SignalName(stop.load()).c_str(), outcome.unassigned);
-  } else if (outcome.max_failures_reached) {
-    stopped =
-        Printf(" (stopped after --maxfail %d: %d work items not started; --resume runs the rest)",
-               options.max_failures, outcome.unassigned);
-  }
-  // The report a person opens next, as a link a terminal can follow.
-  std::printf("%s%s -> %s\n", TotalsLine(totals.value(), ColourWanted(stdout)).c_str(),
-              stopped.c_str(),
-              TerminalSafe(FileUrl((fs::path(options.run_dir) / "report.html").string())).c_str());
-  std::fflush(stdout);
-  if (totals->lost > 0) {
-    spdlog::error(
-        "{} of the run's results are unreadable or missing (summary.json's problems and "
-        "incomplete); --resume runs what is missing",
-        totals->lost);
-  }
+  PrintRunEnd(options, model, totals.value(), trend, StoppedNote(options, outcome, stop.load()));
   if (!outcome.healthy || performance == 2) return 2;
   if (performance == 1) return 1;
   if (stop.load() != 0 || outcome.max_failures_reached) return 1;  // not every case ran

@@ -6,11 +6,10 @@
 #include <chrono>
 #include <thread>
 
+#include "runner/batch/item_records.h"
 #include "runner/bench/operator_bench.h"
 #include "runner/common/terminal_text.h"
 #include "runner/judge/standards.h"
-#include "runner/judge/verdict_json.h"
-#include "runner/results/verify_result.h"
 #include "runner/verify/ab_rerun.h"
 #include "runner/verify/operator_run.h"
 
@@ -45,23 +44,84 @@ bool Store(const WorkerSetup& setup, const CaseRecord& record) {
   return stored.ok();
 }
 
-// The id of a record that is no case: "<op>/@<tag>/<item id>".
-std::string FactId(const std::string& tag, const OperatorJob& op, const WorkItem& item) {
-  return op.name + "/@" + tag + "/" + std::to_string(item.id);
+// The item's cases the benchmark covers (all the operator's own when the
+// item names none), less those the selection left out.
+std::vector<int> BenchIndices(const WorkItem& item, const OperatorOutcome& outcome,
+                              const std::function<std::string(int)>& case_id,
+                              const json& left_out) {
+  std::vector<int> indices;
+  for (int i : item.case_indices) {
+    if (!left_out.contains(case_id(i))) indices.push_back(i);
+  }
+  if (item.case_indices.empty()) {
+    for (int i = 0; i < outcome.own_cases; ++i) {
+      if (!left_out.contains(case_id(i))) indices.push_back(i);
+    }
+  }
+  return indices;
 }
 
-// A record that is no case: `kind`'s facts about `item` of operator `op`,
-// named by FactId, its content left for the caller's `extra`.
-CaseRecord FactRecord(RecordKind kind, const std::string& tag, const OperatorJob& op,
-                      const WorkItem& item, int rank) {
-  CaseRecord fact;
-  fact.case_id = FactId(tag, op, item);
-  fact.op_name = op.name;
-  fact.kind = kind;
-  fact.case_index = -1;
-  fact.passed = true;
-  fact.rank = rank;
-  return fact;
+// Whether every case of `indices` passed, in this run or the resumed one
+// (one that never ran did not). Generated edge cases are judged, not
+// benchmarked; but one that failed keeps the operator out of the benchmark.
+bool ItemPassed(const OperatorJob& op, const OperatorOutcome& outcome,
+                const std::vector<int>& indices, const std::function<std::string(int)>& case_id,
+                const WorkerSetup& setup) {
+  std::map<int, bool> ran;
+  for (const CaseOutcome& c : outcome.cases) ran[c.index] = c.passed;
+  bool all_passed = !indices.empty();
+  for (std::size_t k = 0; k < outcome.edge_cases.size(); ++k) {
+    const int index = outcome.own_cases + static_cast<int>(k);
+    const auto earlier = setup.done.find(EdgeCaseId(op.name, outcome.edge_cases[k].label));
+    if ((ran.count(index) > 0 && !ran[index]) || (earlier != setup.done.end() && !earlier->second))
+      all_passed = false;
+  }
+  for (int i : indices) {
+    const auto earlier = setup.done.find(case_id(i));
+    if (ran.count(i) > 0) {
+      all_passed = all_passed && ran[i];
+    } else if (earlier != setup.done.end()) {
+      all_passed = all_passed && earlier->second;
+    } else {
+      all_passed = false;  // never ran (the operator did not load)
+    }
+  }
+  return all_passed;
+}
+
+// The shapes of `indices` whose benchmark is not stored yet; all of them
+// when every shape is stored but the item's own record was lost (a kill
+// between the two): its settings, clock and environment exist only if
+// measured again.
+std::set<int> ShapesToBench(const OperatorJob& op, const WorkItem& item,
+                            const std::vector<int>& indices,
+                            const std::function<std::string(int)>& case_id,
+                            const WorkerSetup& setup) {
+  std::set<int> to_bench;
+  for (int i : indices) {
+    if (setup.benched.count(case_id(i)) == 0) to_bench.insert(i);
+  }
+  if (to_bench.empty() && setup.facts.count(FactId("bench-item", op, item)) == 0)
+    to_bench.insert(indices.begin(), indices.end());
+  return to_bench;
+}
+
+// Stores each shape the stop did not cut short; false when the store
+// failed. *stored counts them.
+bool StoreShapes(const OperatorJob& op, const OperatorBenchResult& result,
+                 const std::function<std::string(int)>& case_id, const WorkerSetup& setup,
+                 std::size_t* stored) {
+  for (const ShapeResult& shape : result.shapes) {
+    if (!shape.passed && DiedOfTheStop(shape.error_type, setup.stop)) {
+      spdlog::warn("rank {}: {} [shape {}] not stored: the stop cut it short", setup.rank, op.name,
+                   shape.case_idx);
+      continue;
+    }
+    ++*stored;
+    if (!Store(setup, ShapeRecord(op, shape, case_id(shape.case_idx - 1), setup.rank)))
+      return false;
+  }
+  return true;
 }
 
 // The performance phase of one item (PRODUCT.md step 7): when every case of
@@ -73,43 +133,9 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
                const WorkItem& item, const OperatorOutcome& outcome,
                const std::function<std::string(int)>& case_id, const WorkerSetup& setup,
                const json& left_out, const std::function<void(const json&)>& report) {
-  std::vector<int> indices;  // the item's, less those the selection left out (not benchmarked)
-  for (int i : item.case_indices) {
-    if (!left_out.contains(case_id(i))) indices.push_back(i);
-  }
-  if (item.case_indices.empty()) {
-    for (int i = 0; i < outcome.own_cases; ++i) {
-      if (!left_out.contains(case_id(i))) indices.push_back(i);
-    }
-  }
-  std::map<int, bool> ran;
-  for (const CaseOutcome& c : outcome.cases) ran[c.index] = c.passed;
-  bool all_passed = !indices.empty();
-  // Generated edge cases are judged, not benchmarked; but one that failed
-  // (now or in the resumed run) keeps the operator out of the benchmark.
-  for (std::size_t k = 0; k < outcome.edge_cases.size(); ++k) {
-    const int index = outcome.own_cases + static_cast<int>(k);
-    const auto earlier = setup.done.find(EdgeCaseId(op.name, outcome.edge_cases[k].label));
-    if ((ran.count(index) > 0 && !ran[index]) || (earlier != setup.done.end() && !earlier->second))
-      all_passed = false;
-  }
-  std::set<int> to_bench;
-  for (int i : indices) {
-    const std::string id = case_id(i);
-    const auto earlier = setup.done.find(id);
-    if (ran.count(i) > 0) {
-      all_passed = all_passed && ran[i];
-    } else if (earlier != setup.done.end()) {
-      all_passed = all_passed && earlier->second;
-    } else {
-      all_passed = false;  // never ran (the operator did not load)
-    }
-    if (setup.benched.count(id) == 0) to_bench.insert(i);
-  }
-  // Every shape stored but the item's own record lost (a kill between the
-  // two): its settings, clock and environment exist only if measured again.
-  if (to_bench.empty() && setup.facts.count(FactId("bench-item", op, item)) == 0)
-    to_bench.insert(indices.begin(), indices.end());
+  const std::vector<int> indices = BenchIndices(item, outcome, case_id, left_out);
+  const bool all_passed = ItemPassed(op, outcome, indices, case_id, setup);
+  const std::set<int> to_bench = ShapesToBench(op, item, indices, case_id, setup);
   if (!all_passed || to_bench.empty()) return true;
 
   const auto started = std::chrono::steady_clock::now();
@@ -120,25 +146,7 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   const OperatorBenchResult result = BenchOperator(
       bench_spec, run, settings, DeviceClockOpener(setup.options->freq_check_interval_s));
   std::size_t stored = 0;
-  for (const ShapeResult& shape : result.shapes) {
-    if (!shape.passed && DiedOfTheStop(shape.error_type, setup.stop)) {
-      spdlog::warn("rank {}: {} [shape {}] not stored: the stop cut it short", setup.rank, op.name,
-                   shape.case_idx);
-      continue;
-    }
-    ++stored;
-    CaseRecord record;
-    record.case_id = case_id(shape.case_idx - 1) + "@bench";
-    record.op_name = op.name;
-    record.kind = RecordKind::kBenchShape;
-    record.case_index = -1;
-    record.passed = shape.passed;
-    record.error_type = shape.error_type;
-    record.error_msg = shape.error_msg;
-    record.rank = setup.rank;
-    record.extra = {{"case_id", case_id(shape.case_idx - 1)}, {"shape", ShapeResultToJson(shape)}};
-    if (!Store(setup, record)) return false;
-  }
+  if (!StoreShapes(op, result, case_id, setup, &stored)) return false;
   if (stored == 0) return true;  // stopped before any shape was measured: --resume benchmarks them
   CaseRecord meta = FactRecord(RecordKind::kBenchItem, "bench-item", op, item, setup.rank);
   meta.extra = {{"settings", settings.ToJson()},
@@ -231,6 +239,199 @@ class ItemAb {
   std::map<std::string, std::pair<std::string, json>> first_of_kind_;  // kind -> its case, A/B
 };
 
+// How an item's executors run: the rank's backend, environment, log,
+// sandbox, pool and stop signal.
+RunOptions RunOptionsFor(const WorkerSetup& setup) {
+  RunOptions run;
+  run.backend = setup.options->backend;
+  run.env = setup.executor_env;
+  run.log_path = setup.executor_log;
+  run.sandbox = setup.options->sandbox;
+  run.pool = setup.pool;
+  run.start_executor = setup.start_executor;
+  run.stop = setup.stop;
+  return run;
+}
+
+// The console's word on a stored case (RunWorkItem's `report`).
+json CaseReport(const CaseOutcome& c, const CaseRecord& record, double store_ms, double ab_ms) {
+  return {{"case_id", record.case_id},
+          {"op", record.op_name},
+          {"index", c.index},
+          {"passed", c.passed},
+          {"waived", c.waived()},
+          {"error_type", c.error_type},
+          {"message", TerminalLine(c.error_msg, 300)},
+          {"dtype", CaseDtype(record.params, c.input_desc)},
+          {"wall_ms", c.wall_ms},
+          {"store_ms", store_ms},
+          {"ab_ms", ab_ms},
+          {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr))
+                                       : json(nullptr)}};
+}
+
+// One work item, step by step: choose its cases, verify them (each stored
+// as it finishes, an accuracy failure with its A/B), store the operator's
+// facts, benchmark what passed, report where the time went.
+class WorkItemRun {
+ public:
+  WorkItemRun(const WorkItem& item, const WorkerSetup& setup,
+              const std::function<void(const json&)>& report)
+      : item_(item),
+        setup_(setup),
+        report_(report),
+        op_(setup.job->operators.at(static_cast<std::size_t>(item.op_index))),
+        options_(*setup.options),
+        spec_(SpecFor(op_, options_)),
+        mine_(item.case_indices.begin(), item.case_indices.end()),
+        run_(RunOptionsFor(setup)),
+        item_ab_(setup, spec_, run_) {
+    SelectCases();
+  }
+
+  // false: the store failed (the rank cannot go on).
+  bool Run();
+
+ private:
+  std::string OwnCaseId(int index) const {
+    return CaseId(op_.name,
+                  op_.cases.empty() ? json(nullptr) : op_.cases[static_cast<std::size_t>(index)],
+                  index);
+  }
+  std::string IdOf(int index, const std::string& edge_label) const {
+    return edge_label.empty() ? OwnCaseId(index) : EdgeCaseId(op_.name, edge_label);
+  }
+  bool Stopping() const { return setup_.stop != nullptr && setup_.stop->load() != 0; }
+  // --maxfail: the coordinator has heard enough failures; the case in hand finishes.
+  bool Halted() const { return setup_.channel != nullptr && setup_.channel->Halted(); }
+  // Whether the selection keeps a case; one it leaves out goes to left_out_ with why.
+  bool Selected(int index, const std::string& id, const json& input_desc);
+  // spec_'s skip_case and skip_by_inputs: another item's, stored, stopped, or not selected.
+  void SelectCases();
+  void StoreCase(const CaseOutcome& c);
+  // Whether the run this one resumes stored any of the item's cases.
+  bool StoredBefore(const OperatorOutcome& outcome) const;
+  // After any case ran, and on a resume that finds it lost. A stopped item
+  // that stored no case leaves it to --resume.
+  bool WantsOperatorFacts(const OperatorOutcome& outcome) const {
+    return (stored_cases_ > 0 || !Stopping()) &&
+           (!outcome.cases.empty() || !left_out_.empty() ||
+            (setup_.facts.count(FactId("operator", op_, item_)) == 0 && StoredBefore(outcome)));
+  }
+
+  const WorkItem& item_;
+  const WorkerSetup& setup_;
+  const std::function<void(const json&)>& report_;
+  const OperatorJob& op_;
+  const BatchOptions& options_;
+  OperatorSpec spec_;
+  const std::set<int> mine_;
+  // Cases the selection leaves out (--filter, --dtype, ...), with why: the
+  // operator's record keeps them for the reports' "skipped".
+  json left_out_ = json::object();
+  const RunOptions run_;
+  ItemAb item_ab_;
+  bool store_ok_ = true;
+  int stored_cases_ = 0;
+  ItemPhases phases_;
+};
+
+bool WorkItemRun::Selected(int index, const std::string& id, const json& input_desc) {
+  const auto at = static_cast<std::size_t>(index);
+  const json params = at < op_.cases.size() ? op_.cases[at] : json(nullptr);
+  const std::string why =
+      CaseLeftOut(options_.selection, op_.name, id, CaseDtype(params, input_desc));
+  if (!why.empty()) left_out_[id] = why;
+  return why.empty();
+}
+
+void WorkItemRun::SelectCases() {
+  spec_.skip_case = [this](int index, const std::string& edge_label) {
+    const std::string id = IdOf(index, edge_label);
+    return (!mine_.empty() && mine_.count(index) == 0) || setup_.done.count(id) > 0 || Stopping() ||
+           Halted() || (options_.selection.dtypes.empty() && !Selected(index, id, json::array()));
+  };
+  if (!options_.selection.dtypes.empty()) {
+    spec_.skip_by_inputs = [this](int index, const std::string& edge_label,
+                                  const json& input_desc) {
+      return !Selected(index, IdOf(index, edge_label), input_desc);
+    };
+  }
+}
+
+bool WorkItemRun::Run() {
+  const auto item_started = std::chrono::steady_clock::now();
+  const OperatorOutcome outcome =
+      RunOperator(spec_, run_, [this](const CaseOutcome& c) { StoreCase(c); });
+  if (store_ok_ && WantsOperatorFacts(outcome))
+    store_ok_ = Store(setup_, OperatorFacts(outcome, op_, item_, setup_.rank, left_out_));
+  if (store_ok_ && options_.bench && op_.bench.enabled && !Stopping() && !Halted()) {
+    store_ok_ = BenchItem(
+        op_, spec_, run_, item_, outcome, [this](int index) { return OwnCaseId(index); }, setup_,
+        left_out_,
+        [this](const json& bench) {
+          phases_.bench_ms += bench.value("bench_ms", 0.0);
+          report_(bench);
+        });
+  }
+  // The whole item's time: cases plus executor start-up, lint and loading,
+  // and the benchmark; its phases for the run's timeline.
+  json item_summary = phases_.ToJson(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - item_started)
+          .count());
+  item_summary["kind"] = "item";
+  report_(item_summary);
+  return store_ok_;
+}
+
+void WorkItemRun::StoreCase(const CaseOutcome& c) {
+  phases_.Add(c);
+  if (!store_ok_) return;
+  if (!c.passed && DiedOfTheStop(c.error_type, setup_.stop)) {
+    spdlog::warn("rank {}: {} not stored: the stop cut it short (--resume runs it)", setup_.rank,
+                 IdOf(c.index, c.edge_label));
+    return;
+  }
+  CaseRecord record = CaseRecordOf(c, op_, IdOf(c.index, c.edge_label), setup_.rank);
+  double ab_ms = 0;
+  if (options_.ab && c.error_type == "AccuracyError") {
+    const auto ab_started = std::chrono::steady_clock::now();
+    record.ab = item_ab_.Record(c, record.case_id, CaseDtype(record.params, c.input_desc));
+    ab_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started)
+                .count();
+    record.timings["ab_ms"] = ab_ms;
+    if (Stopping()) {  // the A/B was cut short: --resume runs the case and its A/B again
+      spdlog::warn("rank {}: {} not stored: the stop cut its A/B re-run short (--resume runs it)",
+                   setup_.rank, record.case_id);
+      return;
+    }
+  }
+  if (KeepsTensors(options_.store, c.passed)) record.tensors = c.tensors;
+  const auto started = std::chrono::steady_clock::now();
+  const bool stored = Store(setup_, record);
+  const double store_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  if (!stored) {
+    store_ok_ = false;
+    return;
+  }
+  ++stored_cases_;
+  phases_.ab_ms += ab_ms;
+  phases_.store_ms += store_ms;
+  report_(CaseReport(c, record, store_ms, ab_ms));
+}
+
+bool WorkItemRun::StoredBefore(const OperatorOutcome& outcome) const {
+  for (int i = 0; i < outcome.case_count; ++i) {
+    const std::string label =
+        i >= outcome.own_cases
+            ? outcome.edge_cases[static_cast<std::size_t>(i - outcome.own_cases)].label
+            : "";
+    if ((mine_.empty() || mine_.count(i) > 0) && setup_.done.count(IdOf(i, label)) > 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
@@ -249,187 +450,7 @@ OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
 
 bool RunWorkItem(const WorkItem& item, const WorkerSetup& setup,
                  const std::function<void(const json&)>& report) {
-  const OperatorJob& op = setup.job->operators.at(static_cast<std::size_t>(item.op_index));
-  const BatchOptions& options = *setup.options;
-  OperatorSpec spec = SpecFor(op, options);
-  auto own_case_id = [&](int index) {
-    return CaseId(op.name,
-                  op.cases.empty() ? json(nullptr) : op.cases[static_cast<std::size_t>(index)],
-                  index);
-  };
-  auto case_id = [&](int index, const std::string& edge_label) {
-    return edge_label.empty() ? own_case_id(index) : EdgeCaseId(op.name, edge_label);
-  };
-  std::set<int> mine(item.case_indices.begin(), item.case_indices.end());
-  const auto stopping = [&] { return setup.stop != nullptr && setup.stop->load() != 0; };
-  // --maxfail: the coordinator has heard enough failures; the case in hand finishes.
-  const auto halted = [&] { return setup.channel != nullptr && setup.channel->Halted(); };
-  // Cases the selection leaves out (--filter, --dtype, ...), with why: the
-  // operator's record keeps them for the reports' "skipped".
-  json left_out = json::object();
-  const CaseSelection& selection = options.selection;
-  auto selected = [&](int index, const std::string& id, const json& input_desc) {
-    const auto at = static_cast<std::size_t>(index);
-    const json params = at < op.cases.size() ? op.cases[at] : json(nullptr);
-    const std::string why = CaseLeftOut(selection, op.name, id, CaseDtype(params, input_desc));
-    if (!why.empty()) left_out[id] = why;
-    return why.empty();
-  };
-  spec.skip_case = [&](int index, const std::string& edge_label) {
-    const std::string id = case_id(index, edge_label);
-    return (!mine.empty() && mine.count(index) == 0) || setup.done.count(id) > 0 || stopping() ||
-           halted() || (selection.dtypes.empty() && !selected(index, id, json::array()));
-  };
-  if (!selection.dtypes.empty()) {
-    spec.skip_by_inputs = [&](int index, const std::string& edge_label, const json& input_desc) {
-      return !selected(index, case_id(index, edge_label), input_desc);
-    };
-  }
-
-  RunOptions run;
-  run.backend = options.backend;
-  run.env = setup.executor_env;
-  run.log_path = setup.executor_log;
-  run.sandbox = options.sandbox;
-  run.pool = setup.pool;
-  run.start_executor = setup.start_executor;
-  run.stop = setup.stop;
-
-  ItemAb item_ab(setup, spec, run);
-  const auto item_started = std::chrono::steady_clock::now();
-  bool store_ok = true;
-  int stored_cases = 0;
-  ItemPhases phases;
-  OperatorOutcome outcome = RunOperator(spec, run, [&](const CaseOutcome& c) {
-    phases.Add(c);
-    if (!store_ok) return;
-    if (!c.passed && DiedOfTheStop(c.error_type, setup.stop)) {
-      spdlog::warn("rank {}: {} not stored: the stop cut it short (--resume runs it)", setup.rank,
-                   case_id(c.index, c.edge_label));
-      return;
-    }
-    CaseRecord record;
-    record.case_id = case_id(c.index, c.edge_label);
-    record.op_name = op.name;
-    record.case_index = c.index;
-    if (!c.edge_label.empty()) {
-      record.params = c.edge_params;
-      record.extra["edge_case"] = c.edge_label;
-    } else {
-      record.params =
-          op.cases.empty() ? json::object() : op.cases[static_cast<std::size_t>(c.index)];
-    }
-    record.input_desc = c.input_desc;
-    record.passed = c.passed;
-    record.waived = c.waived();
-    record.error_type = c.error_type;
-    record.error_msg = CutMiddle(c.error_msg);
-    for (const Verdict& v : c.outputs) {
-      record.outputs.push_back(VerdictToJson(v));
-      if (record.route.empty() || (!v.passed && c.outputs.front().passed))
-        record.route = std::string(RouteName(v.route));
-    }
-    record.timings = c.timings;
-    record.timings["wall_ms"] = c.wall_ms;
-    record.timings["judge_ms"] = c.judge_ms;
-    record.rank = setup.rank;
-    record.device = c.device_name;
-    record.extra["warnings"] = c.warnings;
-    record.extra["golden_device"] = c.golden_device;
-    record.extra["details"] = json::parse(CaseDetails(c).dump());
-    if (!c.passed) record.extra["failure"] = json::parse(FailureEntry(c).dump());
-    record.extra["impl_name"] = op.impl_name;
-    record.extra["actual_sha256"] = c.actual_sha256;
-    double ab_ms = 0;
-    if (options.ab && c.error_type == "AccuracyError") {
-      const auto ab_started = std::chrono::steady_clock::now();
-      record.ab = item_ab.Record(c, record.case_id, CaseDtype(record.params, c.input_desc));
-      ab_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started)
-              .count();
-      record.timings["ab_ms"] = ab_ms;
-      if (stopping()) {  // the A/B was cut short: --resume runs the case and its A/B again
-        spdlog::warn("rank {}: {} not stored: the stop cut its A/B re-run short (--resume runs it)",
-                     setup.rank, record.case_id);
-        return;
-      }
-    }
-    if (KeepsTensors(options.store, c.passed)) record.tensors = c.tensors;
-    const auto started = std::chrono::steady_clock::now();
-    const bool stored = Store(setup, record);
-    const double store_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-            .count();
-    if (!stored) {
-      store_ok = false;
-      return;
-    }
-    ++stored_cases;
-    phases.ab_ms += ab_ms;
-    phases.store_ms += store_ms;
-    report({{"case_id", record.case_id},
-            {"op", op.name},
-            {"index", c.index},
-            {"passed", c.passed},
-            {"waived", c.waived()},
-            {"error_type", c.error_type},
-            {"message", TerminalLine(c.error_msg, 300)},
-            {"dtype", CaseDtype(record.params, c.input_desc)},
-            {"wall_ms", c.wall_ms},
-            {"store_ms", store_ms},
-            {"ab_ms", ab_ms},
-            {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr))
-                                         : json(nullptr)}});
-  });
-  // Operator-level facts (environment, lint, non_compute) go in a small side
-  // record so reports can rebuild verify_result.json from the store alone:
-  // after any case ran, and on a resume that finds it lost. A stopped item
-  // that stored no case leaves it to --resume.
-  const auto stored_before = [&] {  // by the run this one resumes
-    for (int i = 0; i < outcome.case_count; ++i) {
-      const std::string label =
-          i >= outcome.own_cases
-              ? outcome.edge_cases[static_cast<std::size_t>(i - outcome.own_cases)].label
-              : "";
-      if ((mine.empty() || mine.count(i) > 0) && setup.done.count(case_id(i, label)) > 0)
-        return true;
-    }
-    return false;
-  };
-  if (store_ok && (stored_cases > 0 || !stopping()) &&
-      (!outcome.cases.empty() || !left_out.empty() ||
-       (setup.facts.count(FactId("operator", op, item)) == 0 && stored_before()))) {
-    CaseRecord meta = FactRecord(RecordKind::kOperator, "operator", op, item, setup.rank);
-    meta.device = outcome.environment.is_object() && outcome.environment.contains("device") &&
-                          outcome.environment["device"].is_object()
-                      ? outcome.environment["device"].value("name", "")
-                      : "";
-    meta.extra = {
-        {"environment", outcome.environment}, {"lint", outcome.lint},
-        {"non_compute", outcome.non_compute}, {"non_compute_given", outcome.non_compute_given},
-        {"case_count", outcome.case_count},   {"impl_name", op.impl_name},
-        {"task_file", op.task_file},          {"lint_enabled", op.config.lint},
-        {"allow_torch", outcome.declared_allowances},
-        {"allow_torch_checked", outcome.allowances_checked()}};
-    meta.extra["startup"] = outcome.startup;  // how its implementation executor started
-    if (!left_out.empty()) meta.extra["left_out"] = left_out;
-    store_ok = Store(setup, meta);
-  }
-  if (store_ok && options.bench && op.bench.enabled && !stopping() && !halted()) {
-    store_ok = BenchItem(op, spec, run, item, outcome, own_case_id, setup, left_out,
-                         [&](const json& bench) {
-                           phases.bench_ms += bench.value("bench_ms", 0.0);
-                           report(bench);
-                         });
-  }
-  // The whole item's time: cases plus executor start-up, lint and loading,
-  // and the benchmark; its phases for the run's timeline.
-  json item_summary = phases.ToJson(
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - item_started)
-          .count());
-  item_summary["kind"] = "item";
-  report(item_summary);
-  return store_ok;
+  return WorkItemRun(item, setup, report).Run();
 }
 
 }  // namespace opverify

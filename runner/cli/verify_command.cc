@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <system_error>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "runner/results/verify_result.h"
 #include "runner/results/waivers.h"
 #include "runner/usage/usage.h"
+#include "runner/verify/compiler_cache.h"
 #include "runner/verify/operator_run.h"
 
 namespace fs = std::filesystem;
@@ -107,21 +109,23 @@ fs::path OutputFile(const std::string& output, const fs::path& verify_dir) {
   return output;
 }
 
-}  // namespace
-
-int RunVerify(const VerifyArgs& args) {
-  const fs::path dir = fs::absolute(args.verify_dir);
+// The operator of verify_dir with the flags' settings; nullopt when its
+// files are missing (exit 1: the seed's strict rule makes a missing file a
+// failure), a name is bad or the sandbox cannot be had (exit 2).
+std::optional<OperatorSpec> VerifySpec(const VerifyArgs& args, const fs::path& dir,
+                                       int* exit_code) {
   Result<OperatorSpec> found = SpecFromVerifyDir(dir.string(), args.op_name, args.triton_impl_name);
-  if (!found.ok()) {  // nothing verified: the seed's strict rule makes a missing file a failure
-                      // (exit 1)
+  if (!found.ok()) {
     std::fprintf(stderr, "opverify verify: %s\n", found.status().message().c_str());
-    return found.status().code() == Status::Code::kNotFound ? 1 : 2;
+    *exit_code = found.status().code() == Status::Code::kNotFound ? 1 : 2;
+    return std::nullopt;
   }
   if (Result<SandboxChoice> sandbox =
           ChooseSandbox(args.sandbox.mode, SandboxHelperBeside(DefaultExecutorProgram()));
       !sandbox.ok()) {
     std::fprintf(stderr, "opverify verify: %s\n", sandbox.status().message().c_str());
-    return 2;
+    *exit_code = 2;
+    return std::nullopt;
   }
   OperatorSpec spec = std::move(found).value();
   spec.config = args.config;
@@ -133,56 +137,44 @@ int RunVerify(const VerifyArgs& args) {
       return i != wanted;
     };
   }
-  if (args.keep_cache && !args.fresh_cache) spdlog::warn("--keep-cache has no effect without --fresh-cache");
+  return spec;
+}
 
-  RunOptions options;
-  options.backend = args.backend;
-  options.sandbox = args.sandbox;
-  VerifyContext context;
-  context.impl_name = args.triton_impl_name;
-  context.fresh_cache = args.fresh_cache;
-  std::string cache_dir;
+// The compiler cache the executors use: --fresh-cache's new private folder
+// (its path in *fresh_dir, removed at the end unless --keep-cache), or
+// --cache-dir's persistent one; neither: the executors' default. false
+// when the folder cannot be made.
+bool UseCompilerCache(const VerifyArgs& args, RunOptions* options, VerifyContext* context,
+                      std::string* fresh_dir) {
+  fs::path folder;
   if (args.fresh_cache) {
     std::string pattern = (fs::temp_directory_path() / "opverify_cache_XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
       std::perror("opverify verify: creating a fresh cache folder");
-      return 2;
+      return false;
     }
-    cache_dir = pattern;
-    options.env = {{"TRITON_CACHE_DIR", cache_dir + "/triton"},
-                   {"TORCHINDUCTOR_CACHE_DIR", cache_dir + "/inductor"},
-                   {"HOME", cache_dir + "/home"}};
-    context.cache_dir = cache_dir + "/triton";
+    *fresh_dir = pattern;
+    folder = pattern;
   } else if (!args.cache_dir.empty()) {
-    const fs::path persistent = fs::absolute(args.cache_dir);
+    folder = fs::absolute(args.cache_dir);
     std::error_code ec;
-    fs::create_directories(persistent, ec);
+    fs::create_directories(folder, ec);
     if (ec) {
-      std::fprintf(stderr, "opverify verify: --cache-dir %s: %s\n", persistent.c_str(),
+      std::fprintf(stderr, "opverify verify: --cache-dir %s: %s\n", folder.c_str(),
                    ec.message().c_str());
-      return 2;
+      return false;
     }
-    options.env = {{"TRITON_CACHE_DIR", (persistent / "triton").string()},
-                   {"TORCHINDUCTOR_CACHE_DIR", (persistent / "inductor").string()},
-                   {"HOME", (persistent / "home").string()}};
-    context.cache_dir = (persistent / "triton").string();
+  } else {
+    return true;
   }
-  // The seed's default is verify_dir/verify_result.json for every impl name;
-  // the file `opverify bench` looks for with this impl name is written too.
-  const fs::path output = fs::absolute(OutputFile(args.output, dir));
-  std::vector<fs::path> outputs{output};
-  const fs::path gate_file = dir / VerifyResultFileName(args.triton_impl_name);
-  if (args.output.empty() && gate_file != output) outputs.push_back(gate_file);
-  if (!MakeOutputFolder("verify", output)) return 2;
-  options.log_path = (output.parent_path() / (output.stem().string() + ".executor.log")).string();
+  options->env = CompilerCacheEnvironment(folder.string());
+  context->cache_dir = (folder / "triton").string();
+  return true;
+}
 
-  std::optional<RunDeadline> deadline;  // --seed-compat: --timeout is the whole run's
-  if (args.seed_compat) {
-    deadline.emplace(args.config.timeout_s);
-    options.stop = deadline->stop();
-    context.seed_compat = true;
-  }
-  OperatorOutcome outcome = RunOperator(spec, options, [&args](const CaseOutcome& c) {
+// The console line of each finished case (--seed-compat: the seed's lines).
+std::function<void(const CaseOutcome&)> PrintCase(const VerifyArgs& args) {
+  return [&args](const CaseOutcome& c) {
     if (args.seed_compat) {
       PrintSeedCaseLines(c);
     } else if (c.waived()) {
@@ -195,43 +187,14 @@ int RunVerify(const VerifyArgs& args) {
     } else {
       spdlog::error("{} [case {}] {}", args.op_name, c.index + 1, c.error_type);
     }
-  });
-  if (deadline && deadline->expired()) {
-    // The seed's verify.py: the line its callers look for, exit 1, no
-    // verify_result.json (its whole run was stopped).
-    std::printf("验证超时\n");
-    std::fprintf(stderr, "opverify verify: --seed-compat: the run took more than --timeout %g s\n",
-                 args.config.timeout_s);
-    return 1;
-  }
-  deadline.reset();
-  if (args.seed_compat) {
-    for (CaseOutcome& c : outcome.cases) c.error_type = SeedErrorType(c.error_type);
-  }
-  if (args.case_number > 0 && outcome.cases.empty()) {
-    std::fprintf(stderr, "opverify verify: --case %d: %s has %d cases (numbered from 1)\n",
-                 args.case_number, args.op_name.c_str(), outcome.case_count);
-    return 2;
-  }
-  const auto result = VerifyResultJson(outcome, context);
-  for (const fs::path& path : outputs) {
-    if (!WriteOutputJson("verify", path, result)) return 2;
-  }
-  for (const CaseOutcome& c : outcome.cases) {
-    if (c.error_type == "Timeout" &&
-        !args.seed_compat) {  // the seed's words, which its callers look for
-      std::fprintf(stderr, "opverify verify: 验证超时 (%g 秒): case %d gave no reply in time\n", args.config.timeout_s,
-                   c.index + 1);
-    }
-  }
-  if (!cache_dir.empty()) {
-    if (args.keep_cache) {
-      std::fprintf(stderr, "opverify verify: fresh cache kept at %s\n", cache_dir.c_str());
-    } else {
-      std::error_code ec;
-      fs::remove_all(cache_dir, ec);
-    }
-  }
+  };
+}
+
+// The run's end on the console: the timed-out cases in the seed's words,
+// the failed cases, stale allowances, the totals line. The exit code: 0
+// when every case passed.
+int PrintVerifyEnd(const VerifyArgs& args, const OperatorOutcome& outcome,
+                   const nlohmann::ordered_json& result, const fs::path& output) {
   const int total = result["total_cases"].get<int>();
   const int passed = result["passed_cases"].get<int>();
   // The failed cases, numbered as verify_result.json's case_idx, then the
@@ -257,6 +220,89 @@ int RunVerify(const VerifyArgs& args) {
               waived > 0 ? Printf(" (%d waived: declared exceptions)", waived).c_str() : "",
               TerminalSafe(output.string()).c_str());
   return total > 0 && passed == total ? 0 : 1;
+}
+
+// The seed's words for a case that timed out, which its callers look for.
+void PrintTimeouts(const VerifyArgs& args, const OperatorOutcome& outcome) {
+  if (args.seed_compat) return;
+  for (const CaseOutcome& c : outcome.cases) {
+    if (c.error_type == "Timeout") {
+      std::fprintf(stderr, "opverify verify: 验证超时 (%g 秒): case %d gave no reply in time\n",
+                   args.config.timeout_s, c.index + 1);
+    }
+  }
+}
+
+// --fresh-cache's folder goes, unless --keep-cache keeps it (and says where).
+void DropFreshCache(const VerifyArgs& args, const std::string& fresh_dir) {
+  if (fresh_dir.empty()) return;
+  if (args.keep_cache) {
+    std::fprintf(stderr, "opverify verify: fresh cache kept at %s\n", fresh_dir.c_str());
+  } else {
+    std::error_code ec;
+    fs::remove_all(fresh_dir, ec);
+  }
+}
+
+// --seed-compat: --timeout is the whole run's. The seed's verify.py then
+// prints the line its callers look for, exits 1 and writes no verify_result.json.
+bool SeedRunTimedOut(const VerifyArgs& args, const std::optional<RunDeadline>& deadline) {
+  if (!deadline || !deadline->expired()) return false;
+  std::printf("验证超时\n");
+  std::fprintf(stderr, "opverify verify: --seed-compat: the run took more than --timeout %g s\n",
+               args.config.timeout_s);
+  return true;
+}
+
+}  // namespace
+
+int RunVerify(const VerifyArgs& args) {
+  const fs::path dir = fs::absolute(args.verify_dir);
+  int exit_code = 2;
+  std::optional<OperatorSpec> spec = VerifySpec(args, dir, &exit_code);
+  if (!spec) return exit_code;
+  if (args.keep_cache && !args.fresh_cache)
+    spdlog::warn("--keep-cache has no effect without --fresh-cache");
+  RunOptions options;
+  options.backend = args.backend;
+  options.sandbox = args.sandbox;
+  VerifyContext context;
+  context.impl_name = args.triton_impl_name;
+  context.fresh_cache = args.fresh_cache;
+  std::string fresh_dir;
+  if (!UseCompilerCache(args, &options, &context, &fresh_dir)) return 2;
+  // The seed's default is verify_dir/verify_result.json for every impl name;
+  // the file `opverify bench` looks for with this impl name is written too.
+  const fs::path output = fs::absolute(OutputFile(args.output, dir));
+  std::vector<fs::path> outputs{output};
+  const fs::path gate_file = dir / VerifyResultFileName(args.triton_impl_name);
+  if (args.output.empty() && gate_file != output) outputs.push_back(gate_file);
+  if (!MakeOutputFolder("verify", output)) return 2;
+  options.log_path = (output.parent_path() / (output.stem().string() + ".executor.log")).string();
+  std::optional<RunDeadline> deadline;
+  if (args.seed_compat) {
+    deadline.emplace(args.config.timeout_s);
+    options.stop = deadline->stop();
+    context.seed_compat = true;
+  }
+  OperatorOutcome outcome = RunOperator(*spec, options, PrintCase(args));
+  if (SeedRunTimedOut(args, deadline)) return 1;
+  deadline.reset();
+  if (args.seed_compat) {
+    for (CaseOutcome& c : outcome.cases) c.error_type = SeedErrorType(c.error_type);
+  }
+  if (args.case_number > 0 && outcome.cases.empty()) {
+    std::fprintf(stderr, "opverify verify: --case %d: %s has %d cases (numbered from 1)\n",
+                 args.case_number, args.op_name.c_str(), outcome.case_count);
+    return 2;
+  }
+  const auto result = VerifyResultJson(outcome, context);
+  for (const fs::path& path : outputs) {
+    if (!WriteOutputJson("verify", path, result)) return 2;
+  }
+  PrintTimeouts(args, outcome);
+  DropFreshCache(args, fresh_dir);
+  return PrintVerifyEnd(args, outcome, result, output);
 }
 
 }  // namespace opverify

@@ -91,17 +91,8 @@ py::dict Performance(const OperatorModel& op) {
   return d;
 }
 
-}  // namespace
-
-py::dict LoadRun(const std::string& run_dir) {
-  const std::filesystem::path dir = std::filesystem::absolute(run_dir);
-  if (!std::filesystem::is_directory(dir / "shards")) {
-    throw py::value_error(dir.string() + ": not a run folder (no shards/)");
-  }
-  std::vector<std::string> problems;
-  Result<std::vector<CaseRecord>> records = ReadRunRecords(dir.string(), &problems);
-  if (!records.ok()) throw std::runtime_error(dir.string() + ": " + records.status().ToString());
-  const json summary = ReadJsonFile(dir / "summary.json");
+// The keys of summary.json's run account that load_run() passes on as run_info.
+json RunInfoOf(const json& summary) {
   json run_info = json::object();
   if (summary.is_object()) {
     for (const char* key :
@@ -110,11 +101,12 @@ py::dict LoadRun(const std::string& run_dir) {
       if (summary.contains(key)) run_info[key] = summary[key];
     }
   }
-  RunModel run = BuildRunModel(std::move(records.value()), problems, run_info, dir.string());
-  AddSkippedCases(ReadJsonFile(dir / "selection.json"), &run);
+  return run_info;
+}
 
-  py::list cases;
-  std::vector<const CaseRecord*> flat;
+// Per operator, its counts, errors, repro and performance; each case goes
+// to *cases (a dict) and *flat (the record), in the same order.
+py::dict OperatorsDict(const RunModel& run, py::list* cases, std::vector<const CaseRecord*>* flat) {
   py::dict operators;
   for (const OperatorModel& op : run.operators) {
     py::dict o;
@@ -127,11 +119,15 @@ py::dict LoadRun(const std::string& run_dir) {
     o["performance"] = op.performance ? py::object(Performance(op)) : py::object(py::none());
     operators[py::str(op.name)] = o;
     for (const CaseRecord& c : op.cases) {
-      cases.append(CaseDict(c));
-      flat.push_back(&c);
+      cases->append(CaseDict(c));
+      flat->push_back(&c);
     }
   }
-  // One entry per case, in the order of `cases`.
+  return operators;
+}
+
+// numpy arrays with one entry per case, in the order of `flat`.
+py::dict MetricsDict(const std::vector<const CaseRecord*>& flat) {
   const auto n = static_cast<py::ssize_t>(flat.size());
   py::array_t<bool> passed(n);
   py::array_t<double> wall_ms(n), max_abs(n), max_rel(n);
@@ -151,13 +147,21 @@ py::dict LoadRun(const std::string& run_dir) {
   metrics["max_abs_diff"] =
       max_abs;  // the worst over the case's outputs; nan where none was judged
   metrics["max_rel_diff"] = max_rel;
+  return metrics;
+}
 
+// case id -> "passed", "waived" or its error type.
+py::dict VerdictsDict(const std::vector<const CaseRecord*>& flat) {
   py::dict verdicts;
   for (const CaseRecord* c : flat) {
     verdicts[py::str(c->case_id)] = c->waived   ? py::object(py::str("waived"))
                                     : c->passed ? py::object(py::str("passed"))
                                                 : py::object(py::str(c->error_type));
   }
+  return verdicts;
+}
+
+py::list SkippedList(const RunModel& run) {
   py::list skipped;
   for (const SkippedCase& s : run.skipped) {
     py::dict d;
@@ -166,6 +170,26 @@ py::dict LoadRun(const std::string& run_dir) {
     d["reason"] = s.reason;
     skipped.append(d);
   }
+  return skipped;
+}
+
+}  // namespace
+
+py::dict LoadRun(const std::string& run_dir) {
+  const std::filesystem::path dir = std::filesystem::absolute(run_dir);
+  if (!std::filesystem::is_directory(dir / "shards")) {
+    throw py::value_error(dir.string() + ": not a run folder (no shards/)");
+  }
+  std::vector<std::string> problems;
+  Result<std::vector<CaseRecord>> records = ReadRunRecords(dir.string(), &problems);
+  if (!records.ok()) throw std::runtime_error(dir.string() + ": " + records.status().ToString());
+  const json summary = ReadJsonFile(dir / "summary.json");
+  const json run_info = RunInfoOf(summary);
+  RunModel run = BuildRunModel(std::move(records.value()), problems, run_info, dir.string());
+  AddSkippedCases(ReadJsonFile(dir / "selection.json"), &run);
+  py::list cases;
+  std::vector<const CaseRecord*> flat;
+  py::dict operators = OperatorsDict(run, &cases, &flat);
   py::dict out;
   out["run_dir"] = dir.string();
   out["run_info"] = ToPython(run_info);
@@ -174,13 +198,13 @@ py::dict LoadRun(const std::string& run_dir) {
                py::arg("passed") = run.totals.passed, py::arg("waived") = run.totals.waived,
                py::arg("failed") = run.totals.failed);
   out["cases"] = cases;
-  out["verdicts"] = verdicts;
-  out["metrics"] = metrics;
+  out["verdicts"] = VerdictsDict(flat);
+  out["metrics"] = MetricsDict(flat);
   out["operators"] = operators;
   out["performance"] =
       ToPython(summary.is_object() && summary.contains("performance") ? summary["performance"]
                                                                       : json(nullptr));
-  out["skipped"] = skipped;
+  out["skipped"] = SkippedList(run);
   out["problems"] = run.problems;
   return out;
 }

@@ -284,6 +284,20 @@ json OperatorSession::DescribeCases() {
   return described.As<proto::DescribeCasesReply>().input_descs;
 }
 
+std::optional<CallError> OperatorSession::Reopen() {
+  if (ready()) return std::nullopt;
+  CallResult reopened = Open();
+  if (reopened.succeeded()) return std::nullopt;
+  return CallError{CallErrorType(reopened),
+                   "restarting the executor: " + CallErrorMessage(reopened)};
+}
+
+json OperatorSession::Environment() {
+  CallResult environment =
+      implementation()->Call(proto::EnvironmentRequest{}, spec_.config.timeout_s);
+  return environment.succeeded() ? environment.As<proto::EnvironmentReply>().environment : json();
+}
+
 json OperatorSession::InputDescAt(const json& input_descs, int index) {
   const auto at = static_cast<std::size_t>(index);
   return index >= 0 && at < input_descs.size() && input_descs[at].is_array() ? input_descs[at]

@@ -44,6 +44,13 @@ class OperatorSession {
   CallResult Open();
   // Both executors are running (Open() starts the one that is not).
   bool ready() const;
+  // Before the next case: opens again what a failed case stopped. nullopt
+  // when ready; else the failed restart ("restarting the executor: ..."),
+  // which fails the operator's remaining cases.
+  std::optional<CallError> Reopen();
+  // The implementation executor's environment (device, versions, caches);
+  // null when the call failed.
+  nlohmann::json Environment();
   // The executor that runs the implementation's code (ModelNew, its timing, the environment).
   ExecutorClient* implementation() { return implementation_.get(); }
   // The one that never imports it: the lint, the goldens, the framework's timing,

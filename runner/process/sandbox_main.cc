@@ -193,9 +193,12 @@ void BindAt(int fd, const std::string& target, bool writable) {
 void HideSocket(int null_fd, const std::string& path) {
   struct stat info {};
   if (lstat(path.c_str(), &info) != 0 || !S_ISSOCK(info.st_mode)) return;  // gone or covered
-  if (mount(FdPath(null_fd).c_str(), path.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
-      mount(nullptr, path.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, nullptr) !=
-          0) {
+  if (mount(FdPath(null_fd).c_str(), path.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+    if (errno == ENOENT) return;  // removed since the lstat: nothing left to reach
+    Fail("covering the socket " + path + ": " + Errno());
+  }
+  if (mount(nullptr, path.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, nullptr) !=
+      0) {
     Fail("covering the socket " + path + ": " + Errno());
   }
 }

@@ -208,18 +208,40 @@ CallResult OperatorSession::OpenReference() {
   return StartAndLoad(&slot, !shared(), role);
 }
 
+namespace {
+
+// bwrap builds the sandbox from a list of the host's unix sockets taken as
+// the executor starts (each covered by /dev/null); one removed in between (a
+// daemon or a test that went away) fails bwrap's set-up before the executor
+// runs: "bwrap: Can't mkdir parents for /tmp/x/daemon.sock: Read-only file
+// system". That is the host's moment, not the operator's failure: the start
+// is tried again, with a list taken afresh.
+constexpr int kSandboxSetUpAttempts = 3;
+
+bool SandboxSetUpFailed(const CallResult& loaded) {
+  return loaded.failure == CallFailure::kDied && loaded.log_tail.rfind("bwrap: ", 0) == 0;
+}
+
+}  // namespace
+
 CallResult OperatorSession::StartAndLoad(std::unique_ptr<ExecutorClient>* slot, bool reference,
                                          std::string_view role) {
   const auto asked = std::chrono::steady_clock::now();
-  Result<std::unique_ptr<ExecutorClient>> started = Start(reference);
-  if (!started.ok()) {
-    CallResult failed;
-    failed.failure = CallFailure::kProtocol;
-    failed.detail = started.status().ToString();
-    return failed;
+  CallResult loaded;
+  for (int attempt = 1; attempt <= kSandboxSetUpAttempts; ++attempt) {
+    Result<std::unique_ptr<ExecutorClient>> started = Start(reference);
+    if (!started.ok()) {
+      CallResult failed;
+      failed.failure = CallFailure::kProtocol;
+      failed.detail = started.status().ToString();
+      return failed;
+    }
+    *slot = std::move(started).value();
+    loaded = Load(slot->get(), role);
+    if (!SandboxSetUpFailed(loaded) || attempt == kSandboxSetUpAttempts) break;
+    spdlog::warn("{}: the executor's sandbox could not be set up ({}); starting it again", spec_.name,
+                 Utf8Prefix(loaded.log_tail, 300));
   }
-  *slot = std::move(started).value();
-  CallResult loaded = Load(slot->get(), role);
   if (!reference && !startup_.contains("open_ms")) {
     if (!startup_.contains("spare")) startup_["spare"] = false;
     startup_["open_ms"] =

@@ -145,7 +145,8 @@ CallResult FakeExecutor::Call(const json& request, double /*timeout_s*/) {
   result.detail = scripted.detail;
   result.exit = scripted.exit;
   if (scripted.failure == CallFailure::kTimeout || scripted.failure == CallFailure::kDied) {
-    result.log_tail = "fake executor " + std::to_string(id_) + ": " + op;
+    result.log_tail = scripted.log_tail.empty() ? "fake executor " + std::to_string(id_) + ": " + op
+                                                : scripted.log_tail;
     Stop();
     return result;
   }

@@ -27,6 +27,7 @@ struct FakeReply {
   std::vector<OwnedTensor> tensors;  // kNone: shipped with it (golden, actual per output for run_case)
   std::string detail;
   std::optional<ExitStatus> exit;
+  std::string log_tail;  // kTimeout, kDied: the executor's last output (default: names the fake and op)
 
   // {"ok": true, fields...}.
   static FakeReply Ok(nlohmann::json fields = nlohmann::json::object(), std::vector<OwnedTensor> tensors = {});

@@ -221,6 +221,53 @@ TEST(RunOperator, AnExecutorThatCannotStartFailsTheOperator) {
   EXPECT_NE(outcome.cases[0].error_msg.find("no such file"), std::string::npos);
 }
 
+// bwrap's own set-up failing (a host socket it was to cover went away) ends
+// the executor before it runs anything: started again, it is no one's failure.
+FakeReply SandboxSetUpFails() {
+  FakeReply died = FakeReply::Died(0);
+  ExitStatus exited;
+  exited.exited = true;
+  exited.code = 1;
+  died.exit = exited;
+  died.detail = "the executor died (exit code 1)";
+  died.log_tail = "bwrap: Can't mkdir parents for /tmp/ovsock-x/daemon.sock: Read-only file system\n";
+  return died;
+}
+
+TEST(RunOperator, AnExecutorWhoseSandboxCouldNotBeSetUpIsStartedAgain) {
+  FakeExecutorScript script;
+  Healthy(&script, 2);
+  script.On("load", [](const json&, const FakeExecutor& executor) {
+    return executor.id() == 1 ? SandboxSetUpFails() : Loaded(2);
+  });
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  EXPECT_EQ(ErrorTypes(outcome), (std::vector<std::string>{"", ""}));
+  EXPECT_EQ(script.started(), 2);
+}
+
+TEST(RunOperator, ASandboxThatNeverSetsUpFailsTheOperatorAfterThreeStarts) {
+  FakeExecutorScript script;
+  Healthy(&script, 2);
+  script.On("load", [](const json&, const FakeExecutor&) { return SandboxSetUpFails(); });
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  ASSERT_FALSE(outcome.cases.empty());
+  EXPECT_EQ(outcome.cases[0].error_type, "Crash");
+  EXPECT_NE(outcome.cases[0].error_msg.find("bwrap: Can't mkdir parents"), std::string::npos)
+      << outcome.cases[0].error_msg;
+  EXPECT_TRUE(script.RequestsOf("run_case").empty());
+}
+
+// A death at load with other output is the implementation's: not started again.
+TEST(RunOperator, AnExecutorThatDiesLoadingTheImplementationIsNotStartedAgain) {
+  FakeExecutorScript script;
+  Healthy(&script, 1);
+  script.On("load", [](const json&, const FakeExecutor&) { return FakeReply::Died(SIGSEGV); });
+  const OperatorOutcome outcome = RunOperator(Spec(), Options(&script));
+  ASSERT_EQ(outcome.cases.size(), 1U);
+  EXPECT_EQ(outcome.cases[0].error_type, "Crash");
+  EXPECT_EQ(script.RequestsOf("load").size(), 1U);
+}
+
 TEST(RunOperator, ALintRefusalFailsEveryCaseWithItsRegressionType) {
   FakeExecutorScript script;
   Healthy(&script, 2);

@@ -1,0 +1,148 @@
+#include "runner/store/record_facts.h"
+
+#include "runner/common/json_fields.h"
+#include "runner/judge/json_number.h"
+
+namespace opverify {
+namespace {
+
+using json_fields::FieldReader;
+using json_fields::FieldWriter;
+using json_fields::Read;
+using json_fields::ReadIfObject;
+using nlohmann::json;
+
+template <typename Field, typename Judgement>
+void TrustJudgementFields(const Field& field, Judgement& t) {
+  field("ran", t.ran);
+  field("judged", t.judged);
+  field("why", t.why);
+  field("error_type", t.error_type);
+  field("error_msg", t.error_msg);
+  field("passed", t.passed);
+}
+
+template <typename Field, typename Timings>
+void CaseTimingsFields(const Field& field, Timings& t) {
+  field("wall_ms", t.wall_ms);
+  field("construct_ms", t.construct_ms);
+  field("probe_ms", t.probe_ms);
+  field("compile_ms", t.compile_ms);
+  field("golden_ms", t.golden_ms);
+  field("impl_ms", t.impl_ms);
+  field("judge_ms", t.judge_ms);
+}
+
+template <typename Field, typename Verdict>
+void OutputVerdictFields(const Field& field, Verdict& v) {
+  field("passed", v.passed);
+  field("dtype", v.dtype);
+  field("route", v.route);
+  field("standard", v.standard);
+  field("error_type", v.error_type);
+  field("shape", v.shape);
+}
+
+template <typename Field, typename Facts>
+void OperatorFactsFields(const Field& field, Facts& f) {
+  field("environment", f.environment);
+  field("lint", f.lint);
+  field("non_compute", f.non_compute);
+  field("non_compute_given", f.non_compute_given, !f.non_compute_given);
+  field("case_count", f.case_count, !f.case_count);
+  field("impl_name", f.impl_name, !f.impl_name);
+  field("task_file", f.task_file);
+  field("lint_enabled", f.lint_enabled);
+  field("allow_torch", f.allow_torch);
+  field("allow_torch_checked", f.allow_torch_checked);
+  field("startup", f.startup);
+  field("left_out", f.left_out, f.left_out.empty());
+}
+
+}  // namespace
+
+void from_json(const json& j, TrustJudgement& t) { TrustJudgementFields(FieldReader{j}, t); }
+
+void from_json(const json& j, ReferenceTrust& t) {
+  Read(j, "reason", t.reason);
+  ReadIfObject(j, "fp64", t.fp64);
+  ReadIfObject(j, "device_reference", t.device_reference);
+  t.stored = j;
+}
+
+void from_json(const json& j, AbRecord& ab) {
+  Read(j, "classification", ab.classification);
+  Read(j, "inherited_from", ab.inherited_from);
+  Read(j, "bitwise_equal", ab.bitwise_equal);
+  Read(j, "attempts", ab.attempts);
+  ReadIfObject(j, "reference_trust", ab.reference_trust);
+}
+
+json AbRecord::ClassificationJson() const {
+  return classification ? json(*classification) : json(nullptr);
+}
+
+void from_json(const json& j, CaseTimings& t) { CaseTimingsFields(FieldReader{j}, t); }
+
+void from_json(const json& j, JudgeNumber& n) {
+  n.value = JsonNumberValue(j);
+  n.is_number = j.is_number();
+}
+
+void from_json(const json& j, EcoFigures& f) {
+  Read(j, "matched_ratio", f.matched_ratio);
+  Read(j, "over_count", f.over_count);
+}
+
+void from_json(const json& j, NpuFigures& f) {
+  Read(j, "MERE", f.mere);
+  Read(j, "rel_threshold", f.rel_threshold);
+  Read(j, "matched_ratio", f.matched_ratio);
+  Read(j, "max_error_cap_violation_count", f.max_error_cap_violation_count);
+}
+
+void from_json(const json& j, MereMareFigures& f) {
+  Read(j, "MERE", f.mere);
+  Read(j, "MARE", f.mare);
+  Read(j, "threshold", f.threshold);
+  if (j.contains("passed") && j["passed"].is_boolean()) f.passed = j["passed"].get<bool>();
+}
+
+void from_json(const json& j, OutputFigures& f) {
+  if (j.contains("max_rel_diff") && j["max_rel_diff"].is_number())
+    f.max_rel_diff = j["max_rel_diff"].get<double>();
+  Read(j, "max_abs_diff", f.max_abs_diff);
+  ReadIfObject(j, "eco", f.eco);
+  ReadIfObject(j, "npu_benchmark", f.npu_benchmark);
+  ReadIfObject(j, "mere_mare", f.mere_mare);
+}
+
+void from_json(const json& j, OutputVerdict& v) {
+  OutputVerdictFields(FieldReader{j}, v);
+  ReadIfObject(j, "metrics", v.metrics);
+}
+
+void to_json(json& j, const OperatorFacts& f) {
+  j = json::object();
+  OperatorFactsFields(FieldWriter{j}, f);
+}
+
+void from_json(const json& j, OperatorFacts& f) { OperatorFactsFields(FieldReader{j}, f); }
+
+CaseContent ReadCaseContent(const CaseRecord& record) {
+  CaseContent content;
+  content.error_type = FailureType::FromText(record.error_type);
+  content.timings = record.timings.get<CaseTimings>();
+  if (record.ab.is_object()) content.ab = record.ab.get<AbRecord>();
+  if (record.outputs.is_array()) {
+    for (const json& output : record.outputs) {
+      content.outputs.push_back(output.is_object() ? output.get<OutputVerdict>() : OutputVerdict{});
+    }
+  }
+  const auto details = record.extra.is_object() ? record.extra.find("details") : record.extra.end();
+  if (details != record.extra.end() && details->is_object())
+    Read(*details, "waivers", content.waivers);
+  return content;
+}
+
+}  // namespace opverify

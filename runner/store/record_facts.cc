@@ -1,15 +1,20 @@
 #include "runner/store/record_facts.h"
 
+#include <algorithm>
+
 #include "runner/common/json_fields.h"
 #include "runner/judge/json_number.h"
 
 namespace opverify {
 namespace {
 
-using json_fields::FieldReader;
 using json_fields::FieldWriter;
-using json_fields::Read;
 using json_fields::ReadIfObject;
+// A record's field, read where it has its type: absent, null or of another
+// type (a tampered shard's; record_fields.h checks only what the reports rely
+// on) it keeps its default, as the reports' lookups always did.
+using Reader = json_fields::FittingFieldReader;
+using json_fields::ReadIfFits;
 using nlohmann::json;
 
 template <typename Field, typename Judgement>
@@ -40,7 +45,6 @@ void OutputVerdictFields(const Field& field, Verdict& v) {
   field("route", v.route);
   field("standard", v.standard);
   field("error_type", v.error_type);
-  field("shape", v.shape);
 }
 
 template <typename Field, typename Facts>
@@ -61,20 +65,20 @@ void OperatorFactsFields(const Field& field, Facts& f) {
 
 }  // namespace
 
-void from_json(const json& j, TrustJudgement& t) { TrustJudgementFields(FieldReader{j}, t); }
+void from_json(const json& j, TrustJudgement& t) { TrustJudgementFields(Reader{j}, t); }
 
 void from_json(const json& j, ReferenceTrust& t) {
-  Read(j, "reason", t.reason);
+  ReadIfFits(j, "reason", t.reason);
   ReadIfObject(j, "fp64", t.fp64);
   ReadIfObject(j, "device_reference", t.device_reference);
   t.stored = j;
 }
 
 void from_json(const json& j, AbRecord& ab) {
-  Read(j, "classification", ab.classification);
-  Read(j, "inherited_from", ab.inherited_from);
-  Read(j, "bitwise_equal", ab.bitwise_equal);
-  Read(j, "attempts", ab.attempts);
+  ReadIfFits(j, "classification", ab.classification);
+  ReadIfFits(j, "inherited_from", ab.inherited_from);
+  ReadIfFits(j, "bitwise_equal", ab.bitwise_equal);
+  ReadIfFits(j, "attempts", ab.attempts);
   ReadIfObject(j, "reference_trust", ab.reference_trust);
 }
 
@@ -82,7 +86,7 @@ json AbRecord::ClassificationJson() const {
   return classification ? json(*classification) : json(nullptr);
 }
 
-void from_json(const json& j, CaseTimings& t) { CaseTimingsFields(FieldReader{j}, t); }
+void from_json(const json& j, CaseTimings& t) { CaseTimingsFields(Reader{j}, t); }
 
 void from_json(const json& j, JudgeNumber& n) {
   n.value = JsonNumberValue(j);
@@ -90,35 +94,41 @@ void from_json(const json& j, JudgeNumber& n) {
 }
 
 void from_json(const json& j, EcoFigures& f) {
-  Read(j, "matched_ratio", f.matched_ratio);
-  Read(j, "over_count", f.over_count);
+  ReadIfFits(j, "matched_ratio", f.matched_ratio);
+  ReadIfFits(j, "over_count", f.over_count);
 }
 
 void from_json(const json& j, NpuFigures& f) {
-  Read(j, "MERE", f.mere);
-  Read(j, "rel_threshold", f.rel_threshold);
-  Read(j, "matched_ratio", f.matched_ratio);
-  Read(j, "max_error_cap_violation_count", f.max_error_cap_violation_count);
+  ReadIfFits(j, "MERE", f.mere);
+  ReadIfFits(j, "rel_threshold", f.rel_threshold);
+  ReadIfFits(j, "matched_ratio", f.matched_ratio);
+  ReadIfFits(j, "max_error_cap_violation_count", f.max_error_cap_violation_count);
 }
 
 void from_json(const json& j, MereMareFigures& f) {
-  Read(j, "MERE", f.mere);
-  Read(j, "MARE", f.mare);
-  Read(j, "threshold", f.threshold);
+  ReadIfFits(j, "MERE", f.mere);
+  ReadIfFits(j, "MARE", f.mare);
+  ReadIfFits(j, "threshold", f.threshold);
   if (j.contains("passed") && j["passed"].is_boolean()) f.passed = j["passed"].get<bool>();
 }
 
 void from_json(const json& j, OutputFigures& f) {
   if (j.contains("max_rel_diff") && j["max_rel_diff"].is_number())
     f.max_rel_diff = j["max_rel_diff"].get<double>();
-  Read(j, "max_abs_diff", f.max_abs_diff);
+  ReadIfFits(j, "max_abs_diff", f.max_abs_diff);
   ReadIfObject(j, "eco", f.eco);
   ReadIfObject(j, "npu_benchmark", f.npu_benchmark);
   ReadIfObject(j, "mere_mare", f.mere_mare);
 }
 
 void from_json(const json& j, OutputVerdict& v) {
-  OutputVerdictFields(FieldReader{j}, v);
+  OutputVerdictFields(Reader{j}, v);
+  // The dimensions, where they are integers.
+  const auto shape = j.find("shape");
+  if (shape != j.end() && shape->is_array() &&
+      std::all_of(shape->begin(), shape->end(),
+                  [](const json& d) { return d.is_number_integer(); }))
+    v.shape = shape->get<std::vector<std::int64_t>>();
   ReadIfObject(j, "metrics", v.metrics);
 }
 
@@ -127,7 +137,7 @@ void to_json(json& j, const OperatorFacts& f) {
   OperatorFactsFields(FieldWriter{j}, f);
 }
 
-void from_json(const json& j, OperatorFacts& f) { OperatorFactsFields(FieldReader{j}, f); }
+void from_json(const json& j, OperatorFacts& f) { OperatorFactsFields(Reader{j}, f); }
 
 CaseContent ReadCaseContent(const CaseRecord& record) {
   CaseContent content;
@@ -141,7 +151,7 @@ CaseContent ReadCaseContent(const CaseRecord& record) {
   }
   const auto details = record.extra.is_object() ? record.extra.find("details") : record.extra.end();
   if (details != record.extra.end() && details->is_object())
-    Read(*details, "waivers", content.waivers);
+    ReadIfFits(*details, "waivers", content.waivers);
   return content;
 }
 

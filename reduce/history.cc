@@ -81,7 +81,7 @@ nlohmann::ordered_json LineOf(const OperatorModel& op, const RunModel& run,
   row["failed"] = op.failed;
   if (op.failed > 0) row["error_type"] = MainError(op);
   row["runner"] = night.runner;
-  const json& env = op.facts.contains("environment") ? op.facts["environment"] : json();
+  const json& env = op.facts.environment;
   if (env.is_object() && env.contains("libraries") && env["libraries"].is_object() &&
       !env["libraries"].empty())
     row["library"] = env["libraries"];
@@ -158,14 +158,12 @@ struct Fd {
 NightVersions NightOf(const RunModel& run, const std::string& today) {
   NightVersions night;
   for (const OperatorModel& op : run.operators) {
-    const json& env = op.facts.contains("environment") ? op.facts["environment"] : json();
+    const json& env = op.facts.environment;
     if (!env.is_object() || !env.contains("timestamp") || !env["timestamp"].is_string()) continue;
     const std::string date = UtcDate(env["timestamp"].get<std::string>());
     if (!date.empty() && (night.date.empty() || date < night.date)) night.date = date;
   }
-  if (night.date.empty() && run.run_info.contains("started_at") &&
-      run.run_info["started_at"].is_string())
-    night.date = UtcDate(run.run_info["started_at"].get<std::string>());
+  if (night.date.empty() && run.info.started_at) night.date = UtcDate(*run.info.started_at);
   if (night.date.empty()) night.date = today;
   night.runner = run.run_info.contains("opverify") ? run.run_info["opverify"] : json(nullptr);
   return night;

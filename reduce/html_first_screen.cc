@@ -22,9 +22,7 @@ constexpr std::size_t kCasesPerGroup = 6;  // cases shown per failure group
 constexpr std::size_t kNamesPerList = 25;  // operators shown per baseline list
 constexpr std::size_t kOperatorRows = 500;  // failing operators shown, one row each
 
-std::string AbClass(const FailureRow& f) {
-  return f.ab && f.ab->is_string() ? f.ab->get<std::string>() : "not classified";
-}
+std::string AbClass(const FailureRow& f) { return f.AbClass().value_or("not classified"); }
 
 // Real defects first, reference suspects (no regression) last.
 int ClassRank(const std::string& ab) {
@@ -141,7 +139,7 @@ void FailureGroups(std::ostringstream& html, const RunModel& run, const ReportEx
   };
   std::map<std::pair<std::string, std::string>, Group> groups;  // (error type, A/B class)
   for (const FailureRow& f : run.failures) {
-    Group& g = groups[{f.error_type, AbClass(f)}];
+    Group& g = groups[{f.error_type.text(), AbClass(f)}];
     g.cases.push_back(&f);
     g.operators.insert(f.op);
   }
@@ -281,7 +279,7 @@ void Regressions(std::ostringstream& html, const ReportExtras& extras) {
 std::string Distinct(const RunModel& run, const std::vector<const char*>& path) {
   std::map<std::string, int> values;
   for (const OperatorModel& op : run.operators) {
-    const json* at = op.facts.contains("environment") ? &op.facts["environment"] : nullptr;
+    const json* at = &op.facts.environment;
     for (const char* key : path) {
       at = at != nullptr && at->is_object() && at->contains(key) ? &(*at)[key] : nullptr;
     }
@@ -297,7 +295,7 @@ std::string Distinct(const RunModel& run, const std::vector<const char*>& path) 
 }
 
 void Environment(std::ostringstream& html, const RunModel& run) {
-  const json& info = run.run_info;
+  const RunInfo& info = run.info;
   std::vector<std::pair<std::string, std::string>> rows;
   const auto add = [&rows](const char* what, const std::string& value) {
     if (!value.empty()) rows.emplace_back(what, value);
@@ -314,28 +312,21 @@ void Environment(std::ostringstream& html, const RunModel& run) {
   if (triton.empty() && !run.operators.empty()) triton = "not found";
   add("triton", triton);
   add("opverify", RunVersionLine(info));
-  if (info.contains("reduced_with") && info["reduced_with"].is_object()) {
-    const json& r = info["reduced_with"];
-    add("reduced by", "opverify-reduce " + r.value("version", std::string("?")) + " (" +
-                          r.value("commit", std::string("?")) + ")");
+  if (const std::optional<BuildStamp>& r = info.reduced_with) {
+    add("reduced by",
+        "opverify-reduce " + r->version.value_or("?") + " (" + r->commit.value_or("?") + ")");
   }
-  if (info.contains("manifest") && info["manifest"].is_string()) {
-    add("manifest", info["manifest"].get<std::string>() +
-                        (info.contains("manifest_name") && info["manifest_name"].is_string()
-                             ? " (" + info["manifest_name"].get<std::string>() + ")"
-                             : ""));
+  if (info.manifest) {
+    add("manifest", *info.manifest + (info.manifest_name ? " (" + *info.manifest_name + ")" : ""));
   }
   add("run folder", run.run_dir);
-  if (info.contains("timing") && info["timing"].is_object() &&
-      info["timing"].contains("run_wall_s") && info["timing"]["run_wall_s"].is_number()) {
-    const double s = info["timing"]["run_wall_s"].get<double>();
+  if (info.timing && info.timing->run_wall_s) {
+    const double s = *info.timing->run_wall_s;
     add("duration", s >= 120 ? Fixed(s / 60, 1) + " min" : Fixed(s, 1) + " s");
   }
   std::string ranks;
-  if (info.contains("ranks") && info["ranks"].is_number_integer())
-    ranks = std::to_string(info["ranks"].get<int>()) + (info["ranks"] == 1 ? " rank" : " ranks");
-  if (info.contains("launcher") && info["launcher"].is_string())
-    ranks += (ranks.empty() ? "" : ", launcher ") + info["launcher"].get<std::string>();
+  if (info.ranks) ranks = std::to_string(*info.ranks) + (*info.ranks == 1 ? " rank" : " ranks");
+  if (info.launcher) ranks += (ranks.empty() ? "" : ", launcher ") + *info.launcher;
   add("ranks", ranks);
   html << "<section id=\"environment\"><h2>Environment</h2>\n<table class=\"env\">\n";
   for (const auto& [what, value] : rows) {

@@ -72,10 +72,10 @@ void Row(std::ostringstream& html, const OperatorModel& op, const std::set<std::
   for (std::size_t i = 0; i < failures.size() && i < kFailuresPerOperator; ++i) {
     const FailureRow& f = *failures[i];
     html << "<tr class=\"case\"><td colspan=\"" << columns << "\">" << MarkupEscape(f.case_id)
-         << " <b>" << MarkupEscape(f.error_type) << "</b>"
-         << (f.ab && f.ab->is_string() ? " (" + MarkupEscape(f.ab->get<std::string>()) + ")" : "")
-         << ": " << MarkupEscape(f.message.substr(0, 200))
-         << (f.message.size() > 200 ? "&hellip;" : "") << "</td></tr>\n";
+         << " <b>" << MarkupEscape(f.error_type.text()) << "</b>"
+         << (f.AbClass() ? " (" + MarkupEscape(*f.AbClass()) + ")" : "") << ": "
+         << MarkupEscape(f.message.substr(0, 200)) << (f.message.size() > 200 ? "&hellip;" : "")
+         << "</td></tr>\n";
   }
   for (std::size_t i = 0; i < waived.size() && i < kFailuresPerOperator; ++i) {
     std::string allowed;

@@ -217,9 +217,10 @@ void Failures(std::ostringstream& html, const RunModel& run) {
           "<th>repro</th></tr>\n";
   for (std::size_t i = 0; i < run.failures.size() && i < kRows; ++i) {
     const FailureRow& f = run.failures[i];
-    html << "<tr><td>" << MarkupEscape(f.case_id) << "</td><td>" << MarkupEscape(f.error_type)
-         << "</td><td>" << MarkupEscape(f.AbText()) << "</td><td><pre>" << MarkupEscape(f.message)
-         << "</pre></td><td><code>" << MarkupEscape(f.repro) << "</code></td></tr>\n";
+    html << "<tr><td>" << MarkupEscape(f.case_id) << "</td><td>"
+         << MarkupEscape(f.error_type.text()) << "</td><td>" << MarkupEscape(f.AbText())
+         << "</td><td><pre>" << MarkupEscape(f.message) << "</pre></td><td><code>"
+         << MarkupEscape(f.repro) << "</code></td></tr>\n";
   }
   html << "</table>\n";
   if (run.failures.size() > kRows) {
@@ -236,15 +237,11 @@ void Failures(std::ostringstream& html, const RunModel& run) {
           "<th>why</th></tr>\n";
   for (const FailureRow& f : run.failures) {
     if (!f.reference_suspect()) continue;
-    const nlohmann::json& t = f.reference_trust;
-    const nlohmann::json none;
+    const ReferenceTrust* t = f.Trust();
     html << "<tr><td>" << MarkupEscape(f.case_id) << "</td><td>"
-         << MarkupEscape(TrustJudgementLine(t.is_object() ? t.value("fp64", none) : none))
-         << "</td><td>"
-         << MarkupEscape(
-                TrustJudgementLine(t.is_object() ? t.value("device_reference", none) : none))
-         << "</td><td>" << MarkupEscape(t.is_object() ? t.value("reason", "") : "")
-         << "</td></tr>\n";
+         << MarkupEscape(TrustJudgementLine(t ? t->fp64 : std::nullopt)) << "</td><td>"
+         << MarkupEscape(TrustJudgementLine(t ? t->device_reference : std::nullopt)) << "</td><td>"
+         << MarkupEscape(t ? t->reason : "") << "</td></tr>\n";
   }
   html << "</table>\n";
 }
@@ -255,7 +252,7 @@ Status HtmlReporter::ReportRun(const RunModel& run) {
   static const ReportExtras kNoExtras;
   const ReportExtras& extras = context().extras != nullptr ? *context().extras : kNoExtras;
   std::ostringstream html;
-  const std::string name = run.run_info.value("manifest_name", std::string("opverify run"));
+  const std::string name = run.info.manifest_name.value_or("opverify run");
   // No network, inline style, and of scripts only the page's own filter.
   html << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
        << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "

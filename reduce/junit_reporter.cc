@@ -15,20 +15,11 @@ namespace opverify {
 
 namespace {
 
-double Seconds(const CaseRecord& c) { return c.timings.value("wall_ms", 0.0) / 1e3; }
+double Seconds(const CaseModel& c) { return c.content.timings.wall_ms / 1e3; }
 
 std::string FirstLine(const std::string& text, std::size_t limit = 300) {
   std::string line = text.substr(0, text.find('\n'));
   return CodePointCount(line) > limit ? Utf8Prefix(line, limit) + "..." : line;
-}
-
-// The case could not be judged (JUnit's <error>: the test itself broke), as
-// opposed to judged and found wrong (<failure>).
-bool IsError(const std::string& error_type) {
-  for (const char* type : {"Crash", "Timeout", "ImportError", "DeviceError", "EnvironmentError"}) {
-    if (error_type == type) return true;
-  }
-  return false;
 }
 
 std::string Number(double value) {
@@ -43,12 +34,8 @@ void Property(std::ostringstream& xml, const std::string& name, const std::strin
 }
 
 // The declared exceptions a waived case needed (extra.details.waivers).
-nlohmann::json CaseWaivers(const CaseRecord& c) {
-  if (!c.waived || !c.extra.is_object() || !c.extra.contains("details") ||
-      !c.extra["details"].is_object())
-    return nlohmann::json::array();
-  const nlohmann::json waivers = c.extra["details"].value("waivers", nlohmann::json::array());
-  return waivers.is_array() ? waivers : nlohmann::json::array();
+nlohmann::json CaseWaivers(const CaseModel& c) {
+  return c.waived ? c.content.waivers : nlohmann::json::array();
 }
 
 // What a waived case's system-out says: each allowance it needed, why, and
@@ -65,7 +52,7 @@ std::string WaiverOutput(const nlohmann::json& waivers) {
 // A testcase's properties: for a waived case (it passes: CI must not fail on
 // a declared exception, but it says so) the verdict and each allowance; for
 // a benchmarked shape the latency (ms) of each side and the speedup.
-void CaseProperties(std::ostringstream& xml, const ShapeResult* shape, const CaseRecord& c,
+void CaseProperties(std::ostringstream& xml, const ShapeResult* shape, const CaseModel& c,
                     const nlohmann::json& waivers) {
   if (shape == nullptr && !c.waived) return;
   xml << "      <properties>\n";
@@ -97,14 +84,15 @@ SuiteCounts Count(const OperatorModel* op, const std::vector<const SkippedCase*>
   SuiteCounts counts;
   counts.skipped = static_cast<int>(skipped.size());
   if (op == nullptr) return counts;
-  for (const CaseRecord& c : op->cases) {
+  for (const CaseModel& c : op->cases) {
     if (c.passed) continue;
-    (IsError(c.error_type) ? counts.errors : counts.failures) += 1;
+    // Not judged (JUnit's <error>: the test itself broke), or judged and found wrong.
+    (c.content.error_type.CouldNotJudge() ? counts.errors : counts.failures) += 1;
   }
   return counts;
 }
 
-void WriteCase(std::ostringstream& xml, const std::string& name, const CaseRecord& c,
+void WriteCase(std::ostringstream& xml, const std::string& name, const CaseModel& c,
                const ShapeResult* shape) {
   const nlohmann::json waivers = CaseWaivers(c);
   xml << "    <testcase classname=\"" << MarkupEscape(name) << "\" name=\""
@@ -122,11 +110,9 @@ void WriteCase(std::ostringstream& xml, const std::string& name, const CaseRecor
     xml << "    </testcase>\n";
     return;
   }
-  const std::string ab =
-      c.ab.is_object() && c.ab.contains("classification") && c.ab["classification"].is_string()
-          ? c.ab["classification"].get<std::string>()
-          : "";
-  const char* element = IsError(c.error_type) ? "error" : "failure";
+  const std::optional<AbRecord>& ab_record = c.content.ab;
+  const std::string ab = ab_record ? ab_record->classification.value_or("") : "";
+  const char* element = c.content.error_type.CouldNotJudge() ? "error" : "failure";
   xml << "      <" << element << " type=\"" << MarkupEscape(c.error_type) << "\" message=\""
       << MarkupEscape(c.error_type + ": " + FirstLine(c.error_msg) +
                       (ab.empty() ? "" : " [A/B: " + ab + "]"))
@@ -134,17 +120,13 @@ void WriteCase(std::ostringstream& xml, const std::string& name, const CaseRecor
   std::ostringstream out;
   out << "input: " << c.input_desc.dump() << "\nrank " << c.rank << ", device " << c.device
       << "\nstored at " << c.stored_at << "\n";
-  if (c.ab.is_object()) {
+  if (ab_record) {
     out << "A/B: " << (ab.empty() ? "not classified" : ab) << "\n";
-    for (const auto& attempt : c.ab.value("attempts", nlohmann::json::array())) {
-      out << "  attempt " << attempt.dump() << "\n";
-    }
-    const nlohmann::json trust = c.ab.value("reference_trust", nlohmann::json());
-    if (trust.is_object()) {
-      out << "reference trust: " << trust.value("reason", "")
-          << "\n  float64 golden: " << TrustJudgementLine(trust.value("fp64", nlohmann::json()))
-          << "\n  torch's device run: "
-          << TrustJudgementLine(trust.value("device_reference", nlohmann::json())) << "\n";
+    for (const auto& attempt : ab_record->attempts) out << "  attempt " << attempt.dump() << "\n";
+    if (const std::optional<ReferenceTrust>& trust = ab_record->reference_trust) {
+      out << "reference trust: " << trust->reason
+          << "\n  float64 golden: " << TrustJudgementLine(trust->fp64)
+          << "\n  torch's device run: " << TrustJudgementLine(trust->device_reference) << "\n";
     }
   }
   xml << "      <system-out>" << MarkupEscape(out.str()) << "</system-out>\n";
@@ -196,7 +178,7 @@ OperatorSuites GroupByOperator(const RunModel& run) {
 double CasesSeconds(const OperatorModel* op) {
   double seconds = 0;
   if (op == nullptr) return seconds;
-  for (const CaseRecord& c : op->cases) seconds += Seconds(c);
+  for (const CaseModel& c : op->cases) seconds += Seconds(c);
   return seconds;
 }
 
@@ -210,14 +192,14 @@ void WriteSuitesHeader(std::ostringstream& xml, const RunModel& run, OperatorSui
     all.failures += counts.failures;
     all.errors += counts.errors;
     if (op == nullptr) continue;
-    for (const CaseRecord& c : op->cases)
+    for (const CaseModel& c : op->cases)
       total_s += Seconds(c);  // case by case: the rounding of every run so far
   }
   int gate_skipped = 0;
   for (const PerformanceGate& g : gates) gate_skipped += g.measured ? 0 : 1;
   xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  xml << "<testsuites name=\""
-      << MarkupEscape(run.run_info.value("manifest_name", std::string("opverify"))) << "\" tests=\""
+  xml << "<testsuites name=\"" << MarkupEscape(run.info.manifest_name.value_or("opverify"))
+      << "\" tests=\""
       << run.totals.cases + static_cast<int>(run.skipped.size()) + run.totals.lost +
              static_cast<int>(gates.size())
       << "\" failures=\"" << all.failures + gate_failures << "\" errors=\""
@@ -292,7 +274,7 @@ void WriteSuite(std::ostringstream& xml, const RunModel& run, const std::string&
       for (const ShapeResult& shape : op->performance->result.shapes)
         shapes[shape.case_idx - 1] = &shape;
     }
-    for (const CaseRecord& c : op->cases) {
+    for (const CaseModel& c : op->cases) {
       const auto shape = shapes.find(c.case_index);
       WriteCase(xml, name, c, shape != shapes.end() ? shape->second : nullptr);
     }
@@ -318,7 +300,7 @@ Status JUnitReporter::ReportRun(const RunModel& run) {
   xml << std::fixed << std::setprecision(6);  // xs:decimal has no exponent
   WriteSuitesHeader(xml, run, suites, gates, gate_failures);
   WriteLost(xml, run);
-  const std::string built = RunVersionLine(run.run_info);
+  const std::string built = RunVersionLine(run.info);
   for (const auto& [name, op] : suites.ops)
     WriteSuite(xml, run, name, op, suites.skipped[name], built);
   WriteGates(xml, gates, gate_failures);

@@ -146,9 +146,8 @@ void Summary(std::ostringstream& md, const RunModel& run) {
   const RunTotals& totals = run.totals;
   md << "# opverify run\n\n";
   md << "- run folder: " << MarkdownCode(run.run_dir) << "\n";
-  if (run.run_info.contains("manifest") && run.run_info["manifest"].is_string())
-    md << "- manifest: " << MarkdownCode(run.run_info["manifest"].get<std::string>()) << "\n";
-  if (const std::string built = RunVersionLine(run.run_info); !built.empty())
+  if (run.info.manifest) md << "- manifest: " << MarkdownCode(*run.info.manifest) << "\n";
+  if (const std::string built = RunVersionLine(run.info); !built.empty())
     md << "- " << built << "\n";
   md << "- operators: " << totals.operators << ", cases: " << totals.cases
      << ", passed: " << totals.passed
@@ -215,15 +214,11 @@ void ReferenceSuspects(std::ostringstream& md, const RunModel& run) {
         "|\n|---|---|---|---|\n";
   for (const FailureRow& f : run.failures) {
     if (!f.reference_suspect()) continue;
-    const nlohmann::json& t = f.reference_trust;
+    const ReferenceTrust* t = f.Trust();
     md << "| " << MarkdownCell(f.case_id, 200) << " | "
-       << MarkdownCell(
-              TrustJudgementLine(t.is_object() ? t.value("fp64", nlohmann::json()) : nullptr), 200)
-       << " | "
-       << MarkdownCell(TrustJudgementLine(
-                           t.is_object() ? t.value("device_reference", nlohmann::json()) : nullptr),
-                       200)
-       << " | " << MarkdownCell(t.is_object() ? t.value("reason", "") : "", 400) << " |\n";
+       << MarkdownCell(TrustJudgementLine(t ? t->fp64 : std::nullopt), 200) << " | "
+       << MarkdownCell(TrustJudgementLine(t ? t->device_reference : std::nullopt), 200) << " | "
+       << MarkdownCell(t ? t->reason : "", 400) << " |\n";
   }
 }
 
@@ -233,8 +228,8 @@ void Failures(std::ostringstream& md, const RunModel& run) {
   if (run.failures.empty()) return;
   md << "\n## Failures\n\n| case | error | A/B | message |\n|---|---|---|---|\n";
   for (const FailureRow& f : run.failures) {
-    md << "| " << MarkdownCell(f.case_id, 200) << " | " << MarkdownCell(f.error_type, 200) << " | "
-       << MarkdownCell(f.AbText(), 300) << " | " << MarkdownCell(f.message, 200) << " |\n";
+    md << "| " << MarkdownCell(f.case_id, 200) << " | " << MarkdownCell(f.error_type.text(), 200)
+       << " | " << MarkdownCell(f.AbText(), 300) << " | " << MarkdownCell(f.message, 200) << " |\n";
   }
   ReferenceSuspects(md, run);
   md << "\nTo run a failing operator again by itself:\n\n";

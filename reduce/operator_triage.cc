@@ -36,9 +36,8 @@ std::vector<OperatorTriage> TriageByOperator(const RunModel& run) {
       if (c.passed) continue;
       triage.first_case_id = c.case_id;
       triage.first_message = c.error_msg;
-      if (const auto row = failure_of.find(c.case_id);
-          row != failure_of.end() && row->second->ab && row->second->ab->is_string())
-        triage.ab = row->second->ab->get<std::string>();
+      if (const auto row = failure_of.find(c.case_id); row != failure_of.end())
+        triage.ab = row->second->AbClass().value_or("");
       triage.repro = CaseRepro(op, c);
       break;
     }

@@ -24,9 +24,7 @@ std::string TodayUtc() {
 
 // The commit of the build that ran the run (summary.json's opverify block).
 std::string RunCommit(const RunModel& run) {
-  const nlohmann::json& built =
-      run.run_info.contains("opverify") ? run.run_info["opverify"] : nlohmann::json();
-  return built.is_object() ? built.value("commit", std::string("unknown")) : "unknown";
+  return run.info.opverify ? run.info.opverify->commit.value_or("unknown") : "unknown";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "reduce/performance_gates.h"
 
+#include "runner/common/failure_type.h"
 #include "runner/common/strings.h"
 
 namespace opverify {
@@ -19,8 +20,10 @@ std::vector<PerformanceGate> PerformanceGates(const ReportExtras& extras) {
   std::vector<PerformanceGate> gates;
   if (extras.references) {
     for (const ReferenceResult& r : extras.references->results) {
-      PerformanceGate gate{r.op, "reference " + r.target, r.violated ? "PerformanceError" : "",
-                           r.measured_ms.has_value(), r.message};
+      PerformanceGate gate{
+          r.op, "reference " + r.target,
+          r.violated ? std::string(FailureKindName(FailureKind::kPerformanceError)) : "",
+          r.measured_ms.has_value(), r.message};
       if (!r.violated)
         gate.message = r.measured_ms ? Printf("%.4g ms against the reference %.4g ms",
                                               *r.measured_ms, r.reference_ms)
@@ -53,7 +56,8 @@ nlohmann::ordered_json PerformanceGatesJson(const ReportExtras& extras) {
     if (!g.type.empty()) {
       row["error_type"] = g.type;
       ++failed;
-      (g.type == "PerformanceError" ? violations : regressions).push_back(row);
+      (g.type == FailureKindName(FailureKind::kPerformanceError) ? violations : regressions)
+          .push_back(row);
     }
     all.push_back(std::move(row));
   }

@@ -9,7 +9,6 @@
 
 #include "reduce/text_escape.h"
 #include "runner/common/strings.h"
-#include "runner/judge/json_number.h"
 #include "runner/judge/standards.h"
 
 namespace opverify {
@@ -18,11 +17,6 @@ namespace {
 using nlohmann::json;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// `object[key]` as the judge wrote it; NaN when absent.
-double Number(const json& object, const char* key) {
-  return object.is_object() && object.contains(key) ? JsonNumberValue(object[key]) : std::nan("");
-}
 
 // The closer of two candidates (a NaN measure counts as failed: infinite).
 void Keep(OutputMargin* best, double measured, double allowed, const std::string& name) {
@@ -44,44 +38,43 @@ void KeepNoneAllowed(OutputMargin* best, double count, const char* what) {
 
 // eco: the share of elements outside atol + rtol*|G| against the 1% allowed;
 // an element over the hard limit fails it.
-bool EcoMargin(const json& metrics, OutputMargin* out) {
-  const json& eco = metrics.value("eco", json());
-  if (!eco.is_object()) return false;
-  Keep(out, 1 - Number(eco, "matched_ratio"), 1 - kEcoRequiredMatchedRatio, "mismatched share");
-  KeepNoneAllowed(out, Number(eco, "over_count"), "elements over the hard limit");
+bool EcoMargin(const OutputFigures& metrics, OutputMargin* out) {
+  if (!metrics.eco) return false;
+  const EcoFigures& eco = *metrics.eco;
+  Keep(out, 1 - eco.matched_ratio.value, 1 - kEcoRequiredMatchedRatio, "mismatched share");
+  KeepNoneAllowed(out, eco.over_count.value, "elements over the hard limit");
   return true;
 }
 
 // npu_benchmark: MERE against rel, the mismatched share against the 10%
 // allowed; a cap violation fails it.
-bool NpuMargin(const json& metrics, OutputMargin* out) {
-  const json& npu = metrics.value("npu_benchmark", json());
-  if (!npu.is_object()) return false;
-  Keep(out, Number(npu, "MERE"), Number(npu, "rel_threshold"), "MERE");
-  Keep(out, 1 - Number(npu, "matched_ratio"), 1 - kNpuRequiredMatchedRatio, "mismatched share");
-  KeepNoneAllowed(out, Number(npu, "max_error_cap_violation_count"), "elements over the error cap");
+bool NpuMargin(const OutputFigures& metrics, OutputMargin* out) {
+  if (!metrics.npu_benchmark) return false;
+  const NpuFigures& npu = *metrics.npu_benchmark;
+  Keep(out, npu.mere.value, npu.rel_threshold.value, "MERE");
+  Keep(out, 1 - npu.matched_ratio.value, 1 - kNpuRequiredMatchedRatio, "mismatched share");
+  KeepNoneAllowed(out, npu.max_error_cap_violation_count.value, "elements over the error cap");
   return true;
 }
 
 // mere_mare: MERE against T, MARE against 10 T.
-bool MereMareMargin(const json& metrics, OutputMargin* out) {
-  const json& mm = metrics.value("mere_mare", json());
-  if (!mm.is_object()) return false;
-  const double t = Number(mm, "threshold");
-  Keep(out, Number(mm, "MERE"), t, "MERE");
-  Keep(out, Number(mm, "MARE"), 10 * t, "MARE");
+bool MereMareMargin(const OutputFigures& metrics, OutputMargin* out) {
+  if (!metrics.mere_mare) return false;
+  const MereMareFigures& mm = *metrics.mere_mare;
+  const double t = mm.threshold.value;
+  Keep(out, mm.mere.value, t, "MERE");
+  Keep(out, mm.mare.value, 10 * t, "MARE");
   return true;
 }
 
 }  // namespace
 
-std::optional<OutputMargin> MarginOf(const json& verdict) {
-  if (!verdict.is_object() || !verdict.value("route", json()).is_string()) return std::nullopt;
-  const json& metrics = verdict.value("metrics", json());
-  if (!metrics.is_object()) return std::nullopt;
+std::optional<OutputMargin> MarginOf(const OutputVerdict& verdict) {
+  if (!verdict.route || !verdict.metrics) return std::nullopt;
+  const OutputFigures& metrics = *verdict.metrics;
   OutputMargin margin;
-  margin.route = verdict["route"].get<std::string>();
-  margin.passed = verdict.value("passed", false);
+  margin.route = *verdict.route;
+  margin.passed = verdict.passed;
   bool known = false;
   if (margin.route == "eco") {
     known = EcoMargin(metrics, &margin);
@@ -94,7 +87,7 @@ std::optional<OutputMargin> MarginOf(const json& verdict) {
     known = (EcoMargin(metrics, &margin) || NpuMargin(metrics, &margin)) &&
             MereMareMargin(metrics, &margin);
   } else if (margin.route == "quant") {
-    Keep(&margin, Number(metrics, "max_abs_diff"), 1, "max |diff|");
+    Keep(&margin, metrics.max_abs_diff.value, 1, "max |diff|");
     known = true;
   }
   if (!known) return std::nullopt;
@@ -105,9 +98,8 @@ std::vector<LeastPreciseRow> LeastPrecise(const RunModel& run, std::size_t per_r
   // route -> operator -> its closest output there.
   std::map<std::string, std::map<std::string, LeastPreciseRow>> closest;
   for (const OperatorModel& op : run.operators) {
-    for (const CaseRecord& c : op.cases) {
-      if (!c.outputs.is_array()) continue;
-      for (const json& output : c.outputs) {
+    for (const CaseModel& c : op.cases) {
+      for (const OutputVerdict& output : c.content.outputs) {
         std::optional<OutputMargin> margin = MarginOf(output);
         if (!margin) continue;
         auto [it, added] = closest[margin->route].try_emplace(op.name);

@@ -23,10 +23,10 @@ struct OutputMargin {
   bool passed = true;  // the output's verdict
 };
 
-// The margin of an output's verdict JSON (a record's outputs[i]); nullopt
-// for the routes with nothing to rank (bitwise and exact: any difference
-// fails), a shape mismatch (no metrics) or metrics it does not recognise.
-std::optional<OutputMargin> MarginOf(const nlohmann::json& verdict);
+// The margin of an output's verdict (a record's outputs[i]); nullopt for
+// the routes with nothing to rank (bitwise and exact: any difference fails),
+// a shape mismatch (no metrics) or metrics it does not recognise.
+std::optional<OutputMargin> MarginOf(const OutputVerdict& verdict);
 
 // An operator's closest output on one route.
 struct LeastPreciseRow {

@@ -20,10 +20,11 @@ std::string Text(const json& object, const char* key, const std::string& fallbac
   return found != object.end() && found->is_string() ? found->get<std::string>() : fallback;
 }
 
-std::string Sci(const json& value) {
-  if (!value.is_number()) return "-";
+// A figure written as a JSON number, else "-".
+std::string Sci(const JudgeNumber& value) {
+  if (!value.is_number) return "-";
   char text[32];
-  std::snprintf(text, sizeof text, "%.3e", value.get<double>());
+  std::snprintf(text, sizeof text, "%.3e", value.value);
   return text;
 }
 
@@ -31,6 +32,14 @@ std::string Shape(const json& shape) {
   if (!shape.is_array()) return "-";
   std::string out = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + shape[i].dump();
+  return out + "]";
+}
+
+std::string Shape(const std::optional<std::vector<std::int64_t>>& shape) {
+  if (!shape) return "-";
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape->size(); ++i)
+    out += (i ? ", " : "") + std::to_string((*shape)[i]);
   return out + "]";
 }
 
@@ -75,22 +84,19 @@ constexpr const char* kPrecisionStandards =
 // The operator, its implementation, the device, the cases' output dtypes
 // and input shapes.
 void Configuration(std::ostringstream& md, const OperatorModel& op) {
-  const json& facts = op.facts;
-  const json device = facts.contains("environment") && facts["environment"].is_object()
-                          ? facts["environment"].value("device", json::object())
-                          : json::object();
+  const json& environment = op.facts.environment;
+  const auto found = environment.is_object() ? environment.find("device") : environment.end();
+  const json device = found != environment.end() ? *found : json::object();
   std::set<std::string> dtypes, shapes;
-  for (const CaseRecord& c : op.cases) {
+  for (const CaseModel& c : op.cases) {
     shapes.insert(InputShapes(c.input_desc));
-    for (const auto& output : c.outputs) {
-      if (output.is_object() && output.contains("dtype") && output["dtype"].is_string()) {
-        dtypes.insert(output["dtype"].get<std::string>());
-      }
+    for (const OutputVerdict& output : c.content.outputs) {
+      if (output.dtype) dtypes.insert(*output.dtype);
     }
   }
   md << "## Verification configuration\n\n";
   md << "- operator: " << MarkdownCode(op.name) << ", implementation "
-     << MarkdownCode(Text(facts, "impl_name", "?")) << "\n";
+     << MarkdownCode(op.facts.impl_name.value_or("?")) << "\n";
   md << "- device: " << MarkdownCell(Text(device, "name", "unknown")) << " (backend "
      << MarkdownCell(Text(device, "backend", "?")) << ")";
   if (device.contains("compute_units") && device["compute_units"].is_number()) {
@@ -104,41 +110,35 @@ void Configuration(std::ostringstream& md, const OperatorModel& op) {
 }
 
 // One row of the error metrics: output i of case c.
-void OutputRow(std::ostringstream& md, const CaseRecord& c, std::size_t i) {
-  const json& o = c.outputs[i];
-  // Null where the judge could not compare (a ShapeMismatch has no metrics).
-  const auto metrics = o.find("metrics");
-  const json mm =
-      metrics != o.end() && metrics->is_object() ? metrics->value("mere_mare", json()) : json();
-  const std::string criterion = mm.is_object() && mm.contains("passed") && mm["passed"].is_boolean()
-                                    ? (mm["passed"].get<bool>() ? "met" : "not met")
-                                    : "-";
-  md << "| " << c.case_index + 1 << " | " << i << " | " << MarkdownCell(Text(o, "dtype", "?"))
-     << " | " << Shape(o.value("shape", json())) << " | " << MarkdownCell(Text(o, "route", "?"))
-     << " | " << MarkdownCell(Text(o, "standard", "?")) << " | "
-     << (mm.is_object() ? Sci(mm.value("MERE", json())) : "-") << " | "
-     << (mm.is_object() ? Sci(mm.value("MARE", json())) : "-") << " | "
-     << (mm.is_object() ? Sci(mm.value("threshold", json())) : "-") << " | " << criterion << " | "
-     << (o.value("passed", false) ? "pass" : MarkdownCell(Text(o, "error_type", "fail"))) << " |\n";
+void OutputRow(std::ostringstream& md, const CaseModel& c, std::size_t i) {
+  const OutputVerdict& o = c.content.outputs[i];
+  // Unset where the judge could not compare (a ShapeMismatch has no metrics).
+  const MereMareFigures* mm = o.metrics && o.metrics->mere_mare ? &*o.metrics->mere_mare : nullptr;
+  const std::string criterion = mm && mm->passed ? (*mm->passed ? "met" : "not met") : "-";
+  md << "| " << c.case_index + 1 << " | " << i << " | " << MarkdownCell(o.dtype.value_or("?"))
+     << " | " << Shape(o.shape) << " | " << MarkdownCell(o.route.value_or("?")) << " | "
+     << MarkdownCell(o.standard.value_or("?")) << " | " << (mm ? Sci(mm->mere) : "-") << " | "
+     << (mm ? Sci(mm->mare) : "-") << " | " << (mm ? Sci(mm->threshold) : "-") << " | " << criterion
+     << " | " << (o.passed ? "pass" : MarkdownCell(o.error_type.value_or("fail"))) << " |\n";
 }
 
 // One row per output of every case; a case with no outputs says its error.
-void ErrorMetrics(std::ostringstream& md, const std::vector<CaseRecord>& cases) {
+void ErrorMetrics(std::ostringstream& md, const std::vector<CaseModel>& cases) {
   md << "\n## Error metrics\n\n| case | output | dtype | shape | route | standard | MERE | MARE | "
         "threshold | "
         "MERE/MARE criterion | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const CaseRecord& c : cases) {
-    if (c.outputs.empty()) {
+  for (const CaseModel& c : cases) {
+    if (c.content.outputs.empty()) {
       md << "| " << c.case_index + 1 << " | - | - | - | - | - | - | - | - | - | "
          << MarkdownCell(c.error_type) << " |\n";
       continue;
     }
-    for (std::size_t i = 0; i < c.outputs.size(); ++i) OutputRow(md, c, i);
+    for (std::size_t i = 0; i < c.content.outputs.size(); ++i) OutputRow(md, c, i);
   }
 }
 
 std::string PrecisionReport(const OperatorModel& op) {
-  const std::vector<CaseRecord>& cases = op.cases;
+  const std::vector<CaseModel>& cases = op.cases;
   const int passed = op.passed + op.waived;  // not failed
   std::ostringstream md;
   md << "# Precision report: " << MarkdownCell(op.name) << "\n\n";

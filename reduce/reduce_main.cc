@@ -18,6 +18,7 @@
 #include "runner/common/user_file.h"
 #include "runner/common/version.h"
 #include "runner/store/results_index.h"
+#include "runner/store/run_info.h"
 #include "runner/store/run_lock.h"
 #include "runner/store/run_plan.h"
 #include "runner/store/shard_merge.h"
@@ -59,8 +60,9 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
                             "stopped_by_signal", "stopped_by_maxfail", "opverify", "started_at"}) {
       if (!info.contains(key) && part_info.contains(key)) info[key] = part_info[key];
     }
-    ranks += part_info.value("ranks", 0);
-    unassigned += part_info.value("unassigned_items", 0);
+    const opverify::RunInfo recorded = part_info.get<opverify::RunInfo>();
+    ranks += recorded.ranks.value_or(0);
+    unassigned += recorded.unassigned_items;
     from.push_back(fs::absolute(part).lexically_normal().string());
   }
   if (ranks > 0) info["ranks"] = ranks;

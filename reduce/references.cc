@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "runner/common/failure_type.h"
 #include "runner/common/strings.h"
 #include "runner/results/perf_result.h"
 
@@ -185,7 +186,7 @@ nlohmann::ordered_json ReferenceCheck::ToJson() const {
     row["measured_ms"] =
         r.measured_ms ? nlohmann::ordered_json(*r.measured_ms) : nlohmann::ordered_json(nullptr);
     row["passed"] = !r.violated;
-    if (r.violated) row["error_type"] = "PerformanceError";
+    if (r.violated) row["error_type"] = FailureKindName(FailureKind::kPerformanceError);
     if (!r.message.empty()) row["message"] = r.message;
     out["results"].push_back(std::move(row));
   }

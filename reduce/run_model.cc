@@ -20,7 +20,7 @@ using nlohmann::json;
 // An operator's stored records, sorted by what they are.
 struct OperatorRecords {
   std::vector<CaseRecord> cases;
-  json facts = json::object();
+  json facts = json::object();                  // its operator records' extras, merged
   std::vector<const CaseRecord*> bench_shapes;  // the performance phase's measured shapes
   std::vector<const CaseRecord*> bench_items;  // its settings, clock and environment, per work item
 };
@@ -59,14 +59,12 @@ std::string GridDtype(const CaseRecord& c) {
 }
 
 // The largest relative difference any judged output had.
-std::optional<double> WorstRelativeDiff(const std::vector<CaseRecord>& cases) {
+std::optional<double> WorstRelativeDiff(const std::vector<CaseModel>& cases) {
   std::optional<double> worst;
-  for (const CaseRecord& c : cases) {
-    for (const auto& output : c.outputs) {
-      if (!output.is_object() || !output.contains("metrics")) continue;
-      const json& m = output["metrics"];
-      if (m.contains("max_rel_diff") && m["max_rel_diff"].is_number()) {
-        worst = std::max(worst.value_or(0.0), m["max_rel_diff"].get<double>());
+  for (const CaseModel& c : cases) {
+    for (const OutputVerdict& output : c.content.outputs) {
+      if (output.metrics && output.metrics->max_rel_diff) {
+        worst = std::max(worst.value_or(0.0), *output.metrics->max_rel_diff);
       }
     }
   }
@@ -87,9 +85,10 @@ std::string GlobLiteral(const std::string& name) {
 // its cases are the task file's own, the batch on its manifest filtered to
 // it where a manifest sweep made them. Every word is shell-quoted: names and
 // folders are data, whatever they hold.
-std::string ReproCommand(const std::string& name, const OperatorRecords& op, const json& run_info) {
-  const std::string task_file = op.facts.value("task_file", "");
-  const bool swept = std::any_of(op.cases.begin(), op.cases.end(), [](const CaseRecord& c) {
+std::string ReproCommand(const std::string& name, const OperatorFacts& facts,
+                         const std::vector<CaseRecord>& cases, const RunInfo& info) {
+  const std::string& task_file = facts.task_file;
+  const bool swept = std::any_of(cases.begin(), cases.end(), [](const CaseRecord& c) {
     return c.params.is_object() && !c.params.empty();
   });
   if (!task_file.empty() && !swept) {
@@ -97,42 +96,43 @@ std::string ReproCommand(const std::string& name, const OperatorRecords& op, con
         "opverify",           "verify",
         "--op_name",          name,
         "--verify_dir",       std::filesystem::path(task_file).parent_path().string(),
-        "--triton_impl_name", op.facts.value("impl_name", std::string("triton_ascend_impl"))};
-    const std::string backend = run_info.value("backend", std::string("auto"));
+        "--triton_impl_name", facts.impl_name.value_or("triton_ascend_impl")};
+    const std::string backend = info.backend.value_or("auto");
     if (backend != "auto") words.insert(words.end(), {"--backend", backend});
-    if (!op.facts.value("lint_enabled", true)) words.push_back("--no-lint");
+    if (!facts.lint_enabled) words.push_back("--no-lint");
     return ShellCommand(words);
   }
-  return ShellCommand({"opverify-batch", run_info.value("manifest", std::string("JOBS.json")),
-                       "--filter", GlobLiteral(name), "--run-dir",
-                       "/tmp/repro-" + OperatorFolder(name)});
+  return ShellCommand({"opverify-batch", info.manifest.value_or("JOBS.json"), "--filter",
+                       GlobLiteral(name), "--run-dir", "/tmp/repro-" + OperatorFolder(name)});
 }
 
 std::optional<double> NumberOrNone(const nlohmann::ordered_json& value) {
   return value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt;
 }
 
-// The operator's performance from its stored shapes and work items.
-OperatorPerformance BuildPerformance(const std::string& name, const OperatorRecords& op) {
+// The operator's performance from its stored shapes and work items, of its `cases` cases.
+OperatorPerformance BuildPerformance(const std::string& name, const OperatorRecords& op,
+                                     int cases) {
   OperatorPerformance perf;
   OperatorBenchResult& result = perf.result;
   result.op_name = name;
   std::map<int, ShapeResult> shapes;  // by case index: one per shape, the latest stored
   for (const CaseRecord* r : op.bench_shapes) {
-    ShapeResult shape = ShapeResultFromJson(r->extra.value("shape", json::object()));
+    ShapeResult shape = r->extra.get<BenchShapeFacts>().shape;
     shapes[shape.case_idx] = std::move(shape);
   }
   for (auto& [index, shape] : shapes) result.shapes.push_back(std::move(shape));
   json clocks = json::array();
-  for (const CaseRecord* item : op.bench_items) {
-    perf.settings = BenchConfig::FromJson(item->extra.value("settings", json::object()));
-    if (result.environment.is_null()) result.environment = item->extra.value("environment", json());
-    clocks.push_back(item->extra.value("clock", json()));
-    result.wall_s += item->extra.value("wall_s", 0.0);
+  for (const CaseRecord* r : op.bench_items) {
+    BenchItemFacts item = r->extra.get<BenchItemFacts>();
+    perf.settings = std::move(item.settings);
+    if (result.environment.is_null()) result.environment = std::move(item.environment);
+    clocks.push_back(std::move(item.clock));
+    result.wall_s += item.wall_s;
   }
   // One clock record per work item that benchmarked a part of the operator.
   result.clock = clocks.size() == 1 ? clocks[0] : clocks;
-  const int expected = static_cast<int>(op.cases.size());
+  const int expected = cases;
   if (static_cast<int>(result.shapes.size()) < expected) {
     result.warnings.push_back(std::to_string(expected - static_cast<int>(result.shapes.size())) +
                               " of " + std::to_string(expected) +
@@ -191,59 +191,56 @@ void FinishPerformance(const std::map<std::string, std::vector<double>>& dtype_s
   }
 }
 
-// Summed per-case timings (milliseconds) by key.
-using SpentMs = std::map<std::string, double>;
+// Summed per-case timings (milliseconds).
+using SpentMs = CaseTimings;
 
-std::optional<TimeSplit> BuildTimeSplit(const json& run_info, SpentMs& spent_ms) {
-  if (!run_info.contains("timing") || !run_info["timing"].contains("run_wall_s"))
-    return std::nullopt;
-  const json& t = run_info["timing"];
-  const double ranks = run_info.value("ranks", 1);
+void AddSpent(const CaseTimings& c, SpentMs* spent) {
+  spent->construct_ms += c.construct_ms;
+  spent->probe_ms += c.probe_ms;
+  spent->compile_ms += c.compile_ms;
+  spent->golden_ms += c.golden_ms;
+  spent->impl_ms += c.impl_ms;
+  spent->judge_ms += c.judge_ms;
+  spent->wall_ms += c.wall_ms;
+}
+
+std::optional<TimeSplit> BuildTimeSplit(const RunInfo& info, const SpentMs& spent_ms) {
+  if (!info.timing || !info.timing->run_wall_s) return std::nullopt;
+  const RunTiming& t = *info.timing;
+  const double ranks = info.ranks.value_or(1);
   TimeSplit split;
-  split.rank_seconds = ranks * t["run_wall_s"].get<double>();
-  const double cases_s = spent_ms["wall_ms"] / 1e3;
-  const double judged_s =
-      (spent_ms["construct_ms"] + spent_ms["probe_ms"] + spent_ms["compile_ms"] +
-       spent_ms["golden_ms"] + spent_ms["impl_ms"] + spent_ms["judge_ms"]) /
-      1e3;
-  split.store_s = t.value("store_s", 0.0);
-  split.ab_s = t.value("ab_s", 0.0);
-  split.bench_s = t.value("bench_s", 0.0);
-  const double items_s = t.value("item_s", cases_s + split.store_s + split.ab_s);
+  split.rank_seconds = ranks * *t.run_wall_s;
+  const double cases_s = spent_ms.wall_ms / 1e3;
+  const double judged_s = (spent_ms.construct_ms + spent_ms.probe_ms + spent_ms.compile_ms +
+                           spent_ms.golden_ms + spent_ms.impl_ms + spent_ms.judge_ms) /
+                          1e3;
+  split.store_s = t.store_s;
+  split.ab_s = t.ab_s;
+  split.bench_s = t.bench_s;
+  const double items_s = t.item_s.value_or(cases_s + split.store_s + split.ab_s);
   split.idle_s = std::max(0.0, split.rank_seconds - items_s);
-  split.compile_s = spent_ms["compile_ms"] / 1e3;
-  split.construct_s = spent_ms["construct_ms"] / 1e3;
-  split.probe_s = spent_ms["probe_ms"] / 1e3;
-  split.golden_s = spent_ms["golden_ms"] / 1e3;
-  split.impl_s = spent_ms["impl_ms"] / 1e3;
-  split.judge_s = spent_ms["judge_ms"] / 1e3;
+  split.compile_s = spent_ms.compile_ms / 1e3;
+  split.construct_s = spent_ms.construct_ms / 1e3;
+  split.probe_s = spent_ms.probe_ms / 1e3;
+  split.golden_s = spent_ms.golden_ms / 1e3;
+  split.impl_s = spent_ms.impl_ms / 1e3;
+  split.judge_s = spent_ms.judge_ms / 1e3;
   split.executor_s = std::max(0.0, cases_s - judged_s);
   split.startup_s = std::max(0.0, items_s - cases_s - split.store_s - split.ab_s - split.bench_s);
   split.idle_fraction = split.rank_seconds > 0 ? split.idle_s / split.rank_seconds : 0.0;
   return split;
 }
 
-FailureRow Failure(const CaseRecord& c, const std::string& repro) {
-  FailureRow row{c.case_id, c.op_name,   c.error_type, Utf8Prefix(c.error_msg, 300),
-                 c.rank,    c.stored_at, std::nullopt, repro,
-                 nullptr,   ""};
-  if (c.ab.is_object()) {
-    row.ab = c.ab.value("classification", json(nullptr));
-    row.reference_trust = c.ab.value("reference_trust", json(nullptr));
-    if (c.ab.contains("inherited_from") && c.ab["inherited_from"].is_string())
-      row.ab_inherited_from = c.ab["inherited_from"].get<std::string>();
-  }
-  return row;
+FailureRow Failure(const CaseModel& c, const std::string& repro) {
+  return {c.case_id, c.op_name,   c.content.error_type, Utf8Prefix(c.error_msg, 300),
+          c.rank,    c.stored_at, c.content.ab,         repro};
 }
 
 }  // namespace
 
 // The cases the selection left out of an operator once its task was loaded
 // (the operator record's `left_out`): planned, but not to be stored.
-int LeftOutCount(const json& facts) {
-  const json left_out = facts.value("left_out", json());
-  return left_out.is_object() ? static_cast<int>(left_out.size()) : 0;
-}
+int LeftOutCount(const OperatorFacts& facts) { return static_cast<int>(facts.left_out.size()); }
 
 std::vector<std::string> MissingFromPlan(const RunModel& run, const RunPlan& plan) {
   std::map<std::string, const OperatorModel*> by_name;
@@ -263,10 +260,8 @@ std::vector<std::string> MissingFromPlan(const RunModel& run, const RunPlan& pla
       continue;
     }
     const OperatorModel& op = *found->second;
-    const json count = op.facts.value("case_count", json());
     const int expected =
-        std::max({planned.min_cases, count.is_number_integer() ? count.get<int>() : 0, 1}) -
-        LeftOutCount(op.facts);
+        std::max({planned.min_cases, op.facts.case_count.value_or(0), 1}) - LeftOutCount(op.facts);
     const int stored = static_cast<int>(op.cases.size());
     if (stored < expected) {
       missing.push_back(planned.name + ": " + std::to_string(stored) + " of " +
@@ -287,29 +282,20 @@ struct RunSums {
 };
 
 // The allowances an operator declared, and whether they were checked.
-OperatorAllowances DeclaredAllowances(const std::string& name, const json& facts) {
-  const json checked = facts.is_object() ? facts.value("allow_torch_checked", json()) : json();
-  return {name,
-          facts.is_object() ? facts.value("allow_torch", json()) : json(),
-          checked.is_boolean() && checked.get<bool>(),
-          {}};
+OperatorAllowances DeclaredAllowances(const std::string& name, const OperatorFacts& facts) {
+  return {name, facts.allow_torch, facts.allow_torch_checked, {}};
 }
 
 // Counts case `c` into its operator and the run: its verdict, waivers,
 // timings, dtype cell, and its failure row if it failed.
-void CountCase(const CaseRecord& c, OperatorModel* op, OperatorAllowances* allowances,
+void CountCase(const CaseModel& c, OperatorModel* op, OperatorAllowances* allowances,
                SpentMs* spent_ms, RunModel* run) {
   op->passed += c.passed && !c.waived ? 1 : 0;
   op->waived += c.waived ? 1 : 0;
-  const json details = c.extra.is_object() ? c.extra.value("details", json()) : json();
-  const json waivers =
-      details.is_object() ? details.value("waivers", json::array()) : json::array();
+  const json& waivers = c.content.waivers;
   allowances->case_waivers.push_back(waivers);
   if (c.waived) run->waived.push_back({c.case_id, c.op_name, waivers});
-  for (const char* key :
-       {"construct_ms", "probe_ms", "compile_ms", "golden_ms", "impl_ms", "judge_ms", "wall_ms"}) {
-    (*spent_ms)[key] += c.timings.value(key, 0.0);
-  }
+  AddSpent(c.content.timings, spent_ms);
   DtypeCell& cell = op->dtypes[GridDtype(c)];
   cell.cases += 1;
   cell.failed += c.passed ? 0 : 1;
@@ -317,39 +303,38 @@ void CountCase(const CaseRecord& c, OperatorModel* op, OperatorAllowances* allow
   op->error_types[c.error_type]++;
   run->error_types[c.error_type]++;
   FailureRow failure = Failure(c, op->repro);
-  if (failure.ab) run->ab[failure.ab->is_string() ? failure.ab->get<std::string>() : "none"]++;
+  if (failure.ab) run->ab[failure.AbClass().value_or("none")]++;
   op->reference_suspect += failure.reference_suspect() ? 1 : 0;
   run->failures.push_back(std::move(failure));
 }
 
 // One operator's model from its (sorted) records, counted into the run.
-OperatorModel BuildOperator(const std::string& name, OperatorRecords& records, const json& run_info,
-                            RunSums* sums, RunModel* run) {
+OperatorModel BuildOperator(const std::string& name, OperatorRecords& records, RunSums* sums,
+                            RunModel* run) {
   OperatorModel op;
   op.name = name;
-  op.facts = records.facts;
-  op.repro = ReproCommand(name, records, run_info);
+  op.facts = records.facts.get<OperatorFacts>();
+  op.repro = ReproCommand(name, op.facts, records.cases, run->info);
+  for (CaseRecord& c : records.cases) op.cases.emplace_back(std::move(c));
   double wall_ms = 0;
   OperatorAllowances allowances = DeclaredAllowances(name, op.facts);
-  for (const CaseRecord& c : records.cases) {
-    wall_ms += c.timings.value("wall_ms", 0.0);
+  for (const CaseModel& c : op.cases) {
+    wall_ms += c.content.timings.wall_ms;
     CountCase(c, &op, &allowances, &sums->spent_ms, run);
   }
   op.allowances = AllowanceUses({allowances});
   sums->allowances.push_back(std::move(allowances));
-  const int total = static_cast<int>(records.cases.size());
+  const int total = static_cast<int>(op.cases.size());
   op.failed = total - op.passed - op.waived;
   op.wall_s = wall_ms / 1e3;
-  op.max_rel_diff = WorstRelativeDiff(records.cases);
+  op.max_rel_diff = WorstRelativeDiff(op.cases);
   // Cases the selection left out (opverify-batch --filter, ...) are not owed.
-  const int left_out =
-      op.facts.contains("left_out") ? static_cast<int>(op.facts["left_out"].size()) : 0;
-  op.all_passed =
-      total > 0 && op.failed == 0 && total >= op.facts.value("case_count", 0) - left_out;
+  op.all_passed = total > 0 && op.failed == 0 &&
+                  total >= op.facts.case_count.value_or(0) - LeftOutCount(op.facts);
   run->performance.operators_total += 1;
   run->performance.operators_correct += op.all_passed ? 1 : 0;
   if (op.all_passed && !records.bench_shapes.empty()) {
-    op.performance = BuildPerformance(name, records);
+    op.performance = BuildPerformance(name, records, total);
     AddPerformance(name, *op.performance, &run->performance, &sums->dtype_speedups,
                    &sums->speedups);
   }
@@ -357,7 +342,6 @@ OperatorModel BuildOperator(const std::string& name, OperatorRecords& records, c
   run->totals.cases += total;
   run->totals.passed += op.passed;
   run->totals.waived += op.waived;
-  op.cases = std::move(records.cases);
   return op;
 }
 
@@ -369,6 +353,7 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
   RunModel run;
   run.run_dir = run_dir;
   run.run_info = run_info;
+  run.info = run_info.get<RunInfo>();
   run.problems = std::move(problems);
   std::map<std::string, OperatorRecords> by_name;
   for (CaseRecord& r : records) FileRecord(r, &by_name[r.op_name]);
@@ -378,24 +363,27 @@ RunModel BuildRunModel(std::vector<CaseRecord> records, std::vector<std::string>
     std::sort(records_of_op.cases.begin(), records_of_op.cases.end(),
               [](const CaseRecord& a, const CaseRecord& b) { return a.case_index < b.case_index; });
     if (records_of_op.cases.empty() && records_of_op.bench_shapes.empty()) {
-      run.facts_without_cases[name] = records_of_op.facts;
+      run.facts_without_cases[name] = records_of_op.facts.get<OperatorFacts>();
       continue;
     }
-    run.operators.push_back(BuildOperator(name, records_of_op, run_info, &sums, &run));
+    run.operators.push_back(BuildOperator(name, records_of_op, &sums, &run));
   }
   run.totals.failed = run.totals.cases - run.totals.passed - run.totals.waived;
   run.allowances = AllowanceUses(sums.allowances);
   if (plan) run.incomplete = MissingFromPlan(run, *plan);
   run.totals.lost = static_cast<int>(run.problems.size() + run.incomplete.size());
   FinishPerformance(sums.dtype_speedups, sums.speedups, &run.performance);
-  run.time_split = BuildTimeSplit(run_info, sums.spent_ms);
+  run.time_split = BuildTimeSplit(run.info, sums.spent_ms);
   return run;
 }
 
+CaseModel::CaseModel(CaseRecord record)
+    : CaseRecord(std::move(record)), content(ReadCaseContent(*this)) {}
+
 std::string FailureRow::AbText() const {
-  if (!ab || !ab->is_string()) return "-";
-  return ab->get<std::string>() +
-         (ab_inherited_from.empty() ? "" : " (inherited from " + ab_inherited_from + ")");
+  const std::optional<std::string> text = AbClass();
+  if (!text) return "-";
+  return *text + (ab->inherited_from.empty() ? "" : " (inherited from " + ab->inherited_from + ")");
 }
 
 std::vector<std::string> RunModel::StaleAllowanceLines() const {
@@ -412,49 +400,37 @@ std::string OperatorFolder(const std::string& name) {
   return safe + "-" + Sha256Hex(name.data(), name.size()).substr(0, 12);
 }
 
-std::string TrustJudgementLine(const json& judgement) {
-  if (!judgement.is_object()) return "-";
-  auto text = [&](const char* key) {
-    return judgement.contains(key) && judgement[key].is_string() ? judgement[key].get<std::string>()
-                                                                 : std::string();
-  };
-  if (judgement.contains("ran") && judgement["ran"] == false) return "not run: " + text("why");
-  if (judgement.contains("judged") && judgement["judged"] == false) {
-    return "not judged: " + Utf8Prefix(text("error_type").empty()
-                                           ? text("error_msg")
-                                           : text("error_type") + ": " + text("error_msg"),
-                                       200);
+std::string TrustJudgementLine(const std::optional<TrustJudgement>& judgement) {
+  if (!judgement) return "-";
+  const TrustJudgement& j = *judgement;
+  if (j.ran == false) return "not run: " + j.why;
+  if (j.judged == false) {
+    return "not judged: " +
+           Utf8Prefix(j.error_type.empty() ? j.error_msg : j.error_type + ": " + j.error_msg, 200);
   }
-  if (judgement.value("passed", false)) return "passed";
-  return "failed (" + text("error_type") + ")";
+  if (j.passed) return "passed";
+  return "failed (" + j.error_type + ")";
 }
 
-std::string RunVersionLine(const json& run_info) {
-  const auto built = run_info.find("opverify");
-  if (built == run_info.end() || !built->is_object()) return "";
-  const auto version = built->find("version");
-  if (version == built->end() || !version->is_string()) return "";
-  std::string line = "opverify " + version->get<std::string>();
-  const auto commit = built->find("commit");
-  if (commit != built->end() && commit->is_string())
-    line += " (" + commit->get<std::string>() + ")";
+std::string RunVersionLine(const RunInfo& info) {
+  if (!info.opverify || !info.opverify->version) return "";
+  std::string line = "opverify " + *info.opverify->version;
+  if (info.opverify->commit) line += " (" + *info.opverify->commit + ")";
   return line;
 }
 
 std::vector<std::string> StoppedEarlyLines(const RunModel& run) {
   std::vector<std::string> lines;
-  const auto signal = run.run_info.find("stopped_by_signal");
-  const auto maxfail = run.run_info.find("stopped_by_maxfail");
-  const std::string unassigned = std::to_string(run.run_info.value("unassigned_items", 0));
-  if (signal != run.run_info.end() && signal->is_string()) {
+  const std::string unassigned = std::to_string(run.info.unassigned_items);
+  if (run.info.stopped_by_signal) {
     lines.push_back(
-        "Stopped by " + signal->get<std::string>() + ": " + unassigned +
+        "Stopped by " + *run.info.stopped_by_signal + ": " + unassigned +
         " work items were never started and the cases in flight were abandoned (not run, not "
         "failures); this report covers the " +
         std::to_string(run.totals.cases) +
         " cases stored. The same command with --resume runs the rest.");
-  } else if (maxfail != run.run_info.end() && maxfail->is_object()) {
-    const std::string max = std::to_string(maxfail->value("max_failures", 0));
+  } else if (run.info.stopped_by_maxfail) {
+    const std::string max = std::to_string(*run.info.stopped_by_maxfail);
     lines.push_back("Stopped after " + max + " failed cases (--maxfail " + max +
                     "): " + unassigned +
                     " work items were never started and the cases not yet begun were left (not "
@@ -466,7 +442,7 @@ std::vector<std::string> StoppedEarlyLines(const RunModel& run) {
   }
   for (const OperatorModel& op : run.operators) {
     const int stored = op.passed + op.waived + op.failed;
-    const int count = op.facts.is_object() ? op.facts.value("case_count", 0) : 0;
+    const int count = op.facts.case_count.value_or(0);
     if (count > stored) {
       lines.push_back(op.name + ": " + std::to_string(stored) + " of " + std::to_string(count) +
                       " cases stored, " + std::to_string(count - stored) + " not run");

@@ -10,9 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/common/failure_type.h"
 #include "runner/results/bench_result.h"
 #include "runner/results/waivers.h"
 #include "runner/store/case_record.h"
+#include "runner/store/record_facts.h"
+#include "runner/store/run_info.h"
 #include "runner/store/run_plan.h"
 
 namespace opverify {
@@ -48,12 +51,19 @@ struct OperatorPerformance {
   std::optional<double> implementation_ms;
 };
 
+// A stored case and its JSON columns, read once (runner/store/record_facts.h).
+struct CaseModel : CaseRecord {
+  CaseModel() = default;
+  explicit CaseModel(CaseRecord record);
+  CaseContent content;  // read from the record's columns when made
+};
+
 struct OperatorModel {
   std::string name;
   // passed + waived + failed = its cases.
-  std::vector<CaseRecord> cases;  // its cases (not its other records), by case index
-  // Its "operator" record: environment, lint, impl_name, task_file, case_count, ...
-  nlohmann::json facts = nlohmann::json::object();
+  std::vector<CaseModel> cases;  // its cases (not its other records), by case index
+  // Its "operator" records: environment, lint, impl_name, task_file, case_count, ...
+  OperatorFacts facts;
   int passed = 0;  // without a waiver
   int waived = 0;  // passed under declared exceptions
   int failed = 0;
@@ -83,24 +93,27 @@ struct WaivedRow {
 struct FailureRow {
   std::string case_id;
   std::string op;
-  std::string error_type;
+  FailureType error_type;
   std::string message;  // the error message's first 300 characters
   int rank = 0;
   std::string stored_at;
-  // With an A/B record: its "classification" (a string, or null when the
-  // A/B could not classify); unset without one.
-  std::optional<nlohmann::json> ab;
+  // Its A/B record: the classification (unset when the A/B could not
+  // classify), the case its class is inherited from (the operator's first
+  // failure of its kind; "" when its own A/B ran), the reference trust
+  // record (reason, fp64 and device judgements; unset where the A/B did not
+  // examine it). Unset without an A/B record.
+  std::optional<AbRecord> ab;
   std::string repro;  // its operator's
-  // The A/B's reference trust record (reason, fp64 and device judgements);
-  // null where the A/B did not examine it.
-  nlohmann::json reference_trust;
-  // The case whose A/B this one's class is taken from (the operator's first
-  // failure of its kind); empty when its own A/B ran or none did.
-  std::string ab_inherited_from{};
+  // The A/B's class; unset without an A/B record or a class.
+  std::optional<std::string> AbClass() const { return ab ? ab->classification : std::nullopt; }
   // "real_defect", "real_defect (inherited from op/#0)", "-" without a class.
   std::string AbText() const;
   bool reference_suspect() const {
-    return ab && ab->is_string() && ab->get<std::string>() == "reference_suspect";
+    return AbClass() == std::optional<std::string>("reference_suspect");
+  }
+  // The reference trust record, when the A/B examined it.
+  const ReferenceTrust* Trust() const {
+    return ab && ab->reference_trust ? &*ab->reference_trust : nullptr;
   }
 };
 
@@ -160,6 +173,7 @@ struct RunModel {
   // What the batch recorded of itself (manifest, manifest_name, ranks,
   // launcher, backend, timing, ...): copied into the summary as given.
   nlohmann::json run_info = nlohmann::json::object();
+  RunInfo info;  // run_info's fields, read once
   RunTotals totals;
   std::vector<OperatorModel> operators;    // by name
   std::vector<FailureRow> failures;        // by operator, then case
@@ -175,7 +189,7 @@ struct RunModel {
   std::vector<SkippedCase> skipped;     // by AddSkippedCases (reduce/skipped_cases.h)
   // The operator records of operators none of whose cases ran (each left out
   // by the selection once its task was loaded): not in `operators`.
-  std::map<std::string, nlohmann::json> facts_without_cases;
+  std::map<std::string, OperatorFacts> facts_without_cases;
   std::vector<WaivedRow> waived;  // the waived cases, by operator, then case
   // Every declared allowance of the run's operators and what the run made
   // of it (used, stale, unchecked), in the order the operators declare them.
@@ -186,12 +200,12 @@ struct RunModel {
 
 // One judgement of a reference trust record ("fp64" or "device_reference"),
 // in a few words for the reports: "passed", "failed (AccuracyError)",
-// "not judged: ...", "not run: ...".
-std::string TrustJudgementLine(const nlohmann::json& judgement);
+// "not judged: ...", "not run: ..."; "-" where there is none.
+std::string TrustJudgementLine(const std::optional<TrustJudgement>& judgement);
 
 // "opverify 0.1.0 (abc1234)": the build that ran the run, from run_info's
 // "opverify" block (the batch writes it); "" for a run that has none.
-std::string RunVersionLine(const nlohmann::json& run_info);
+std::string RunVersionLine(const RunInfo& info);
 
 // The folder under ops/ of the operator `name`: the name itself when it is a
 // safe file name (a manifest's names always are), else SafeFileName's

@@ -18,13 +18,12 @@ std::string Text(const json& object, const char* key) {
 
 }  // namespace
 
-std::string NotRunReason(const json& run_info) {
-  const std::string signal = Text(run_info, "stopped_by_signal");
+std::string NotRunReason(const RunInfo& info) {
+  const std::string signal = info.stopped_by_signal.value_or("");
   if (!signal.empty())
     return "not run: the run was stopped by " + signal + " first (--resume runs it)";
-  if (run_info.is_object() && run_info.contains("stopped_by_maxfail") &&
-      run_info["stopped_by_maxfail"].is_object()) {
-    const int max = run_info["stopped_by_maxfail"].value("max_failures", 0);
+  if (info.stopped_by_maxfail) {
+    const int max = *info.stopped_by_maxfail;
     return "not run: the run stopped after " + std::to_string(max) + " failed case" +
            (max == 1 ? "" : "s") + " (--maxfail " + std::to_string(max) + "; --resume runs it)";
   }
@@ -37,7 +36,7 @@ void AddSkippedCases(const json& selection, RunModel* run) {
   if (!selection.is_object() || !selection.contains("operators") ||
       !selection["operators"].is_array())
     return;
-  const std::string not_run = NotRunReason(run->run_info);
+  const std::string not_run = NotRunReason(run->info);
   std::map<std::string, const OperatorModel*> models;
   for (const OperatorModel& op : run->operators) models[op.name] = &op;
   for (const json& entry : selection["operators"]) {
@@ -54,7 +53,7 @@ void AddSkippedCases(const json& selection, RunModel* run) {
     }
     const auto model = models.find(name);
     std::set<std::string> stored;
-    json facts = json::object();
+    OperatorFacts facts;
     if (model != models.end()) {
       for (const CaseRecord& c : model->second->cases) stored.insert(c.case_id);
       facts = model->second->facts;
@@ -62,9 +61,7 @@ void AddSkippedCases(const json& selection, RunModel* run) {
                only != run->facts_without_cases.end()) {
       facts = only->second;
     }
-    const json left_out = facts.contains("left_out") && facts["left_out"].is_object()
-                              ? facts["left_out"]
-                              : json::object();
+    const std::map<std::string, std::string>& left_out = facts.left_out;
     std::set<std::string> named(stored);
     auto add = [&](const std::string& id, const std::string& reason) {
       if (!named.insert(id).second) return;
@@ -74,18 +71,16 @@ void AddSkippedCases(const json& selection, RunModel* run) {
       const std::string id = c.is_string() ? c.get<std::string>() : Text(c, "id");
       if (c.is_object() && c.contains("left_out")) {
         add(id, "left out by the selection: " + Text(c, "left_out"));
-      } else if (left_out.contains(id)) {
-        add(id, "left out by the selection: " + left_out[id].get<std::string>());
+      } else if (const auto why = left_out.find(id); why != left_out.end()) {
+        add(id, "left out by the selection: " + why->second);
       } else {
         add(id, not_run);
       }
     }
-    for (const auto& [id, why] : left_out.items()) {
-      add(id, "left out by the selection: " + (why.is_string() ? why.get<std::string>() : ""));
-    }
+    for (const auto& [id, why] : left_out) add(id, "left out by the selection: " + why);
     if (cases.is_array()) continue;
     // The task's own cases: as many as its record counted once loaded.
-    const int count = facts.value("case_count", -1);
+    const int count = facts.case_count.value_or(-1);
     if (count < 0) {
       if (stored.empty()) add(name, not_run);  // never loaded
       continue;

@@ -79,23 +79,27 @@ ordered_json OperatorRow(const OperatorModel& op) {
 }
 
 ordered_json FailureJson(const FailureRow& f) {
-  ordered_json out = {{"case_id", f.case_id},   {"op", f.op},     {"error_type", f.error_type},
-                      {"error_msg", f.message}, {"rank", f.rank}, {"stored_at", f.stored_at}};
-  if (f.ab) out["ab"] = *f.ab;
-  if (!f.ab_inherited_from.empty()) out["ab_inherited_from"] = f.ab_inherited_from;
+  ordered_json out = {
+      {"case_id", f.case_id},   {"op", f.op},     {"error_type", f.error_type.text()},
+      {"error_msg", f.message}, {"rank", f.rank}, {"stored_at", f.stored_at}};
+  if (f.ab) out["ab"] = f.ab->ClassificationJson();
+  if (f.ab && !f.ab->inherited_from.empty()) out["ab_inherited_from"] = f.ab->inherited_from;
   return out;
 }
 
 // A reference_suspect failure, in the summary's own list: why, and both judgements.
 ordered_json SuspectJson(const FailureRow& f) {
-  const json& trust = f.reference_trust;
+  const ReferenceTrust* trust = f.Trust();
+  // Each judgement whole, as stored.
   auto part = [&](const char* key) {
-    return trust.is_object() && trust.contains(key) ? trust[key] : json(nullptr);
+    return trust != nullptr && trust->stored.contains(key) ? trust->stored[key] : json(nullptr);
   };
-  return {
-      {"case_id", f.case_id},       {"op", f.op},
-      {"error_type", f.error_type}, {"reason", trust.is_object() ? trust.value("reason", "") : ""},
-      {"fp64", part("fp64")},       {"device_reference", part("device_reference")}};
+  return {{"case_id", f.case_id},
+          {"op", f.op},
+          {"error_type", f.error_type.text()},
+          {"reason", trust != nullptr ? trust->reason : ""},
+          {"fp64", part("fp64")},
+          {"device_reference", part("device_reference")}};
 }
 
 }  // namespace

@@ -18,27 +18,26 @@ SeedResultParts Parts(const OperatorModel& op) {
   parts.passed_cases = op.passed + op.waived;  // the seed's: not failed
   parts.waived_cases = op.waived;
   for (const AllowanceUse& use : op.allowances) parts.allow_torch.push_back(AllowanceUseJson(use));
-  for (const CaseRecord& c : op.cases) {
+  for (const CaseModel& c : op.cases) {
     if (c.extra.contains("details"))
       parts.details.push_back(ordered_json::parse(c.extra["details"].dump()));
     if (!c.passed && c.extra.contains("failure")) {
       ordered_json failure = ordered_json::parse(c.extra["failure"].dump());
       // The A/B's verdict on the failure beside it: its class and, where the
       // runs agreed, the reference trust judgements (fp64, torch's device run).
-      if (c.ab.is_object()) {
-        failure["ab"] = {{"classification", c.ab.value("classification", json(nullptr))},
-                         {"bitwise_equal", c.ab.value("bitwise_equal", json(nullptr))},
-                         {"reference_trust", c.ab.value("reference_trust", json(nullptr))}};
+      if (const std::optional<AbRecord>& ab = c.content.ab) {
+        failure["ab"] = {
+            {"classification", ab->ClassificationJson()},
+            {"bitwise_equal", ab->bitwise_equal},
+            {"reference_trust", ab->reference_trust ? ab->reference_trust->stored : json(nullptr)}};
       }
       parts.failures.push_back(std::move(failure));
     }
   }
-  parts.environment = op.facts.value("environment", json(nullptr));
-  parts.lint = op.facts.value("lint", json(nullptr));
-  parts.non_compute = op.facts.value("non_compute", false);
-  if (op.facts.contains("non_compute_given") && op.facts["non_compute_given"].is_boolean()) {
-    parts.non_compute_given = op.facts["non_compute_given"].get<bool>();
-  }
+  parts.environment = op.facts.environment;
+  parts.lint = op.facts.lint;
+  parts.non_compute = op.facts.non_compute;
+  if (op.facts.non_compute_given) parts.non_compute_given = *op.facts.non_compute_given;
   return parts;
 }
 
@@ -47,7 +46,7 @@ SeedResultParts Parts(const OperatorModel& op) {
 Status VerifyResultReporter::ReportRun(const RunModel& run) {
   for (const OperatorModel& op : run.operators) {
     VerifyContext verify_context;
-    verify_context.impl_name = op.facts.value("impl_name", "");
+    verify_context.impl_name = op.facts.impl_name.value_or("");
     const std::filesystem::path path = std::filesystem::path(context().run_dir) / "ops" /
                                        OperatorFolder(op.name) / "verify_result.json";
     Status written = WriteReportJson(path.string(), SeedVerifyResult(Parts(op), verify_context));

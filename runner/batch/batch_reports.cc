@@ -46,8 +46,8 @@ void IndexResults(const std::string& run_dir) {
 
 // summary.json's account of the run itself: manifest, ranks, backend,
 // timing, sandbox, compiler cache, and how it was stopped early.
-json RunInfo(const BatchFlags& flags, const std::string& job_name, const LaunchInfo& launch,
-             int ranks, const RankOutcome& outcome, int stop_signal) {
+json RunInfoJson(const BatchFlags& flags, const std::string& job_name, const LaunchInfo& launch,
+                 int ranks, const RankOutcome& outcome, int stop_signal) {
   const BatchOptions& options = flags.options;
   json run_info = {{"manifest", fs::absolute(options.jobs_path).string()},
                    {"manifest_name", job_name},
@@ -132,7 +132,7 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                       const std::atomic<int>& stop) {
   const BatchOptions& options = flags.options;
   IndexResults(options.run_dir);
-  const json run_info = RunInfo(flags, job_name, launch, ranks, outcome, stop.load());
+  const json run_info = RunInfoJson(flags, job_name, launch, ranks, outcome, stop.load());
   RunModel model;
   int performance = 0;  // CheckPerformance's code: 1 a bound violated, 2 a file it could not use
   std::optional<VerdictTrend> trend;

@@ -1,5 +1,7 @@
 #include "runner/batch/item_records.h"
 
+#include <map>
+
 #include "runner/common/utf8.h"
 #include "runner/judge/standards.h"
 #include "runner/judge/verdict_json.h"
@@ -36,7 +38,7 @@ CaseRecord ShapeRecord(const OperatorJob& op, const ShapeResult& shape, const st
   record.error_type = shape.error_type;
   record.error_msg = shape.error_msg;
   record.rank = rank;
-  record.extra = {{"case_id", case_id}, {"shape", ShapeResultToJson(shape)}};
+  record.extra = BenchShapeFacts{case_id, shape};
   return record;
 }
 
@@ -76,25 +78,27 @@ CaseRecord CaseRecordOf(const CaseOutcome& c, const OperatorJob& op, const std::
   return record;
 }
 
-CaseRecord OperatorFacts(const OperatorOutcome& outcome, const OperatorJob& op,
-                         const WorkItem& item, int rank, const json& left_out) {
+CaseRecord OperatorFactsRecord(const OperatorOutcome& outcome, const OperatorJob& op,
+                               const WorkItem& item, int rank, const json& left_out) {
   CaseRecord meta = FactRecord(RecordKind::kOperator, "operator", op, item, rank);
   meta.device = outcome.environment.is_object() && outcome.environment.contains("device") &&
                         outcome.environment["device"].is_object()
                     ? outcome.environment["device"].value("name", "")
                     : "";
-  meta.extra = {{"environment", outcome.environment},
-                {"lint", outcome.lint},
-                {"non_compute", outcome.non_compute},
-                {"non_compute_given", outcome.non_compute_given},
-                {"case_count", outcome.case_count},
-                {"impl_name", op.impl_name},
-                {"task_file", op.task_file},
-                {"lint_enabled", op.config.lint},
-                {"allow_torch", outcome.declared_allowances},
-                {"allow_torch_checked", outcome.allowances_checked()}};
-  meta.extra["startup"] = outcome.startup;  // how its implementation executor started
-  if (!left_out.empty()) meta.extra["left_out"] = left_out;
+  OperatorFacts facts;
+  facts.environment = outcome.environment;
+  facts.lint = outcome.lint;
+  facts.non_compute = outcome.non_compute;
+  facts.non_compute_given = outcome.non_compute_given;
+  facts.case_count = outcome.case_count;
+  facts.impl_name = op.impl_name;
+  facts.task_file = op.task_file;
+  facts.lint_enabled = op.config.lint;
+  facts.allow_torch = outcome.declared_allowances;
+  facts.allow_torch_checked = outcome.allowances_checked();
+  facts.startup = outcome.startup;  // how its implementation executor started
+  if (!left_out.empty()) facts.left_out = left_out.get<std::map<std::string, std::string>>();
+  meta.extra = facts;
   return meta;
 }
 

@@ -13,6 +13,7 @@
 #include "runner/results/operator_outcome.h"
 #include "runner/scheduler/work_plan.h"
 #include "runner/store/case_record.h"
+#include "runner/store/record_facts.h"
 
 namespace opverify {
 
@@ -36,7 +37,7 @@ CaseRecord CaseRecordOf(const CaseOutcome& c, const OperatorJob& op, const std::
 // The operator's facts (environment, lint, non_compute, how its executor
 // started, the cases the selection left out) in a small side record, so
 // that reports can rebuild verify_result.json from the store alone.
-CaseRecord OperatorFacts(const OperatorOutcome& outcome, const OperatorJob& op,
-                         const WorkItem& item, int rank, const nlohmann::json& left_out);
+CaseRecord OperatorFactsRecord(const OperatorOutcome& outcome, const OperatorJob& op,
+                               const WorkItem& item, int rank, const nlohmann::json& left_out);
 
 }  // namespace opverify

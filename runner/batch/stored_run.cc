@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/results/bench_result.h"
+#include "runner/store/record_facts.h"
 #include "runner/store/run_records.h"
 
 namespace fs = std::filesystem;
@@ -54,7 +56,7 @@ std::map<std::string, double> PreviousSeconds(const std::string& run_dir) {
     return seconds;
   }
   for (const CaseRecord& r : records.value())
-    seconds[r.op_name] += r.timings.value("wall_ms", 0.0) / 1e3;
+    seconds[r.op_name] += r.timings.get<CaseTimings>().wall_ms / 1e3;
   return seconds;
 }
 
@@ -68,7 +70,7 @@ bool LoadResumeState(const std::string& run_dir, WorkerSetup* setup) {
   for (const CaseRecord& r : stored.value()) {
     if (r.kind == RecordKind::kCase) setup->done[r.case_id] = r.passed;
     if (r.kind == RecordKind::kBenchShape)
-      setup->benched.insert(r.extra.value("case_id", ""));
+      setup->benched.insert(r.extra.get<BenchShapeFacts>().case_id);
     if (r.kind == RecordKind::kOperator || r.kind == RecordKind::kBenchItem)
       setup->facts.insert(r.case_id);
   }

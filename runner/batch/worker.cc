@@ -8,8 +8,11 @@
 
 #include "runner/batch/item_records.h"
 #include "runner/bench/operator_bench.h"
+#include "runner/common/failure_type.h"
 #include "runner/common/terminal_text.h"
 #include "runner/judge/standards.h"
+#include "runner/scheduler/rank_reports.h"
+#include "runner/store/record_facts.h"
 #include "runner/verify/ab_rerun.h"
 #include "runner/verify/operator_run.h"
 
@@ -27,7 +30,7 @@ using nlohmann::json;
 // hence the short wait.
 bool DiedOfTheStop(const std::string& error_type, const std::atomic<int>* stop) {
   if (error_type == kStoppedErrorType) return true;
-  if (error_type != "Crash" || stop == nullptr) return false;
+  if (FailureType::FromText(error_type) != FailureKind::kCrash || stop == nullptr) return false;
   for (int waited_ms = 0; stop->load() == 0 && waited_ms < 250; waited_ms += 10) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -149,18 +152,13 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
   if (!StoreShapes(op, result, case_id, setup, &stored)) return false;
   if (stored == 0) return true;  // stopped before any shape was measured: --resume benchmarks them
   CaseRecord meta = FactRecord(RecordKind::kBenchItem, "bench-item", op, item, setup.rank);
-  meta.extra = {{"settings", settings.ToJson()},
-                {"clock", result.clock},
-                {"environment", result.environment},
-                {"wall_s", result.wall_s},
-                {"shapes", result.shapes.size()}};
+  meta.extra = BenchItemFacts{settings, result.clock, result.environment, result.wall_s,
+                              result.shapes.size()};
   if (!Store(setup, meta)) return false;
-  report({{"kind", "bench"},
-          {"op", op.name},
-          {"shapes", result.shapes.size()},
-          {"bench_ms",
-           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-               .count()}});
+  report(BenchSummary{
+      op.name, result.shapes.size(),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+          .count()});
   return true;
 }
 
@@ -177,16 +175,12 @@ struct ItemPhases {
     compile_ms += c.timings.value("compile_ms", 0.0);
     ++cases;
   }
-  // {item_ms, startup_ms, compile_ms, cases_ms (less compile), ab_ms, store_ms, bench_ms, cases}.
-  json ToJson(double item_ms) const {
-    return {{"item_ms", item_ms},
-            {"startup_ms", std::max(0.0, item_ms - cases_ms - ab_ms - store_ms - bench_ms)},
-            {"compile_ms", compile_ms},
-            {"cases_ms", std::max(0.0, cases_ms - compile_ms)},
-            {"ab_ms", ab_ms},
-            {"store_ms", store_ms},
-            {"bench_ms", bench_ms},
-            {"cases", cases}};
+  // The item's summary for the run's timeline, of its `item_ms`.
+  ItemSummary Summary(double item_ms) const {
+    return {item_ms,    std::max(0.0, item_ms - cases_ms - ab_ms - store_ms - bench_ms),
+            compile_ms, std::max(0.0, cases_ms - compile_ms),
+            ab_ms,      store_ms,
+            bench_ms,   cases};
   }
 };
 
@@ -254,20 +248,22 @@ RunOptions RunOptionsFor(const WorkerSetup& setup) {
 }
 
 // The console's word on a stored case (RunWorkItem's `report`).
-json CaseReport(const CaseOutcome& c, const CaseRecord& record, double store_ms, double ab_ms) {
-  return {{"case_id", record.case_id},
-          {"op", record.op_name},
-          {"index", c.index},
-          {"passed", c.passed},
-          {"waived", c.waived()},
-          {"error_type", c.error_type},
-          {"message", TerminalLine(c.error_msg, 300)},
-          {"dtype", CaseDtype(record.params, c.input_desc)},
-          {"wall_ms", c.wall_ms},
-          {"store_ms", store_ms},
-          {"ab_ms", ab_ms},
-          {"ab", record.ab.is_object() ? record.ab.value("classification", json(nullptr))
-                                       : json(nullptr)}};
+CaseSummary CaseReport(const CaseOutcome& c, const CaseRecord& record, double store_ms,
+                       double ab_ms) {
+  CaseSummary summary{record.case_id,
+                      record.op_name,
+                      c.index,
+                      c.passed,
+                      c.waived(),
+                      c.error_type,
+                      TerminalLine(c.error_msg, 300),
+                      CaseDtype(record.params, c.input_desc),
+                      c.wall_ms,
+                      store_ms,
+                      ab_ms,
+                      std::nullopt};
+  if (record.ab.is_object()) summary.ab = record.ab.get<AbRecord>().classification;
+  return summary;
 }
 
 // One work item, step by step: choose its cases, verify them (each stored
@@ -364,23 +360,21 @@ bool WorkItemRun::Run() {
   const OperatorOutcome outcome =
       RunOperator(spec_, run_, [this](const CaseOutcome& c) { StoreCase(c); });
   if (store_ok_ && WantsOperatorFacts(outcome))
-    store_ok_ = Store(setup_, OperatorFacts(outcome, op_, item_, setup_.rank, left_out_));
+    store_ok_ = Store(setup_, OperatorFactsRecord(outcome, op_, item_, setup_.rank, left_out_));
   if (store_ok_ && options_.bench && op_.bench.enabled && !Stopping() && !Halted()) {
     store_ok_ = BenchItem(
         op_, spec_, run_, item_, outcome, [this](int index) { return OwnCaseId(index); }, setup_,
         left_out_,
         [this](const json& bench) {
-          phases_.bench_ms += bench.value("bench_ms", 0.0);
+          phases_.bench_ms += bench.get<BenchSummary>().bench_ms;
           report_(bench);
         });
   }
   // The whole item's time: cases plus executor start-up, lint and loading,
   // and the benchmark; its phases for the run's timeline.
-  json item_summary = phases_.ToJson(
+  report_(phases_.Summary(
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - item_started)
-          .count());
-  item_summary["kind"] = "item";
-  report_(item_summary);
+          .count()));
   return store_ok_;
 }
 
@@ -394,7 +388,7 @@ void WorkItemRun::StoreCase(const CaseOutcome& c) {
   }
   CaseRecord record = CaseRecordOf(c, op_, IdOf(c.index, c.edge_label), setup_.rank);
   double ab_ms = 0;
-  if (options_.ab && c.error_type == "AccuracyError") {
+  if (options_.ab && FailureType::FromText(c.error_type) == FailureKind::kAccuracyError) {
     const auto ab_started = std::chrono::steady_clock::now();
     record.ab = item_ab_.Record(c, record.case_id, CaseDtype(record.params, c.input_desc));
     ab_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ab_started)

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "runner/common/failure_type.h"
 #include "runner/judge/judge.h"
 
 namespace opverify {
@@ -14,8 +15,13 @@ void ApplySeedSettings(OperatorConfig* config) {
 }
 
 std::string SeedErrorType(const std::string& error_type) {
-  if (error_type == "ShapeMismatch" || error_type == "NaNMismatch" || error_type == "InfMismatch") {
-    return "AssertionError";
+  switch (FailureType::FromText(error_type).kind()) {
+    case FailureKind::kShapeMismatch:
+    case FailureKind::kNaNMismatch:
+    case FailureKind::kInfMismatch:
+      return std::string(FailureKindName(FailureKind::kAssertionError));
+    default:
+      break;
   }
   return error_type;
 }

@@ -15,6 +15,7 @@
 #include "runner/cli/output_file.h"
 #include "runner/cli/seed_compat.h"
 #include "runner/common/failure_list.h"
+#include "runner/common/failure_type.h"
 #include "runner/common/strings.h"
 #include "runner/common/terminal_text.h"
 #include "runner/results/verify_result.h"
@@ -226,7 +227,7 @@ int PrintVerifyEnd(const VerifyArgs& args, const OperatorOutcome& outcome,
 void PrintTimeouts(const VerifyArgs& args, const OperatorOutcome& outcome) {
   if (args.seed_compat) return;
   for (const CaseOutcome& c : outcome.cases) {
-    if (c.error_type == "Timeout") {
+    if (FailureType::FromText(c.error_type) == FailureKind::kTimeout) {
       std::fprintf(stderr, "opverify verify: 验证超时 (%g 秒): case %d gave no reply in time\n",
                    args.config.timeout_s, c.index + 1);
     }

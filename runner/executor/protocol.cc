@@ -1,21 +1,15 @@
 #include "runner/executor/protocol.h"
 
+#include "runner/common/json_fields.h"
+
 namespace opverify::executor_protocol {
 
+using json_fields::FieldReader;
+using json_fields::FieldWriter;
+using json_fields::Read;
 using nlohmann::json;
 
 namespace {
-
-// A field the message has; absent or null (or a message that is no object) leaves the default.
-template <typename T>
-void Read(const json& j, const char* key, T& field) {
-  if (j.is_object() && j.contains(key) && !j[key].is_null()) field = j[key].get<T>();
-}
-
-template <typename T>
-void Read(const json& j, const char* key, std::optional<T>& field) {
-  if (j.is_object() && j.contains(key) && !j[key].is_null()) field = j[key].get<T>();
-}
 
 // A number, when the field holds one (the executor may send null or text).
 void ReadNumber(const json& j, const char* key, std::optional<double>& field) {
@@ -27,25 +21,7 @@ json Message() {
   return {{"op", std::string(Request::kOp)}};
 }
 
-// A message's fields are listed once, in a `...Fields(field, message)`
-// template that calls field(key, member) for each, or field(key, member,
-// omitted) for one the message leaves out when `omitted`. FieldWriter puts
-// them in a message, FieldReader takes them out (leniently, as Read does).
-struct FieldWriter {
-  json& j;
-  template <typename T>
-  void operator()(const char* key, const T& value, bool omitted = false) const {
-    if (!omitted) j[key] = value;
-  }
-};
-
-struct FieldReader {
-  const json& j;
-  template <typename T>
-  void operator()(const char* key, T& value, bool /*omitted*/ = false) const {
-    Read(j, key, value);
-  }
-};
+// A message's fields are listed once (runner/common/json_fields.h).
 
 template <typename Field, typename Load>
 void LoadFields(const Field& field, Load& r) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "runner/common/failure_type.h"
 #include "runner/judge/judge_part.h"
 #include "runner/judge/verdict_message.h"
 
@@ -206,13 +207,13 @@ std::string_view ErrorTypeName(ErrorType error_type) {
     case ErrorType::kNone:
       return "";
     case ErrorType::kAccuracyError:
-      return "AccuracyError";
+      return FailureKindName(FailureKind::kAccuracyError);
     case ErrorType::kShapeMismatch:
-      return "ShapeMismatch";
+      return FailureKindName(FailureKind::kShapeMismatch);
     case ErrorType::kNaNMismatch:
-      return "NaNMismatch";
+      return FailureKindName(FailureKind::kNaNMismatch);
     case ErrorType::kInfMismatch:
-      return "InfMismatch";
+      return FailureKindName(FailureKind::kInfMismatch);
   }
   return "";
 }

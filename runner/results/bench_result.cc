@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "runner/common/json_fields.h"
 #include "runner/common/version.h"
 #include "runner/results/perf_result.h"
 #include "runner/results/verify_result.h"
@@ -207,6 +208,47 @@ ordered_json PerfResultJson(const OperatorBenchResult& result, const BenchConfig
   ours["commit"] = GitCommit();
   out["opverify"] = std::move(ours);
   return out;
+}
+
+void to_json(json& j, const BenchConfig& config) { j = config.ToJson(); }
+void from_json(const json& j, BenchConfig& config) { config = BenchConfig::FromJson(j); }
+
+void to_json(json& j, const ShapeResult& shape) { j = ShapeResultToJson(shape); }
+void from_json(const json& j, ShapeResult& shape) { shape = ShapeResultFromJson(j); }
+
+namespace {
+
+template <typename Field, typename Item>
+void BenchItemFields(const Field& field, Item& item) {
+  field("settings", item.settings);
+  field("clock", item.clock);
+  field("environment", item.environment);
+  field("wall_s", item.wall_s);
+  field("shapes", item.shapes);
+}
+
+template <typename Field, typename Shape>
+void BenchShapeFields(const Field& field, Shape& shape) {
+  field("case_id", shape.case_id);
+  field("shape", shape.shape);
+}
+
+}  // namespace
+
+void to_json(json& j, const BenchItemFacts& item) {
+  j = json::object();
+  BenchItemFields(json_fields::FieldWriter{j}, item);
+}
+void from_json(const json& j, BenchItemFacts& item) {
+  BenchItemFields(json_fields::FieldReader{j}, item);
+}
+
+void to_json(json& j, const BenchShapeFacts& shape) {
+  j = json::object();
+  BenchShapeFields(json_fields::FieldWriter{j}, shape);
+}
+void from_json(const json& j, BenchShapeFacts& shape) {
+  BenchShapeFields(json_fields::FieldReader{j}, shape);
 }
 
 }  // namespace opverify

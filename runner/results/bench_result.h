@@ -4,6 +4,7 @@
 // runner/bench/operator_bench.h and read by the reports (the reducer).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,33 @@ struct OperatorBenchResult {
 // the batch stores each measured shape and its reducer rebuilds the result.
 nlohmann::json ShapeResultToJson(const ShapeResult& shape);
 ShapeResult ShapeResultFromJson(const nlohmann::json& json);
+// The same, for nlohmann::json's conversions.
+void to_json(nlohmann::json& j, const ShapeResult& shape);
+void from_json(const nlohmann::json& j, ShapeResult& shape);
+
+// BenchConfig's ToJson and FromJson, for nlohmann::json's conversions.
+void to_json(nlohmann::json& j, const BenchConfig& config);
+void from_json(const nlohmann::json& j, BenchConfig& config);
+
+// The facts of a benchmark work item: the extra of its
+// RecordKind::kBenchItem record (runner/batch/worker.cc writes it).
+struct BenchItemFacts {
+  BenchConfig settings = BenchConfig::FromJson(nlohmann::json::object());
+  nlohmann::json clock;        // ClockReport::ToJson(), null when no clock was watched
+  nlohmann::json environment;  // the executor's fingerprint
+  double wall_s = 0;
+  std::size_t shapes = 0;  // the shapes it measured
+};
+void to_json(nlohmann::json& j, const BenchItemFacts& item);
+void from_json(const nlohmann::json& j, BenchItemFacts& item);
+
+// One benchmarked shape: the extra of its RecordKind::kBenchShape record.
+struct BenchShapeFacts {
+  std::string case_id;  // the case it measured
+  ShapeResult shape = ShapeResultFromJson(nlohmann::json::object());
+};
+void to_json(nlohmann::json& j, const BenchShapeFacts& shape);
+void from_json(const nlohmann::json& j, BenchShapeFacts& shape);
 
 // The seed's perf_result.json, then our own details under "opverify".
 nlohmann::ordered_json PerfResultJson(const OperatorBenchResult& result, const BenchConfig& settings);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "runner/common/failure_type.h"
 #include "runner/common/utf8.h"
 #include "runner/common/version.h"
 #include "runner/judge/verdict_json.h"
@@ -118,7 +119,7 @@ ordered_json FailureEntry(const CaseOutcome& c) {
   if (!c.edge_label.empty()) failure["edge_case"] = c.edge_label;
   failure["error_type"] = c.error_type;
   failure["error_msg"] = CutMiddle(c.error_msg);
-  if (c.error_type == "AccuracyError") {
+  if (FailureType::FromText(c.error_type) == FailureKind::kAccuracyError) {
     for (const Verdict& v : c.outputs) {
       if (!v.passed) {
         failure["metrics"] = FlatMetrics(v);

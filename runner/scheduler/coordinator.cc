@@ -39,7 +39,7 @@ void HaltBusyWorkers(const std::vector<Comm*>& links,
 }  // namespace
 
 bool IsFailedCase(const nlohmann::json& summary) {
-  return !summary.contains("kind") && !summary.value("passed", false);
+  return RankReportKindOf(summary) == RankReportKind::kCase && !summary.get<CaseSummary>().passed;
 }
 
 CoordinatorResult Coordinate(const std::vector<Comm*>& links, int workers,

@@ -35,11 +35,6 @@ std::string UtcNow() {
   return Printf("%s.%03dZ", stamp, static_cast<int>(ms));
 }
 
-std::string Text(const nlohmann::json& summary, const char* key) {
-  const auto it = summary.find(key);
-  return it != summary.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 }  // namespace
 
 Progress::Progress(ProgressPlan plan, ProgressOutput output)
@@ -57,50 +52,55 @@ Progress::Progress(int total_items, bool terminal, double plain_interval_s, std:
         return o;
       }()) {}
 
-void Progress::CaseDone(int rank, const nlohmann::json& summary) {
-  if (summary.value("kind", "") == "item") {
-    item_ms_ += summary.value("item_ms", 0.0);
-    EndTimelineEntry(rank, &summary);
-    return;
+void Progress::CaseDone(int rank, const nlohmann::json& report) {
+  switch (RankReportKindOf(report)) {
+    case RankReportKind::kItem: {
+      const ItemSummary item = report.get<ItemSummary>();
+      item_ms_ += item.item_ms;
+      EndTimelineEntry(rank, &item);
+      return;
+    }
+    case RankReportKind::kBench: {
+      const BenchSummary bench = report.get<BenchSummary>();
+      bench_ms_ += bench.bench_ms;
+      shapes_benched_ += static_cast<int>(bench.shapes);
+      return;
+    }
+    case RankReportKind::kCase:
+    case RankReportKind::kUnknown:
+      break;
   }
-  if (summary.value("kind", "") == "bench") {
-    bench_ms_ += summary.value("bench_ms", 0.0);
-    shapes_benched_ += summary.value("shapes", 0);
-    return;
-  }
-  const bool passed = summary.value("passed", false);
+  const CaseSummary summary = report.get<CaseSummary>();
+  const bool passed = summary.passed;
   (passed ? passed_ : failed_)++;
-  case_ms_ += summary.value("wall_ms", 0.0);
-  store_ms_ += summary.value("store_ms", 0.0);
-  ab_ms_ += summary.value("ab_ms", 0.0);
+  case_ms_ += summary.wall_ms;
+  store_ms_ += summary.store_ms;
+  ab_ms_ += summary.ab_ms;
   if (auto it = in_flight_.find(rank); it != in_flight_.end()) ++it->second.cases_done;
   if (output_.verbose) {
-    const std::string id = TerminalLine(Text(summary, "case_id"), 200);
-    const std::string where = Printf("(rank %d, %.0f ms)", rank, summary.value("wall_ms", 0.0));
-    PrintAbove(passed
-                   ? (summary.value("waived", false) ? "WAIVED " : "PASSED ") + id + " " + where
-                   : "FAILED " + id + "  " + TerminalLine(Text(summary, "error_type"), 60) + "  " +
-                         TerminalLine(Text(summary, "message"), kMessageLimit) + " " + where);
+    const std::string id = TerminalLine(summary.case_id, 200);
+    const std::string where = Printf("(rank %d, %.0f ms)", rank, summary.wall_ms);
+    PrintAbove(passed ? (summary.waived ? "WAIVED " : "PASSED ") + id + " " + where
+                      : "FAILED " + id + "  " + TerminalLine(summary.error_type, 60) + "  " +
+                            TerminalLine(summary.message, kMessageLimit) + " " + where);
   }
   if (output_.jsonl != nullptr) WriteJsonl(rank, summary);
   Tick();
 }
 
-void Progress::WriteJsonl(int rank, const nlohmann::json& summary) {
-  const bool passed = summary.value("passed", false);
-  nlohmann::ordered_json line;
-  line["case_id"] = Text(summary, "case_id");
-  line["op"] = Text(summary, "op");
-  line["index"] = summary.value("index", nlohmann::json(nullptr));
-  const std::string dtype = Text(summary, "dtype");
-  line["dtype"] = dtype.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(dtype);
-  line["verdict"] = !passed ? "failed" : summary.value("waived", false) ? "waived" : "passed";
-  line["error_type"] = passed ? nlohmann::ordered_json(nullptr)
-                              : nlohmann::ordered_json(Text(summary, "error_type"));
-  line["message"] =
-      passed ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(Text(summary, "message"));
-  line["ab"] = summary.value("ab", nlohmann::json(nullptr));
-  line["wall_ms"] = summary.value("wall_ms", 0.0);
+void Progress::WriteJsonl(int rank, const CaseSummary& summary) {
+  using nlohmann::ordered_json;
+  const bool passed = summary.passed;
+  ordered_json line;
+  line["case_id"] = summary.case_id;
+  line["op"] = summary.op;
+  line["index"] = summary.index ? ordered_json(*summary.index) : ordered_json(nullptr);
+  line["dtype"] = summary.dtype.empty() ? ordered_json(nullptr) : ordered_json(summary.dtype);
+  line["verdict"] = !passed ? "failed" : summary.waived ? "waived" : "passed";
+  line["error_type"] = passed ? ordered_json(nullptr) : ordered_json(summary.error_type);
+  line["message"] = passed ? ordered_json(nullptr) : ordered_json(summary.message);
+  line["ab"] = summary.ab ? ordered_json(*summary.ab) : ordered_json(nullptr);
+  line["wall_ms"] = summary.wall_ms;
   line["rank"] = rank;
   line["time"] = UtcNow();
   // Names and messages are untrusted: invalid UTF-8 becomes U+FFFD, and
@@ -121,7 +121,7 @@ void Progress::ItemStarted(int rank, int item_id, int op_index) {
   Tick();
 }
 
-void Progress::EndTimelineEntry(int rank, const nlohmann::json* phases) {
+void Progress::EndTimelineEntry(int rank, const ItemSummary* phases) {
   const auto open = open_entry_.find(rank);
   if (open == open_entry_.end()) return;
   TimelineEntry& entry = timeline_[open->second];
@@ -140,12 +140,17 @@ nlohmann::json Progress::Timeline() const {
         {"op", entry.op_index >= 0 && op < plan_.op_names.size() ? plan_.op_names[op] : ""},
         {"start_s", entry.start_s},
         {"end_s", entry.end_s >= 0 ? entry.end_s : elapsed_s()}};
-    for (const char* phase : {"startup", "compile", "cases", "ab", "store", "bench"}) {
-      const std::string key = std::string(phase) + "_ms";
-      if (entry.phases.contains(key))
-        item[std::string(phase) + "_s"] = entry.phases.value(key, 0.0) / 1e3;
+    if (const std::optional<ItemSummary>& p = entry.phases) {
+      for (const auto& [phase, ms] : {std::pair<const char*, double>{"startup_s", p->startup_ms},
+                                      {"compile_s", p->compile_ms},
+                                      {"cases_s", p->cases_ms},
+                                      {"ab_s", p->ab_ms},
+                                      {"store_s", p->store_ms},
+                                      {"bench_s", p->bench_ms}}) {
+        item[phase] = ms / 1e3;
+      }
+      item["cases"] = p->cases;
     }
-    if (entry.phases.contains("cases")) item["cases"] = entry.phases["cases"];
     items.push_back(std::move(item));
   }
   return items;

@@ -10,10 +10,13 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "runner/scheduler/rank_reports.h"
 
 namespace opverify {
 
@@ -43,10 +46,9 @@ class Progress {
   Progress(ProgressPlan plan, ProgressOutput output);
   // The plan of `total_items` items of unknown size, kPlain or kLine.
   Progress(int total_items, bool terminal, double plain_interval_s = 5.0, std::FILE* out = stderr);
-  // A worker's report: one case's summary ({case_id, op, index, passed,
-  // error_type, message, dtype, wall_ms, ...}) or an item's or benchmark's
-  // ({kind: "item"|"bench", ...}). `rank`: the worker's.
-  void CaseDone(int rank, const nlohmann::json& summary);
+  // A worker's report (rank_reports.h): one case's summary, or an item's or
+  // a benchmark's. `rank`: the worker's.
+  void CaseDone(int rank, const nlohmann::json& report);
   void ItemStarted(int rank, int item_id, int op_index);  // handed to that worker
   void ItemDone(int rank);                                // that worker asked for more (or gave up)
   void Tick();                                            // redraw if due
@@ -81,7 +83,7 @@ class Progress {
   std::string StateText() const;  // the line without its clock
   void Draw(const std::string& line);
   void PrintAbove(const std::string& text);  // a whole line, the live line redrawn after it
-  void WriteJsonl(int rank, const nlohmann::json& summary);
+  void WriteJsonl(int rank, const CaseSummary& summary);
 
   ProgressPlan plan_;
   ProgressOutput output_;
@@ -96,10 +98,10 @@ class Progress {
     int op_index = -1;
     double start_s = 0;
     double end_s = -1;                                 // -1: still running
-    nlohmann::json phases = nlohmann::json::object();  // the item summary's *_ms
+    std::optional<ItemSummary> phases = std::nullopt;  // the item's summary, where it sent one
   };
   // The rank's open timeline entry ends now, with `phases` where given.
-  void EndTimelineEntry(int rank, const nlohmann::json* phases);
+  void EndTimelineEntry(int rank, const ItemSummary* phases);
 
   std::map<int, InFlight> in_flight_;       // rank -> its item
   std::vector<TimelineEntry> timeline_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "runner/common/failure_type.h"
 #include "runner/common/sha256.h"
 #include "runner/common/strings.h"
 #include "runner/common/utf8.h"
@@ -147,7 +148,7 @@ void CheckSameBits(const std::vector<std::string>& first_sha, const std::string&
   for (std::size_t k = 0; k < trial->actual_sha256.size() && k < first_sha.size(); ++k) {
     if (trial->actual_sha256[k] == first_sha[k]) continue;
     trial->passed = false;
-    trial->error_type = "Nondeterministic";
+    trial->error_type = FailureKindName(FailureKind::kNondeterministic);
     trial->error_msg = which + "output " + std::to_string(k) +
                        " differs bit for bit from run 1 (sha256 " + first_sha[k].substr(0, 16) +
                        "... then " + trial->actual_sha256[k].substr(0, 16) +

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "runner/common/failure_type.h"
 #include "runner/common/utf8.h"
 
 namespace opverify {
@@ -16,17 +17,17 @@ namespace proto = executor_protocol;
 std::string CallErrorType(const CallResult& call) {
   switch (call.failure) {
     case CallFailure::kTimeout:
-      return "Timeout";
+      return std::string(FailureKindName(FailureKind::kTimeout));
     case CallFailure::kDied:
-      return "Crash";
+      return std::string(FailureKindName(FailureKind::kCrash));
     case CallFailure::kProtocol:
-      return "RuntimeError";
+      return std::string(FailureKindName(FailureKind::kRuntimeError));
     case CallFailure::kStopped:
       return std::string(kStoppedErrorType);
     case CallFailure::kNone:
       break;
   }
-  return call.reply.value("error_type", "RuntimeError");
+  return call.reply.value("error_type", std::string(FailureKindName(FailureKind::kRuntimeError)));
 }
 
 std::string CallErrorMessage(const CallResult& call) {
@@ -62,8 +63,9 @@ CallResult Joined(const CallResult& golden, CallResult actual) {
                        "and an implementation must not change them");
   }
   if (golden.tensors.size() != actual.tensors.size()) {
-    return Refused("ShapeMismatch", "Model returned " + std::to_string(golden.tensors.size()) +
-                                        " outputs, ModelNew " + std::to_string(actual.tensors.size()));
+    return Refused(std::string(FailureKindName(FailureKind::kShapeMismatch)),
+                   "Model returned " + std::to_string(golden.tensors.size()) +
+                       " outputs, ModelNew " + std::to_string(actual.tensors.size()));
   }
   json& reply = actual.reply;
   for (const char* key : {"golden_device", "golden_precision", "fallback_reason"}) {

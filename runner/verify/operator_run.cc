@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "runner/common/failure_type.h"
 #include "runner/common/strings.h"
 #include "runner/common/terminal_text.h"
 #include "runner/common/user_file.h"
@@ -182,7 +183,8 @@ bool OperatorRun::Lint() {
     session_.Spoil();
     const auto [type, why] = LintFailure(out_.lint);
     spdlog::warn("{}: lint: {}", spec_.name, why);
-    FailAll(0, "LintError", why + ": " + out_.lint.dump(), type, DescribeCases());
+    FailAll(0, std::string(FailureKindName(FailureKind::kLintError)), why + ": " + out_.lint.dump(),
+            type, DescribeCases());
     return false;
   }
   for (const json& waiver : lint_waivers_)
@@ -206,7 +208,7 @@ void OperatorRun::RunCases() {
     if (!hidden_state_failure_.empty()) {
       CaseOutcome c;
       c.index = i;
-      c.error_type = "HiddenStateMismatch";
+      c.error_type = FailureKindName(FailureKind::kHiddenStateMismatch);
       c.error_msg = hidden_state_failure_;
       Finish(std::move(c));
       continue;
@@ -314,7 +316,7 @@ void OperatorRun::TakeFailure(const CallError& error, const std::string& which,
   spdlog::warn("{} [case {}/{}] {}: {}", spec_.name, trial->index + 1, case_count_,
                trial->error_type,
                TerminalLine(trial->error_msg, 200));  // one console line; the record keeps it all
-  if (trial->error_type == "HiddenStateMismatch") {
+  if (FailureType::FromText(trial->error_type) == FailureKind::kHiddenStateMismatch) {
     hidden_state_failure_ =
         "the hidden-state probe failed before case " + std::to_string(trial->index + 1) +
         " (Model's state differs from ModelNew's, so no output can be judged): " +
@@ -420,7 +422,7 @@ CaseOutcome RunCaseAlone(const OperatorSpec& spec, RunOptions options, int index
   if (!outcome.cases.empty()) return std::move(outcome.cases.front());
   CaseOutcome missing;
   missing.index = index;
-  missing.error_type = "RuntimeError";
+  missing.error_type = FailureKindName(FailureKind::kRuntimeError);
   missing.error_msg = "the case did not run again";
   return missing;
 }

@@ -26,12 +26,19 @@ json Verdict(DType dtype, const std::vector<double>& golden, const std::vector<d
   return VerdictToJson(Judge(OwnedTensor(dtype, golden), OwnedTensor(dtype, actual), options));
 }
 
+// The verdict as a stored record's output is read back.
+OutputVerdict Output(DType dtype, const std::vector<double>& golden,
+                     const std::vector<double>& actual, Standard standard = Standard::kEco,
+                     InputType input = InputType::kFloat) {
+  return Verdict(dtype, golden, actual, standard, input).get<OutputVerdict>();
+}
+
 std::vector<double> Ones(std::size_t n) { return std::vector<double>(n, 1.0); }
 
 TEST(PrecisionMargin, EcoIsTheMismatchedShareOfTheOnePercentAllowed) {
   std::vector<double> actual = Ones(1000);
   for (int i = 0; i < 5; ++i) actual[i] = 1.0 + 4e-3;  // outside 2^-10 + 2^-16: 0.5% of elements
-  const std::optional<OutputMargin> m = MarginOf(Verdict(DType::kFloat32, Ones(1000), actual));
+  const std::optional<OutputMargin> m = MarginOf(Output(DType::kFloat32, Ones(1000), actual));
   ASSERT_TRUE(m);
   EXPECT_EQ(m->route, "eco");
   EXPECT_NEAR(m->ratio, 0.5, 1e-9);
@@ -44,7 +51,7 @@ TEST(PrecisionMargin, EcoIsTheMismatchedShareOfTheOnePercentAllowed) {
 TEST(PrecisionMargin, AnElementOverTheHardLimitIsAtTheThreshold) {
   std::vector<double> actual = Ones(1000);
   actual[7] = 1.5;  // |diff| 0.5 > max(1e-2, 32 ULP, atol + rtol): 0.1% mismatched
-  const std::optional<OutputMargin> m = MarginOf(Verdict(DType::kFloat32, Ones(1000), actual));
+  const std::optional<OutputMargin> m = MarginOf(Output(DType::kFloat32, Ones(1000), actual));
   ASSERT_TRUE(m);
   EXPECT_DOUBLE_EQ(m->ratio, 1.0);
   EXPECT_FALSE(m->passed);
@@ -55,7 +62,7 @@ TEST(PrecisionMargin, MereMareIsTheCloserOfMereAndMare) {
   std::vector<double> actual = Ones(100);
   actual[0] = 1.0 + 20 * 0x1p-10;  // MARE 20 T: over 10 T, so failed
   const std::optional<OutputMargin> m =
-      MarginOf(Verdict(DType::kFloat16, Ones(100), actual, Standard::kMereMare));
+      MarginOf(Output(DType::kFloat16, Ones(100), actual, Standard::kMereMare));
   ASSERT_TRUE(m);
   EXPECT_EQ(m->route, "mere_mare");
   EXPECT_NEAR(m->ratio, 2.0, 0.01);
@@ -65,7 +72,7 @@ TEST(PrecisionMargin, MereMareIsTheCloserOfMereAndMare) {
 
 TEST(PrecisionMargin, QuantIsTheLargestDifferenceOfTheOneAllowed) {
   const std::optional<OutputMargin> m =
-      MarginOf(Verdict(DType::kInt8, {1, 2, 3}, {1, 3, 3}, Standard::kEco, InputType::kFloat));
+      MarginOf(Output(DType::kInt8, {1, 2, 3}, {1, 3, 3}, Standard::kEco, InputType::kFloat));
   ASSERT_TRUE(m);
   EXPECT_EQ(m->route, "quant");
   EXPECT_DOUBLE_EQ(m->ratio, 1.0);
@@ -73,9 +80,9 @@ TEST(PrecisionMargin, QuantIsTheLargestDifferenceOfTheOneAllowed) {
 }
 
 TEST(PrecisionMargin, ExactAndShapeMismatchHaveNothingToRank) {
-  EXPECT_FALSE(MarginOf(Verdict(DType::kInt32, {1, 2}, {1, 2}, Standard::kEco, InputType::kInt)));
-  EXPECT_FALSE(MarginOf(json{{"route", "eco"}, {"metrics", nullptr}}));
-  EXPECT_FALSE(MarginOf(json("garbage")));
+  EXPECT_FALSE(MarginOf(Output(DType::kInt32, {1, 2}, {1, 2}, Standard::kEco, InputType::kInt)));
+  EXPECT_FALSE(MarginOf(json{{"route", "eco"}, {"metrics", nullptr}}.get<OutputVerdict>()));
+  EXPECT_FALSE(MarginOf(json("garbage").get<OutputVerdict>()));
 }
 
 CaseRecord Case(const std::string& op, json verdict) {
@@ -100,7 +107,7 @@ TEST(PrecisionMargin, OperatorsAreRankedWithinTheirRoute) {
            {"eco_far", Verdict(DType::kFloat32, Ones(1000), far)}}) {
     OperatorModel op;
     op.name = name;
-    op.cases.push_back(Case(name, verdict));
+    op.cases.emplace_back(Case(name, verdict));
     run.operators.push_back(std::move(op));
   }
   const std::vector<LeastPreciseRow> rows = LeastPrecise(run, 10);

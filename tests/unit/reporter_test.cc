@@ -58,12 +58,14 @@ RunModel SampleRun() {
   RunModel run;
   run.run_dir = "/runs/sample";
   run.run_info = {{"manifest", "/jobs/sample.json"}, {"manifest_name", "sample"}, {"ranks", 2}};
+  run.info = run.run_info.get<RunInfo>();
   OperatorModel bad;
   bad.name = "<b>bad</b>";
-  bad.cases = {Case(bad.name, 0, true), Case(bad.name, 1, false)};
-  bad.cases[1].ab = {{"classification", "real_defect"},
-                     {"attempts", json::array({{{"label", "fresh_cache"}}})}};
-  bad.facts = {{"impl_name", "cpu_impl"}};
+  CaseRecord defect = Case(bad.name, 1, false);
+  defect.ab = {{"classification", "real_defect"},
+               {"attempts", json::array({{{"label", "fresh_cache"}}})}};
+  bad.cases = {CaseModel(Case(bad.name, 0, true)), CaseModel(defect)};
+  bad.facts.impl_name = "cpu_impl";
   bad.passed = 1;
   bad.failed = 1;
   bad.error_types = {{"AccuracyError", 1}};
@@ -73,7 +75,7 @@ RunModel SampleRun() {
   bad.repro = "opverify-batch '/jobs/sample.json' --filter '<b>bad</b>'";
   OperatorModel relu;
   relu.name = "relu";
-  relu.cases = {Case("relu", 0, true)};
+  relu.cases = {CaseModel(Case("relu", 0, true))};
   relu.passed = 1;
   relu.wall_s = 0.25;
   relu.dtypes = {{"float32", {1, 0}}};
@@ -97,13 +99,12 @@ RunModel SampleRun() {
   run.totals.failed = 1;
   FailureRow failure{"<b>bad</b>/1",
                      "<b>bad</b>",
-                     "AccuracyError",
+                     FailureKind::kAccuracyError,
                      "max diff <0.5> | too large",
                      0,
                      "shards/rank-0000.h5:/cases/000001",
-                     json("real_defect"),
-                     bad.repro,
-                     nullptr};
+                     bad.cases[1].content.ab,
+                     bad.repro};
   run.failures = {failure};
   run.error_types = {{"AccuracyError", 1}};
   run.ab = {{"real_defect", 1}};

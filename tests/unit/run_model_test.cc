@@ -91,7 +91,7 @@ TEST(RunModel, CasesAreInCaseOrderAndFactsAndBenchmarksAreNotCases) {
   ASSERT_EQ(add.cases.size(), 3u);
   EXPECT_EQ(add.cases[0].case_index, 0);
   EXPECT_EQ(add.cases[2].case_index, 2);
-  EXPECT_EQ(add.facts.value("impl_name", ""), "x");
+  EXPECT_EQ(add.facts.impl_name, "x");
   EXPECT_EQ(run.totals.cases, 3);
 }
 
@@ -121,9 +121,10 @@ TEST(RunModel, AFailureKeepsItsAbClassAndTheRunCountsIt) {
   const RunModel run = Build({defect, unclassified, Case("op", 2, false)});
   ASSERT_EQ(run.failures.size(), 3u);
   ASSERT_TRUE(run.failures[0].ab.has_value());
-  EXPECT_EQ(*run.failures[0].ab, "real_defect");
+  EXPECT_EQ(run.failures[0].AbClass(), "real_defect");
   ASSERT_TRUE(run.failures[1].ab.has_value());
-  EXPECT_TRUE(run.failures[1].ab->is_null());
+  EXPECT_FALSE(run.failures[1].AbClass().has_value());
+  EXPECT_TRUE(run.failures[1].ab->ClassificationJson().is_null());
   EXPECT_FALSE(run.failures[2].ab.has_value());  // no A/B record at all
   EXPECT_EQ(run.ab.at("real_defect"), 1);
   EXPECT_EQ(run.ab.at("none"), 1);
@@ -282,12 +283,13 @@ TEST(RunModel, TheRunFolderInfoAndProblemsAreKept) {
 }
 
 TEST(RunVersionLine, NamesTheBuildThatRanTheRunOrNothing) {
-  EXPECT_EQ(RunVersionLine({{"opverify", {{"version", "0.1.0"}, {"commit", "abc1234"}}}}),
+  const auto line = [](const json& run_info) { return RunVersionLine(run_info.get<RunInfo>()); };
+  EXPECT_EQ(line({{"opverify", {{"version", "0.1.0"}, {"commit", "abc1234"}}}}),
             "opverify 0.1.0 (abc1234)");
-  EXPECT_EQ(RunVersionLine({{"opverify", {{"version", "0.1.0"}}}}), "opverify 0.1.0");
-  EXPECT_EQ(RunVersionLine(json::object()), "");             // a run from before versions
-  EXPECT_EQ(RunVersionLine({{"opverify", "garbled"}}), "");  // never throws on a bad file
-  EXPECT_EQ(RunVersionLine({{"opverify", {{"version", 3}}}}), "");
+  EXPECT_EQ(line({{"opverify", {{"version", "0.1.0"}}}}), "opverify 0.1.0");
+  EXPECT_EQ(line(json::object()), "");             // a run from before versions
+  EXPECT_EQ(line({{"opverify", "garbled"}}), "");  // never throws on a bad file
+  EXPECT_EQ(line({{"opverify", {{"version", 3}}}}), "");
 }
 
 }  // namespace

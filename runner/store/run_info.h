@@ -1,0 +1,49 @@
+// What a run recorded of itself (summary.json's top level, written by
+// opverify-batch's rank 0, runner/batch/batch_reports.cc), as far as the
+// reports and opverify-reduce read it. The JSON itself is copied into the
+// next summary as given; this type is its fields, read once. A field absent,
+// null or of another type keeps its default.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace opverify {
+
+// The build that wrote or reduced a run: summary.json's "opverify" and "reduced_with".
+struct BuildStamp {
+  std::optional<std::string> version;
+  std::optional<std::string> commit;
+};
+
+// summary.json's "timing", in seconds.
+struct RunTiming {
+  std::optional<double> run_wall_s;  // the run's wall time
+  double store_s = 0, ab_s = 0, bench_s = 0;
+  std::optional<double> item_s;  // the work items' summed time
+};
+
+struct RunInfo {
+  std::optional<std::string> manifest;  // the manifest's absolute path
+  std::optional<std::string> manifest_name;
+  std::optional<std::string> backend;
+  std::optional<std::string> launcher;
+  std::optional<std::string> started_at;
+  std::optional<int> ranks;
+  std::optional<RunTiming> timing;  // when an object
+  // How the run stopped early: the signal's name, or --maxfail's count; and
+  // the work items it never started.
+  std::optional<std::string> stopped_by_signal;
+  std::optional<int> stopped_by_maxfail;  // max_failures, when stopped_by_maxfail is an object
+  int unassigned_items = 0;
+  std::optional<BuildStamp> opverify;      // when an object
+  std::optional<BuildStamp> reduced_with;  // when an object
+};
+
+void from_json(const nlohmann::json& j, BuildStamp& b);
+void from_json(const nlohmann::json& j, RunTiming& t);
+void from_json(const nlohmann::json& j, RunInfo& info);
+
+}  // namespace opverify

@@ -257,9 +257,9 @@ Result<ProgressStreams> OpenConsole(const BatchOptions& options, int rank) {
 }
 
 // The sandbox checked and this rank's folder in the run made: that folder
-// (the rank's cache in the run), or nullopt when the run cannot go on
-// (exit 2, the reason printed).
-std::optional<std::string> PrepareRank(BatchOptions& options, const LaunchInfo& launch, int rank) {
+// (the rank's cache in the run), or why the run cannot go on (exit 2, the
+// reason printed: the sandbox's by rank 0, as every rank finds the same).
+Result<std::string> PrepareRank(BatchOptions& options, const LaunchInfo& launch, int rank) {
   if (!options.sandbox.memory_bytes)
     options.sandbox.memory_bytes = DefaultMemoryLimit(launch.local_size);
   if (Result<SandboxChoice> sandbox =
@@ -267,15 +267,14 @@ std::optional<std::string> PrepareRank(BatchOptions& options, const LaunchInfo& 
       !sandbox.ok()) {
     if (rank == 0)
       std::fprintf(stderr, "opverify-batch: %s\n", sandbox.status().ToString().c_str());
-    return std::nullopt;
+    return sandbox.status();
   }
   Result<std::string> prepared = PrepareRankFolder(options.run_dir, rank, options.verbosity);
   if (!prepared.ok()) {
     std::fprintf(stderr, "opverify-batch: %s\n",
                  TerminalSafe(prepared.status().ToString()).c_str());
-    return std::nullopt;
   }
-  return std::move(prepared).value();
+  return prepared;
 }
 
 // Rank 0 writes what the run promises (plan.json) and what its selection
@@ -299,13 +298,15 @@ int RunRankWork(Comm* world, const BatchFlags& flags, const JobManifest& job,
   const int rank = setup.rank;
   const int size = world ? world->size() : 1;
   BindDevice(launch, options.backend, rank, &setup);
-  if (options.resume && !LoadResumeState(options.run_dir, &setup)) return 2;
+  // A rank that cannot work leaves so that the others are not left waiting for it.
+  if (options.resume && !LoadResumeState(options.run_dir, &setup))
+    return AbandonRank(world, "--resume: the run's stored results cannot be read", 2);
   Result<std::unique_ptr<ShardWriter>> shard =
       ShardWriter::Create(options.run_dir, rank, options.store,
                           options.fsync ? Durability::kMachineCrash : Durability::kProcessCrash);
   if (!shard.ok()) {
     spdlog::critical("{}", shard.status().ToString());
-    return 2;
+    return AbandonRank(world, "its shard: " + shard.status().ToString(), 2);
   }
   setup.shard = shard.value().get();
   ExecutorPool pool;
@@ -343,13 +344,23 @@ int Run(int argc, char** argv) {
   const int rank = world ? world->rank() : 0;
   const int size = world ? world->size() : 1;
   nlohmann::json left_out = nlohmann::json::array();
+  // A rank that ends here says so (EndBeforeRun): the others do not wait for it.
   std::optional<JobManifest> job = LoadJob(options, rank, &exit_code, &left_out);
-  if (!job) return exit_code;
-  if (std::optional<int> ended = EndsBeforeRun(*job, options, rank)) return *ended;
+  if (!job) {
+    EndBeforeRun(world.get(), Printf("its manifest, --rerun-failed or selection was refused "
+                                     "(exit %d; rank 0 says why when it refuses them too)",
+                                     exit_code));
+    return exit_code;
+  }
+  if (std::optional<int> ended = EndsBeforeRun(*job, options, rank)) {
+    EndBeforeRun(world.get(), "it had nothing to run (--list, or no failed case to run again)");
+    return *ended;
+  }
   Result<ProgressStreams> console = OpenConsole(options, rank);
   if (!console.ok()) {
     if (rank == 0)
       std::fprintf(stderr, "opverify-batch: %s\n", console.status().ToString().c_str());
+    EndBeforeRun(world.get(), console.status().ToString());
     return 2;
   }
   RunLock lock;  // rank 0's, held until the reports are written
@@ -360,13 +371,13 @@ int Run(int argc, char** argv) {
     if (rank == 0) PrintWorkPlan(*job, items, options.run_dir);
     return 0;
   }
-  const std::optional<std::string> run_cache = PrepareRank(options, launch, rank);
-  if (!run_cache) return 2;
-  const std::string cache = RankCacheFolder(options, rank, *run_cache);
+  const Result<std::string> run_cache = PrepareRank(options, launch, rank);
+  if (!run_cache.ok()) return AbandonRank(world.get(), run_cache.status().ToString(), 2);
+  const std::string cache = RankCacheFolder(options, rank, run_cache.value());
   if (rank == 0) RecordRun(*job, options, left_out);
   spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}, compiler cache {}",
                options.jobs_path, rank, size, launch.launcher, options.run_dir, cache);
-  WorkerSetup setup = MakeWorkerSetup(*job, options, rank, *run_cache, cache);
+  WorkerSetup setup = MakeWorkerSetup(*job, options, rank, run_cache.value(), cache);
   return RunRankWork(world.get(), *flags, *job, launch, items, setup, console.value());
 }
 

@@ -173,9 +173,9 @@ void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
   std::vector<std::string> task_files;
   std::map<std::string, std::size_t> count_of;  // operator -> index in the counts
   for (const OperatorJob& op : job.operators) {
-    if (!op.cases.empty() || !op.override_spec.is_null()) continue;
+    if (!op.cases.empty() || !op.code.override_spec.is_null()) continue;
     count_of[op.name] = task_files.size();
-    task_files.push_back(op.task_file);
+    task_files.push_back(op.code.task_file);
   }
   Result<std::vector<StaticCaseCount>> counts = CountOwnCases(task_files);
   if (!counts.ok())
@@ -187,7 +187,7 @@ void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
     const std::size_t sweep =
         item.case_indices.empty() ? op.cases.size() : item.case_indices.size();
     std::string cases = std::to_string(sweep) + " sweep cases";
-    if (!op.override_spec.is_null() && op.cases.empty()) cases = "1 case";
+    if (!op.code.override_spec.is_null() && op.cases.empty()) cases = "1 case";
     if (const auto own = count_of.find(op.name); own != count_of.end()) {
       const StaticCaseCount* count = counts.ok() ? &counts.value()[own->second] : nullptr;
       cases = count != nullptr && count->count ? "its own cases: " + std::to_string(*count->count)
@@ -211,9 +211,11 @@ WorkerSetup MakeWorkerSetup(const JobManifest& job, const BatchOptions& options,
   setup.rank = rank;
   setup.cache_dir = (fs::path(cache) / "triton").string();
   setup.ab_cache_parent = (fs::path(run_cache) / "ab").string();
-  setup.executor_log =
+  setup.run.backend = options.backend;
+  setup.run.executor.log_path =
       (fs::path(options.run_dir) / "logs" / Printf("rank-%04d.executor.log", rank)).string();
-  setup.executor_env = CompilerCacheEnvironment(cache);
+  setup.run.executor.env = CompilerCacheEnvironment(cache);
+  setup.run.executor.sandbox = options.sandbox;
   return setup;
 }
 
@@ -226,7 +228,7 @@ void BindDevice(const LaunchInfo& launch, const std::string& backend, int rank,
   const std::optional<std::string> device = DeviceForRank(
       launch.local_rank, inherited ? std::optional<std::string>(inherited) : std::nullopt,
       devices.count);
-  if (device) setup->executor_env.emplace_back(devices.visible_variable, *device);
+  if (device) setup->run.executor.env.emplace_back(devices.visible_variable, *device);
   spdlog::info("rank {}: local rank {}, {}={}", rank, launch.local_rank, devices.visible_variable,
                device ? *device : (inherited ? inherited : "(all)"));
 }
@@ -310,8 +312,8 @@ int RunRankWork(Comm* world, const BatchFlags& flags, const JobManifest& job,
   }
   setup.shard = shard.value().get();
   ExecutorPool pool;
-  setup.pool = &pool;
-  setup.stop = &g_stop_signal;
+  setup.run.pool = &pool;
+  setup.run.executor.stop = &g_stop_signal;
   CoordinatorChannel channel(/*await_count=*/options.max_failures > 0);
   setup.channel = &channel;
   InstallStopHandlers();

@@ -71,7 +71,7 @@ CaseRecord CaseRecordOf(const CaseOutcome& c, const OperatorJob& op, const std::
   record.extra["golden_device"] = c.golden_device;
   record.extra["details"] = json::parse(CaseDetails(c).dump());
   if (!c.passed) record.extra["failure"] = json::parse(FailureEntry(c).dump());
-  record.extra["impl_name"] = op.impl_name;
+  record.extra["impl_name"] = op.code.impl_name;
   record.extra["actual_sha256"] = c.actual_sha256;
   return record;
 }
@@ -88,8 +88,8 @@ CaseRecord OperatorFacts(const OperatorOutcome& outcome, const OperatorJob& op,
                 {"non_compute", outcome.non_compute},
                 {"non_compute_given", outcome.non_compute_given},
                 {"case_count", outcome.case_count},
-                {"impl_name", op.impl_name},
-                {"task_file", op.task_file},
+                {"impl_name", op.code.impl_name},
+                {"task_file", op.code.task_file},
                 {"lint_enabled", op.config.lint},
                 {"allow_torch", outcome.declared_allowances},
                 {"allow_torch_checked", outcome.allowances_checked()}};

@@ -173,9 +173,9 @@ void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
   std::vector<std::string> task_files;
   std::map<std::string, std::size_t> count_of;  // operator -> index in the counts
   for (const OperatorJob& op : job.operators) {
-    if (!op.cases.empty() || !op.override_spec.is_null()) continue;
+    if (!op.cases.empty() || !op.code.override_spec.is_null()) continue;
     count_of[op.name] = task_files.size();
-    task_files.push_back(op.task_file);
+    task_files.push_back(op.code.task_file);
   }
   Result<std::vector<StaticCaseCount>> counts = CountOwnCases(task_files);
   if (!counts.ok())
@@ -187,7 +187,7 @@ void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
     const std::size_t sweep =
         item.case_indices.empty() ? op.cases.size() : item.case_indices.size();
     std::string cases = std::to_string(sweep) + " sweep cases";
-    if (!op.override_spec.is_null() && op.cases.empty()) cases = "1 case";
+    if (!op.code.override_spec.is_null() && op.cases.empty()) cases = "1 case";
     if (const auto own = count_of.find(op.name); own != count_of.end()) {
       const StaticCaseCount* count = counts.ok() ? &counts.value()[own->second] : nullptr;
       cases = count != nullptr && count->count ? "its own cases: " + std::to_string(*count->count)
@@ -211,9 +211,11 @@ WorkerSetup MakeWorkerSetup(const JobManifest& job, const BatchOptions& options,
   setup.rank = rank;
   setup.cache_dir = (fs::path(cache) / "triton").string();
   setup.ab_cache_parent = (fs::path(run_cache) / "ab").string();
-  setup.executor_log =
+  setup.run.backend = options.backend;
+  setup.run.executor.log_path =
       (fs::path(options.run_dir) / "logs" / Printf("rank-%04d.executor.log", rank)).string();
-  setup.executor_env = CompilerCacheEnvironment(cache);
+  setup.run.executor.env = CompilerCacheEnvironment(cache);
+  setup.run.executor.sandbox = options.sandbox;
   return setup;
 }
 
@@ -226,7 +228,7 @@ void BindDevice(const LaunchInfo& launch, const std::string& backend, int rank,
   const std::optional<std::string> device = DeviceForRank(
       launch.local_rank, inherited ? std::optional<std::string>(inherited) : std::nullopt,
       devices.count);
-  if (device) setup->executor_env.emplace_back(devices.visible_variable, *device);
+  if (device) setup->run.executor.env.emplace_back(devices.visible_variable, *device);
   spdlog::info("rank {}: local rank {}, {}={}", rank, launch.local_rank, devices.visible_variable,
                device ? *device : (inherited ? inherited : "(all)"));
 }
@@ -257,9 +259,9 @@ Result<ProgressStreams> OpenConsole(const BatchOptions& options, int rank) {
 }
 
 // The sandbox checked and this rank's folder in the run made: that folder
-// (the rank's cache in the run), or nullopt when the run cannot go on
-// (exit 2, the reason printed).
-std::optional<std::string> PrepareRank(BatchOptions& options, const LaunchInfo& launch, int rank) {
+// (the rank's cache in the run), or why the run cannot go on (exit 2, the
+// reason printed: the sandbox's by rank 0, as every rank finds the same).
+Result<std::string> PrepareRank(BatchOptions& options, const LaunchInfo& launch, int rank) {
   if (!options.sandbox.memory_bytes)
     options.sandbox.memory_bytes = DefaultMemoryLimit(launch.local_size);
   if (Result<SandboxChoice> sandbox =
@@ -267,15 +269,14 @@ std::optional<std::string> PrepareRank(BatchOptions& options, const LaunchInfo& 
       !sandbox.ok()) {
     if (rank == 0)
       std::fprintf(stderr, "opverify-batch: %s\n", sandbox.status().ToString().c_str());
-    return std::nullopt;
+    return sandbox.status();
   }
   Result<std::string> prepared = PrepareRankFolder(options.run_dir, rank, options.verbosity);
   if (!prepared.ok()) {
     std::fprintf(stderr, "opverify-batch: %s\n",
                  TerminalSafe(prepared.status().ToString()).c_str());
-    return std::nullopt;
   }
-  return std::move(prepared).value();
+  return prepared;
 }
 
 // Rank 0 writes what the run promises (plan.json) and what its selection
@@ -299,18 +300,20 @@ int RunRankWork(Comm* world, const BatchFlags& flags, const JobManifest& job,
   const int rank = setup.rank;
   const int size = world ? world->size() : 1;
   BindDevice(launch, options.backend, rank, &setup);
-  if (options.resume && !LoadResumeState(options.run_dir, &setup)) return 2;
+  // A rank that cannot work leaves so that the others are not left waiting for it.
+  if (options.resume && !LoadResumeState(options.run_dir, &setup))
+    return AbandonRank(world, "--resume: the run's stored results cannot be read", 2);
   Result<std::unique_ptr<ShardWriter>> shard =
       ShardWriter::Create(options.run_dir, rank, options.store,
                           options.fsync ? Durability::kMachineCrash : Durability::kProcessCrash);
   if (!shard.ok()) {
     spdlog::critical("{}", shard.status().ToString());
-    return 2;
+    return AbandonRank(world, "its shard: " + shard.status().ToString(), 2);
   }
   setup.shard = shard.value().get();
   ExecutorPool pool;
-  setup.pool = &pool;
-  setup.stop = &g_stop_signal;
+  setup.run.pool = &pool;
+  setup.run.executor.stop = &g_stop_signal;
   CoordinatorChannel channel(/*await_count=*/options.max_failures > 0);
   setup.channel = &channel;
   InstallStopHandlers();
@@ -343,13 +346,23 @@ int Run(int argc, char** argv) {
   const int rank = world ? world->rank() : 0;
   const int size = world ? world->size() : 1;
   nlohmann::json left_out = nlohmann::json::array();
+  // A rank that ends here says so (EndBeforeRun): the others do not wait for it.
   std::optional<JobManifest> job = LoadJob(options, rank, &exit_code, &left_out);
-  if (!job) return exit_code;
-  if (std::optional<int> ended = EndsBeforeRun(*job, options, rank)) return *ended;
+  if (!job) {
+    EndBeforeRun(world.get(), Printf("its manifest, --rerun-failed or selection was refused "
+                                     "(exit %d; rank 0 says why when it refuses them too)",
+                                     exit_code));
+    return exit_code;
+  }
+  if (std::optional<int> ended = EndsBeforeRun(*job, options, rank)) {
+    EndBeforeRun(world.get(), "it had nothing to run (--list, or no failed case to run again)");
+    return *ended;
+  }
   Result<ProgressStreams> console = OpenConsole(options, rank);
   if (!console.ok()) {
     if (rank == 0)
       std::fprintf(stderr, "opverify-batch: %s\n", console.status().ToString().c_str());
+    EndBeforeRun(world.get(), console.status().ToString());
     return 2;
   }
   RunLock lock;  // rank 0's, held until the reports are written
@@ -360,13 +373,13 @@ int Run(int argc, char** argv) {
     if (rank == 0) PrintWorkPlan(*job, items, options.run_dir);
     return 0;
   }
-  const std::optional<std::string> run_cache = PrepareRank(options, launch, rank);
-  if (!run_cache) return 2;
-  const std::string cache = RankCacheFolder(options, rank, *run_cache);
+  const Result<std::string> run_cache = PrepareRank(options, launch, rank);
+  if (!run_cache.ok()) return AbandonRank(world.get(), run_cache.status().ToString(), 2);
+  const std::string cache = RankCacheFolder(options, rank, run_cache.value());
   if (rank == 0) RecordRun(*job, options, left_out);
   spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}, compiler cache {}",
                options.jobs_path, rank, size, launch.launcher, options.run_dir, cache);
-  WorkerSetup setup = MakeWorkerSetup(*job, options, rank, *run_cache, cache);
+  WorkerSetup setup = MakeWorkerSetup(*job, options, rank, run_cache.value(), cache);
   return RunRankWork(world.get(), *flags, *job, launch, items, setup, console.value());
 }
 

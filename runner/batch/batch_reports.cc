@@ -87,6 +87,10 @@ json RunInfoJson(const BatchFlags& flags, const std::string& job_name, const Lau
     run_info["stopped_by_maxfail"] = {{"max_failures", options.max_failures}};
     run_info["unassigned_items"] = outcome.unassigned;
   }
+  if (!outcome.ranks_left.empty()) {  // each already logged by the coordinator
+    run_info["ranks_left"] = outcome.ranks_left;
+    run_info["unassigned_items"] = outcome.unassigned;
+  }
   return run_info;
 }
 
@@ -100,6 +104,14 @@ std::string StoppedNote(const BatchOptions& options, const RankOutcome& outcome,
     return Printf(
         " (stopped after --maxfail %d: %d work items not started; --resume runs the rest)",
         options.max_failures, outcome.unassigned);
+  }
+  if (!outcome.ranks_left.empty()) {
+    int lost = 0;
+    for (const json& left : outcome.ranks_left) lost += left["lost_item"].is_null() ? 0 : 1;
+    return Printf(
+        " (%zu ranks left the run early: %d work items lost, %d not started (summary.json's "
+        "ranks_left); --resume runs the rest)",
+        outcome.ranks_left.size(), lost, outcome.unassigned);
   }
   return "";
 }

@@ -13,7 +13,7 @@ namespace opverify {
 
 // Writes results.h5 and the reports of the run in flags.options.run_dir and
 // returns the program's exit code: 2 when the reports could not be written
-// or a worker failed, 1 when a stop signal cut the run short or a case
+// or a worker failed or left the run, 1 when a stop signal cut the run short or a case
 // failed (or none ran, or results the run's plan promised are unreadable
 // or missing), 0 when every case passed.
 int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,

@@ -73,7 +73,7 @@ CaseRecord CaseRecordOf(const CaseOutcome& c, const OperatorJob& op, const std::
   record.extra["golden_device"] = c.golden_device;
   record.extra["details"] = json::parse(CaseDetails(c).dump());
   if (!c.passed) record.extra["failure"] = json::parse(FailureEntry(c).dump());
-  record.extra["impl_name"] = op.impl_name;
+  record.extra["impl_name"] = op.code.impl_name;
   record.extra["actual_sha256"] = c.actual_sha256;
   return record;
 }
@@ -91,8 +91,8 @@ CaseRecord OperatorFactsRecord(const OperatorOutcome& outcome, const OperatorJob
   facts.non_compute = outcome.non_compute;
   facts.non_compute_given = outcome.non_compute_given;
   facts.case_count = outcome.case_count;
-  facts.impl_name = op.impl_name;
-  facts.task_file = op.task_file;
+  facts.impl_name = op.code.impl_name;
+  facts.task_file = op.code.task_file;
   facts.lint_enabled = op.config.lint;
   facts.allow_torch = outcome.declared_allowances;
   facts.allow_torch_checked = outcome.allowances_checked();

@@ -1,6 +1,8 @@
 #include "runner/batch/rank_role.h"
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -20,6 +22,23 @@ nlohmann::json ChunkedTimeline(nlohmann::json timeline, const std::vector<WorkIt
   return timeline;
 }
 
+// summary.json's "ranks_left" (RankOutcome's), the lost items' operators named from `op_names`.
+nlohmann::json RanksLeft(const std::vector<WorkerDeparture>& departures,
+                         const std::vector<std::string>& op_names) {
+  nlohmann::json left = nlohmann::json::array();
+  for (const WorkerDeparture& departure : departures) {
+    nlohmann::json lost = nullptr;
+    if (const std::optional<WorkItem>& item = departure.lost_item) {
+      const auto op = static_cast<std::size_t>(item->op_index);
+      lost = {{"item", item->id},
+              {"operator", op < op_names.size() ? op_names[op] : "#" + std::to_string(op)},
+              {"cases", item->case_indices}};
+    }
+    left.push_back({{"rank", departure.rank}, {"reason", departure.reason}, {"lost_item", lost}});
+  }
+  return left;
+}
+
 }  // namespace
 
 RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
@@ -35,8 +54,10 @@ RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
   std::thread worker([&] { WorkerLoop(local[1].get(), 0, run_item, channel); });
   std::vector<Comm*> links = {local[0].get()};
   if (size > 1) links.push_back(world);
+  const std::vector<std::string> op_names = plan.op_names;
   Progress progress(std::move(plan), output);
   const CoordinatorResult served = Coordinate(links, size, items, &progress, limits);
+  outcome.ranks_left = RanksLeft(served.departures, op_names);
   outcome.healthy = served.healthy;
   outcome.unassigned = served.unassigned;
   outcome.max_failures_reached = served.max_failures_reached;
@@ -52,6 +73,24 @@ RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
                       {"wall_s", progress.elapsed_s()},
                       {"items", ChunkedTimeline(progress.Timeline(), items)}};
   return outcome;
+}
+
+int AbandonRank(Comm* world, const std::string& reason, int exit_code) {
+  if (world == nullptr) return exit_code;
+  const bool worker = world->rank() != 0;
+  if (worker) {
+    LeaveWork(world, 0, reason);
+  } else {
+    // Its own worker asks once and is told to stop with the others.
+    ProgressOutput silent;
+    silent.style = ProgressOutput::Style::kNone;
+    RunRank(
+        world, {},
+        [](const WorkItem&, const std::function<void(const nlohmann::json&)>&) { return true; }, {},
+        nullptr, ProgressPlan{}, silent);
+  }
+  world->Barrier();
+  return worker ? 0 : exit_code;
 }
 
 }  // namespace opverify

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -15,14 +16,18 @@
 namespace opverify {
 
 struct RankOutcome {
-  bool healthy = true;  // no worker reported a failure it could not go on from
-  int unassigned = 0;   // items never handed out (after a stop signal or --maxfail)
+  bool healthy = true;  // no worker failed or left before it was told to stop
+  int unassigned = 0;   // items never handed out (a stop signal, --maxfail, every worker left)
   bool max_failures_reached = false;  // --maxfail stopped the run
   // Rank 0: the run's wall time and the sums of the case reports, in seconds.
   nlohmann::json timing = nlohmann::json::object();
   // Rank 0: summary.json's "timeline": {ranks, wall_s, items: Progress::Timeline()'s,
   // each with its "chunk" of "chunks"}.
   nlohmann::json timeline = nlohmann::json::object();
+  // Rank 0: summary.json's "ranks_left": each worker that left before it was
+  // told to stop (Coordinate's departures), {rank, reason, lost_item: null or
+  // {item, operator, cases (the item's case indices; [] the whole operator)}}.
+  nlohmann::json ranks_left = nlohmann::json::array();
 };
 
 // Serves `items` (rank 0) or works until told to stop (other ranks), running
@@ -33,5 +38,15 @@ struct RankOutcome {
 RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
                     const RunItemFunction& run_item, const CoordinatorLimits& limits,
                     CoordinatorChannel* channel, ProgressPlan plan, const ProgressOutput& output);
+
+// A rank that cannot do its share once the run folder is agreed: a worker
+// rank leaves (LeaveWork, saying `reason`); rank 0 hands out nothing and
+// tells every worker to stop, hearing each one out, so that none waits for
+// work; then every rank meets at the barrier, as after RunRank. Returns
+// `exit_code` on rank 0 (or alone), 0 on a worker rank: as after RunRank,
+// rank 0's exit code is the run's (it names the rank that left), and a
+// worker's non-zero exit may have mpirun end rank 0 before its reports.
+// `world`: as for RunRank.
+int AbandonRank(Comm* world, const std::string& reason, int exit_code);
 
 }  // namespace opverify

@@ -20,6 +20,7 @@
 #include "runner/common/strings.h"
 #include "runner/common/terminal_log.h"
 #include "runner/common/terminal_text.h"
+#include "runner/scheduler/coordinator.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -28,6 +29,9 @@ namespace opverify {
 namespace {
 
 constexpr int kTagConfig = 100;  // rank 0 -> every rank: the run folder
+constexpr int kTagReady = 101;   // every other rank -> rank 0: it goes on to the run folder
+// An other rank that ends before the run folder is agreed sends rank 0
+// kTagLeaving (the scheduler's), its reason the payload.
 
 void SetUpLogging(const std::string& run_dir, int rank, Verbosity verbosity) {
   std::vector<spdlog::sink_ptr> sinks;
@@ -128,16 +132,62 @@ std::string FollowLink(const std::string& folder) {
   return ec ? folder : (fs::path(folder).parent_path() / target).lexically_normal().string();
 }
 
+// Rank 0: every other rank's word before the run folder is chosen, kTagReady
+// or kTagLeaving. Returns the ranks that go on; *left gets "rank N: reason"
+// for each that ends.
+std::vector<int> HearEveryRank(Comm* world, std::vector<std::string>* left) {
+  std::vector<int> ready;
+  for (int heard = 1; heard < world->size();) {
+    const std::optional<Message> word = world->Receive(1.0);
+    if (!word || (word->tag != kTagReady && word->tag != kTagLeaving)) continue;
+    ++heard;
+    if (word->tag == kTagReady)
+      ready.push_back(word->source);
+    else
+      left->push_back("rank " + std::to_string(word->source) + ": " + word->payload);
+  }
+  return ready;
+}
+
+// Rank 0's word on the run folder to each rank in `ranks`.
+void TellRunDir(Comm* world, const std::vector<int>& ranks, const std::string& run_dir,
+                bool refused) {
+  const std::string word = json({{"run_dir", run_dir}, {"refused", refused}})
+                               .dump(-1, ' ', false, json::error_handler_t::replace);
+  for (int r : ranks) SendOrLog(world, r, kTagConfig, word, "the run folder");
+}
+
 }  // namespace
+
+void EndBeforeRun(Comm* world, const std::string& reason) {
+  if (world == nullptr) return;
+  if (world->rank() != 0) {
+    SendOrLog(world, 0, kTagLeaving, reason, "the word that it ends before the run");
+    return;
+  }
+  std::vector<std::string> left;
+  TellRunDir(world, HearEveryRank(world, &left), "", /*refused=*/true);
+}
 
 bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* options,
                      RunLock* lock) {
   const int rank = world != nullptr ? world->rank() : 0;
-  const int size = world != nullptr ? world->size() : 1;
   // Every rank has read the earlier runs it was given (--rerun-failed runs/latest) before rank 0
   // points runs/latest at this one: a rank still on its way would read the new run instead.
-  if (world != nullptr) world->Barrier();
+  // Rank 0 hears each rank's word (no barrier: a rank that ends before the run says so).
+  std::vector<int> ready;
+  std::vector<std::string> left;
+  if (world != nullptr && rank == 0) ready = HearEveryRank(world, &left);
+  if (world != nullptr && rank != 0)
+    SendOrLog(world, 0, kTagReady, "", "the word that it goes on to the run");
   bool refused = false;
+  if (rank == 0 && !left.empty()) {
+    for (const std::string& word : left)
+      std::fprintf(stderr, "opverify-batch: %s; the run cannot go on without it\n",
+                   TerminalSafe(word).c_str());
+    TellRunDir(world, ready, "", /*refused=*/true);
+    return false;
+  }
   if (rank == 0) {
     if (options->run_dir.empty())
       options->run_dir = DefaultRunDir(job_name.empty() ? "job" : job_name);
@@ -149,9 +199,7 @@ bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* opt
         std::fprintf(stderr, "opverify-batch: warning: %s\n",
                      TerminalSafe(pointed.ToString()).c_str());
     }
-    const std::string word = json({{"run_dir", options->run_dir}, {"refused", refused}})
-                                 .dump(-1, ' ', false, json::error_handler_t::replace);
-    for (int r = 1; r < size; ++r) SendOrLog(world, r, kTagConfig, word, "the run folder");
+    if (world != nullptr) TellRunDir(world, ready, options->run_dir, refused);
     return !refused;
   }
   std::optional<Message> config;

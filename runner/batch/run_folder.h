@@ -30,12 +30,20 @@ Status PointLatestAt(const std::string& run_dir);
 // --resume; --dry-run touches nothing. A run folder or --previous named
 // through a link (runs/latest) becomes the folder it points at; runs/latest
 // moves (PointLatestAt) only once every rank has come here, having read
-// --rerun-failed runs/latest. Every other rank waits for its word
-// on `world` and takes the same folder. `world`: every rank's Comm, or null
+// --rerun-failed runs/latest (each rank says so: kTagReady). Every other
+// rank waits for its word on `world` and takes the same folder. `world`: every rank's Comm, or null
 // when this is the only rank. Returns false (on every rank alike) when rank
 // 0 refused the folder, having said why on stderr.
 bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* options,
                      RunLock* lock);
+
+// A rank that ends before NegotiateRunDir (its manifest refused, --list, a
+// --progress file it cannot open): another rank tells rank 0 why and
+// returns; rank 0 hears every other rank out and refuses the run to those
+// on their way to NegotiateRunDir, so that none waits for the others. Rank
+// 0, in NegotiateRunDir, refuses the run when another rank ended so, and
+// prints its rank and reason. Nothing when `world` is null.
+void EndBeforeRun(Comm* world, const std::string& reason);
 
 // Creates this rank's logs/ and cache/rank-N/ folders and sends its log to
 // logs/rank-N.log and the console. Returns the rank's cache folder, or

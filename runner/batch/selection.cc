@@ -29,9 +29,9 @@ int ListOperator(const OperatorJob& op, const StaticCaseCount* own,
     for (std::size_t i = 0; i < op.cases.size(); ++i)
       cases.push_back(
           {CaseId(op.name, op.cases[i], static_cast<int>(i)), CaseDtype(op.cases[i], nullptr)});
-  } else if (!op.override_spec.is_null() || (own != nullptr && own->count)) {
+  } else if (!op.code.override_spec.is_null() || (own != nullptr && own->count)) {
     const int count =
-        op.override_spec.is_null() ? *own->count : 1;  // an override without a sweep: one case
+        op.code.override_spec.is_null() ? *own->count : 1;  // an override without a sweep: one case
     for (int i = 0; i < count; ++i) cases.push_back({CaseId(op.name, nullptr, i), ""});
   } else {
     unknown_why = own != nullptr && !own->why.empty() ? own->why : "its task file was not read";
@@ -201,7 +201,8 @@ Status WriteSelectionFile(const std::string& run_dir, const JobManifest& job,
 int ListSelectedCases(const JobManifest& job, const BatchOptions& options) {
   std::vector<std::string> task_files;  // the operators whose own cases the task file gives
   for (const OperatorJob& op : job.operators) {
-    if (op.cases.empty() && op.override_spec.is_null()) task_files.push_back(op.task_file);
+    if (op.cases.empty() && op.code.override_spec.is_null())
+      task_files.push_back(op.code.task_file);
   }
   Result<std::vector<StaticCaseCount>> counts = CountOwnCases(task_files);
   if (!counts.ok()) {
@@ -212,7 +213,7 @@ int ListSelectedCases(const JobManifest& job, const BatchOptions& options) {
   int listed = 0, later = 0;
   std::size_t next = 0;
   for (const OperatorJob& op : job.operators) {
-    const bool own = op.cases.empty() && op.override_spec.is_null();
+    const bool own = op.cases.empty() && op.code.override_spec.is_null();
     const StaticCaseCount* count = own ? &counts.value()[next++] : nullptr;
     listed += ListOperator(op, count, options.selection);
     later += (own && !count->count) || op.config.edge_cases ? 1 : 0;

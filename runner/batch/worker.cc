@@ -115,7 +115,7 @@ bool StoreShapes(const OperatorJob& op, const OperatorBenchResult& result,
                  const std::function<std::string(int)>& case_id, const WorkerSetup& setup,
                  std::size_t* stored) {
   for (const ShapeResult& shape : result.shapes) {
-    if (!shape.passed && DiedOfTheStop(shape.error_type, setup.stop)) {
+    if (!shape.passed && DiedOfTheStop(shape.error_type, setup.run.executor.stop)) {
       spdlog::warn("rank {}: {} [shape {}] not stored: the stop cut it short", setup.rank, op.name,
                    shape.case_idx);
       continue;
@@ -233,20 +233,6 @@ class ItemAb {
   std::map<std::string, std::pair<std::string, json>> first_of_kind_;  // kind -> its case, A/B
 };
 
-// How an item's executors run: the rank's backend, environment, log,
-// sandbox, pool and stop signal.
-RunOptions RunOptionsFor(const WorkerSetup& setup) {
-  RunOptions run;
-  run.backend = setup.options->backend;
-  run.env = setup.executor_env;
-  run.log_path = setup.executor_log;
-  run.sandbox = setup.options->sandbox;
-  run.pool = setup.pool;
-  run.start_executor = setup.start_executor;
-  run.stop = setup.stop;
-  return run;
-}
-
 // The console's word on a stored case (RunWorkItem's `report`).
 CaseSummary CaseReport(const CaseOutcome& c, const CaseRecord& record, double store_ms,
                        double ab_ms) {
@@ -280,7 +266,7 @@ class WorkItemRun {
         options_(*setup.options),
         spec_(SpecFor(op_, options_)),
         mine_(item.case_indices.begin(), item.case_indices.end()),
-        run_(RunOptionsFor(setup)),
+        run_(setup.run),
         item_ab_(setup, spec_, run_) {
     SelectCases();
   }
@@ -297,7 +283,9 @@ class WorkItemRun {
   std::string IdOf(int index, const std::string& edge_label) const {
     return edge_label.empty() ? OwnCaseId(index) : EdgeCaseId(op_.name, edge_label);
   }
-  bool Stopping() const { return setup_.stop != nullptr && setup_.stop->load() != 0; }
+  bool Stopping() const {
+    return setup_.run.executor.stop != nullptr && setup_.run.executor.stop->load() != 0;
+  }
   // --maxfail: the coordinator has heard enough failures; the case in hand finishes.
   bool Halted() const { return setup_.channel != nullptr && setup_.channel->Halted(); }
   // Whether the selection keeps a case; one it leaves out goes to left_out_ with why.
@@ -325,7 +313,7 @@ class WorkItemRun {
   // Cases the selection leaves out (--filter, --dtype, ...), with why: the
   // operator's record keeps them for the reports' "skipped".
   json left_out_ = json::object();
-  const RunOptions run_;
+  const RunOptions& run_;  // the rank's (setup_.run)
   ItemAb item_ab_;
   bool store_ok_ = true;
   int stored_cases_ = 0;
@@ -381,7 +369,7 @@ bool WorkItemRun::Run() {
 void WorkItemRun::StoreCase(const CaseOutcome& c) {
   phases_.Add(c);
   if (!store_ok_) return;
-  if (!c.passed && DiedOfTheStop(c.error_type, setup_.stop)) {
+  if (!c.passed && DiedOfTheStop(c.error_type, setup_.run.executor.stop)) {
     spdlog::warn("rank {}: {} not stored: the stop cut it short (--resume runs it)", setup_.rank,
                  IdOf(c.index, c.edge_label));
     return;
@@ -431,10 +419,7 @@ bool WorkItemRun::StoredBefore(const OperatorOutcome& outcome) const {
 OperatorSpec SpecFor(const OperatorJob& op, const BatchOptions& options) {
   OperatorSpec spec;
   spec.name = op.name;
-  spec.task_file = op.task_file;
-  spec.impl_file = op.impl_file;
-  spec.impl_name = op.impl_name;
-  spec.override_spec = op.override_spec;
+  spec.code = op.code;
   spec.config = op.config;
   if (options.timeout_s) spec.config.timeout_s = *options.timeout_s;
   if (options.warmup_timeout_s) spec.config.warmup_timeout_s = *options.warmup_timeout_s;

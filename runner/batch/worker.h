@@ -27,21 +27,21 @@ struct WorkerSetup {
   const JobManifest* job = nullptr;
   const BatchOptions* options = nullptr;
   int rank = 0;
-  std::vector<std::pair<std::string, std::string>>
-      executor_env;                  // device binding, this rank's cache
+  // How the rank's executors run, for every item: the backend, the
+  // executors' environment (device binding, this rank's cache), log
+  // (the rank's executors' output), sandbox and the stop signal (set by
+  // SIGTERM/SIGUSR1: the item's remaining cases are left), the rank's warm
+  // executor pool (kept between items), and start_executor (empty:
+  // ProcessExecutor::StartClient; tests give a fake).
+  RunOptions run;
   std::string cache_dir;             // this rank's TRITON_CACHE_DIR (never shared between ranks)
   std::string ab_cache_parent;       // where the A/B makes its fresh caches (in the run folder)
-  std::string executor_log;          // the rank's executors' output
   std::map<std::string, bool> done;  // case ids already stored (resume), and whether each passed
   std::set<std::string> benched;     // case ids whose benchmark is already stored (resume)
   // Ids of the operator-level records already stored ("<op>/@operator/<item>",
   // "<op>/@bench-item/<item>"; resume): a missing one is written again.
   std::set<std::string> facts;
   ShardWriter* shard = nullptr;
-  ExecutorPool* pool = nullptr;    // the rank's warm executor, kept between items
-  ExecutorFactory start_executor;  // empty: ProcessExecutor::StartClient (tests give a fake)
-  const std::atomic<int>* stop =
-      nullptr;  // set by SIGTERM/SIGUSR1: the item's remaining cases are left
   CoordinatorChannel* channel = nullptr;  // --maxfail (Halted), --max-ab (GrantAb)
 };
 

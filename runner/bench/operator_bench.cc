@@ -70,12 +70,7 @@ void AssessSpeed(const BenchConfig& settings, ShapeResult* shape) {
 proto::BenchMeasureRequest MeasureRequest(const BenchConfig& settings, const char* side) {
   proto::BenchMeasureRequest measure;
   measure.side = side;
-  measure.repeats = settings.repeats;
-  measure.adaptive = settings.adaptive;
-  measure.max_repeats = settings.max_repeats;
-  measure.rse_target = settings.rse_target;
-  measure.max_seconds = settings.max_seconds;
-  measure.profile_iterations = settings.profile_iterations;
+  measure.timing = settings.timing;
   return measure;
 }
 
@@ -252,7 +247,7 @@ bool OperatorBench::Measure(ShapeResult* shape) {
     if (framework && settings_.skip_framework) continue;
     ExecutorClient* timing = framework ? session_.reference() : session_.implementation();
     CallResult measured = timing->Call(MeasureRequest(settings_, side),
-                                       spec_.config.timeout_s + settings_.max_seconds);
+                                       spec_.config.timeout_s + settings_.timing.max_seconds);
     if (!Check(measured, std::string("timing ") + side, shape)) return false;
     const auto reply = measured.As<proto::BenchMeasureReply>();
     (framework ? shape->framework : shape->implementation) = ReadSide(reply);

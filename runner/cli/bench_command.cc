@@ -27,7 +27,7 @@ CLI::App* AddBenchCommand(CLI::App& parent, BenchArgs* args) {
   cmd->add_option("--triton_impl_name", args->triton_impl_name, "Implementation module suffix");
   cmd->add_option("--warmup", bench->warmup, "Warm-up forwards per side and shape")
       ->check(CLI::Range(0, 100000));
-  cmd->add_option("--repeats", bench->repeats,
+  cmd->add_option("--repeats", bench->timing.repeats,
                   "Timed forwards per side and shape (the minimum with --adaptive)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--output", args->output, "perf_result.json path (default: in verify_dir)");
@@ -49,16 +49,17 @@ CLI::App* AddBenchCommand(CLI::App& parent, BenchArgs* args) {
                   "Seconds a shape's preparation or timing may take")
       ->check(Seconds());
   cmd->add_option("--backend", args->backend, "Where both sides run")->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
-  cmd->add_flag("--adaptive", bench->adaptive, "Repeat until the relative standard error is under --rse-target");
-  cmd->add_option("--max-repeats", bench->max_repeats,
+  cmd->add_flag("--adaptive", bench->timing.adaptive,
+                "Repeat until the relative standard error is under --rse-target");
+  cmd->add_option("--max-repeats", bench->timing.max_repeats,
                   "With --adaptive: at most this many (default 20 x --repeats)")
       ->check(CLI::Range(0, 1000000));
-  cmd->add_option("--rse-target", bench->rse_target,
+  cmd->add_option("--rse-target", bench->timing.rse_target,
                   "With --adaptive: the relative standard error to reach")
       ->check(FiniteRange(1e-6, 1.0));
   cmd->add_flag_callback("--no-flush", [bench] { bench->flush_l2 = false; },
                          "Do not flush the L2 cache before each repeat");
-  cmd->add_option("--profile-iterations", bench->profile_iterations,
+  cmd->add_option("--profile-iterations", bench->timing.profile_iterations,
                   "Forwards profiled for the per-kernel breakdown")
       ->check(CLI::Range(0, 100000));
   cmd->add_option("--drift-tolerance", args->drift_tolerance,
@@ -106,8 +107,9 @@ int RunBench(const BenchArgs& args) {
 
   RunOptions options;
   options.backend = args.backend;
-  options.sandbox = args.sandbox;
-  options.log_path = (output.parent_path() / (output.stem().string() + ".executor.log")).string();
+  options.executor.sandbox = args.sandbox;
+  options.executor.log_path =
+      (output.parent_path() / (output.stem().string() + ".executor.log")).string();
 
   // --no-lock-frequency: no lock and no watching (the seed's meaning);
   // default: watch only; --lock-frequency: lock, then watch.

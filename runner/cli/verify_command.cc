@@ -168,7 +168,7 @@ bool UseCompilerCache(const VerifyArgs& args, RunOptions* options, VerifyContext
   } else {
     return true;
   }
-  options->env = CompilerCacheEnvironment(folder.string());
+  options->executor.env = CompilerCacheEnvironment(folder.string());
   context->cache_dir = (folder / "triton").string();
   return true;
 }
@@ -266,7 +266,7 @@ int RunVerify(const VerifyArgs& args) {
     spdlog::warn("--keep-cache has no effect without --fresh-cache");
   RunOptions options;
   options.backend = args.backend;
-  options.sandbox = args.sandbox;
+  options.executor.sandbox = args.sandbox;
   VerifyContext context;
   context.impl_name = args.triton_impl_name;
   context.fresh_cache = args.fresh_cache;
@@ -279,11 +279,12 @@ int RunVerify(const VerifyArgs& args) {
   const fs::path gate_file = dir / VerifyResultFileName(args.triton_impl_name);
   if (args.output.empty() && gate_file != output) outputs.push_back(gate_file);
   if (!MakeOutputFolder("verify", output)) return 2;
-  options.log_path = (output.parent_path() / (output.stem().string() + ".executor.log")).string();
+  options.executor.log_path =
+      (output.parent_path() / (output.stem().string() + ".executor.log")).string();
   std::optional<RunDeadline> deadline;
   if (args.seed_compat) {
     deadline.emplace(args.config.timeout_s);
-    options.stop = deadline->stop();
+    options.executor.stop = deadline->stop();
     context.seed_compat = true;
   }
   OperatorOutcome outcome = RunOperator(*spec, options, PrintCase(args));

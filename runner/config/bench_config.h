@@ -11,19 +11,17 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/common/status.h"
+#include "runner/executor/measure_settings.h"
 
 namespace opverify {
 
 struct BenchConfig {
   bool enabled = true;  // false: the batch leaves the operator out of its performance phase
   int warmup = 5;
-  int repeats = 50;
-  bool adaptive = false;     // more repeats until the relative standard error is under rse_target
-  int max_repeats = 0;       // adaptive's cap (0: 20 x repeats, the executor's rule)
-  double rse_target = 0.01;
-  double max_seconds = 60;   // adaptive's time cap per side and shape
+  // How each side is timed (repeats, adaptive and its caps, the profile), as
+  // the executor's measure request carries it.
+  MeasureSettings timing;
   bool flush_l2 = true;
-  int profile_iterations = 10;  // for the per-kernel breakdown (0: none)
   bool skip_framework = false;  // with framework_latency_ms: the framework's latency is given
   std::optional<double> framework_latency_ms;
   double review_speedup = 10;   // a speedup above this is flagged for review

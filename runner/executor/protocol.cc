@@ -76,12 +76,12 @@ void BenchPrepareFields(const Field& field, BenchPrepare& r) {
 template <typename Field, typename BenchMeasure>
 void BenchMeasureFields(const Field& field, BenchMeasure& r) {
   field("side", r.side);
-  field("repeats", r.repeats);
-  field("adaptive", r.adaptive);
-  field("max_repeats", r.max_repeats, r.max_repeats <= 0);
-  field("rse_target", r.rse_target);
-  field("max_seconds", r.max_seconds);
-  field("profile_iterations", r.profile_iterations);
+  field("repeats", r.timing.repeats);
+  field("adaptive", r.timing.adaptive);
+  field("max_repeats", r.timing.max_repeats, r.timing.max_repeats <= 0);
+  field("rse_target", r.timing.rse_target);
+  field("max_seconds", r.timing.max_seconds);
+  field("profile_iterations", r.timing.profile_iterations);
 }
 
 // An error's fields travel only in a failed reply.

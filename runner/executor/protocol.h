@@ -22,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/executor/measure_settings.h"
+
 namespace opverify::executor_protocol {
 
 // File descriptors the executor finds open at start.
@@ -132,12 +134,7 @@ struct BenchPrepareRequest {
 struct BenchMeasureRequest {
   static constexpr std::string_view kOp = "bench_measure";
   std::string side = "implementation";  // or "framework"
-  int repeats = 50;
-  bool adaptive = false;
-  int max_repeats = 0;  // left out of the message when 0 (the executor's default)
-  double rse_target = 0.01;
-  double max_seconds = 60;
-  int profile_iterations = 10;
+  MeasureSettings timing;               // its fields travel at the message's top level
 };
 
 // Drops the prepared case's tensors.

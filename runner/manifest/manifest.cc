@@ -315,16 +315,16 @@ Status Resolver::Add(const ManifestFile& file, const std::string& pointer, const
   const std::string where = At(file.display, pointer);
   OperatorJob job;
   job.name = name;
-  job.impl_name = fields.value("impl_name", job.impl_name);
+  job.code.impl_name = fields.value("impl_name", job.code.impl_name);
   const fs::path absolute_dir = fs::absolute(dir).lexically_normal();
-  job.task_file = (absolute_dir / (name + std::string(kTaskSuffix))).string();
-  job.impl_file = (absolute_dir / (name + "_" + job.impl_name + ".py")).string();
+  job.code.task_file = (absolute_dir / (name + std::string(kTaskSuffix))).string();
+  job.code.impl_file = (absolute_dir / (name + "_" + job.code.impl_name + ".py")).string();
   // Executors get paths as JSON text (UTF-8 only): such a folder reached them as "no such file".
   if (const std::string shown = ValidUtf8(absolute_dir.string()); shown != absolute_dir.string())
     return Status::InvalidInput(where + ": operator '" + name + "': its folder " + shown +
                                 " is not valid UTF-8 (U+FFFD marks the bytes); rename it");
-  for (const auto& [path, role] :
-       {std::pair{job.task_file, "task file"}, std::pair{job.impl_file, "implementation file"}}) {
+  for (const auto& [path, role] : {std::pair{job.code.task_file, "task file"},
+                                   std::pair{job.code.impl_file, "implementation file"}}) {
     if (Status regular = CheckRegularFile(path, role); !regular.ok()) {
       const std::string shown = (display_dir / fs::path(path).filename()).string();
       if (regular.code() == Status::Code::kNotFound) {
@@ -375,7 +375,7 @@ Status Resolver::AddOverride(const ManifestFile& file, const std::string& pointe
   }
   OperatorJob job;
   job.name = fields["name"].get<std::string>();
-  job.override_spec = spec;
+  job.code.override_spec = spec;
   json settings = fields;
   settings.erase("edge_cases");  // generated from get_inputs' parameters, which an override has not
   return Finish(file, pointer, settings, std::move(job));
@@ -473,14 +473,15 @@ Result<JobManifest> LoadManifest(const std::string& path, const ManifestLimits& 
 
 std::optional<AnchorProblem> CheckTaskAnchors(const JobManifest& job, bool require_anchors) {
   for (const OperatorJob& op : job.operators) {
+    const std::string& task = op.code.task_file;
     if (!op.task_sha256) {
       if (require_anchors) {
-        return AnchorProblem{3, op.name + ": no task_sha256 anchor for " + op.task_file +
-                                    " (--require-anchors); pin it with: sha256sum " + op.task_file};
+        return AnchorProblem{3, op.name + ": no task_sha256 anchor for " + task +
+                                    " (--require-anchors); pin it with: sha256sum " + task};
       }
       continue;
     }
-    const Result<std::string> read = ReadUserFile(op.task_file, "task file", kMaxTaskBytes);
+    const Result<std::string> read = ReadUserFile(task, "task file", kMaxTaskBytes);
     if (!read.ok()) {
       return AnchorProblem{
           4, op.name + ": cannot read the anchored task file: " + read.status().message()};
@@ -488,8 +489,8 @@ std::optional<AnchorProblem> CheckTaskAnchors(const JobManifest& job, bool requi
     const std::string& text = read.value();
     const std::string actual = Sha256Hex(text.data(), text.size());
     if (actual != *op.task_sha256) {
-      return AnchorProblem{4, op.name + ": the task file " + op.task_file + " was changed: its SHA-256 is " + actual +
-                                  ", the manifest's anchor is " + *op.task_sha256 +
+      return AnchorProblem{4, op.name + ": the task file " + task + " was changed: its SHA-256 is " +
+                                  actual + ", the manifest's anchor is " + *op.task_sha256 +
                                   "; a changed reference is refused"};
     }
   }

@@ -18,19 +18,17 @@
 #include "runner/cases/cases.h"  // ExpandSweep, CaseId, EdgeCaseId: what callers key cases on
 #include "runner/common/status.h"
 #include "runner/config/bench_config.h"
+#include "runner/config/operator_code.h"
 #include "runner/config/operator_config.h"
 
 namespace opverify {
 
 // One operator of a job, with every default applied.
 struct OperatorJob {
-  std::string name;       // the file prefix, e.g. "softmax"; unique in a job
-  std::string task_file;  // absolute: <dir>/<name>_torch.py; empty for an override
-  std::string impl_file;  // absolute: <dir>/<name>_<impl_name>.py; empty for an override
-  // A dispatch-override operator's "override" object (op, enable, args,
-  // kwargs), as the manifest gives it; null for a task/implementation pair.
-  nlohmann::json override_spec;
-  std::string impl_name = "triton_ascend_impl";
+  std::string name;  // the file prefix, e.g. "softmax"; unique in a job
+  // Its task and implementation files (absolute), or its "override" object
+  // as the manifest gives it.
+  OperatorCode code;
   OperatorConfig config;  // how it is judged (runner/config/operator_config.h)
   BenchConfig bench = BenchConfig::ForManifest();  // how it is benchmarked
   std::vector<std::string> tags;

@@ -149,7 +149,7 @@ ordered_json PerfResultJson(const OperatorBenchResult& result, const BenchConfig
   ordered_json out;
   out["op_name"] = result.op_name;
   out["warmup"] = settings.warmup;
-  out["repeats"] = settings.repeats;
+  out["repeats"] = settings.timing.repeats;
   out["total_cases"] = result.shapes.size();
   out["passed_cases"] = passed;
   out["failed_cases"] = static_cast<int>(result.shapes.size()) - passed;

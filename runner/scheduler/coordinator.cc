@@ -1,8 +1,14 @@
 #include "runner/scheduler/coordinator.h"
 
+#include <spdlog/spdlog.h>
+
 #include <deque>
+#include <exception>
 #include <map>
 #include <thread>
+#include <utility>
+
+#include "runner/common/terminal_text.h"
 
 namespace opverify {
 
@@ -26,83 +32,149 @@ WorkItem WorkItemFromJson(const nlohmann::json& j) {
   return item;
 }
 
-namespace {
-
-// Tells every worker with an item in hand to start no further case of it.
-void HaltBusyWorkers(const std::vector<Comm*>& links,
-                     const std::map<std::pair<std::size_t, int>, bool>& busy) {
-  for (const auto& [key, has_item] : busy) {
-    if (has_item) SendOrLog(links[key.first], key.second, kTagHalt, "", "a halt (--maxfail)");
-  }
-}
-
-}  // namespace
-
 bool IsFailedCase(const nlohmann::json& summary) {
   return RankReportKindOf(summary) == RankReportKind::kCase && !summary.get<CaseSummary>().passed;
 }
 
+namespace {
+
+// Coordinate's state while it serves: the queue, what each worker holds,
+// how many were told to stop (or left), and the result so far.
+class Coordinator {
+ public:
+  Coordinator(const std::vector<Comm*>& links, std::vector<WorkItem> items, Progress* progress,
+              const CoordinatorLimits& limits)
+      : links_(links), queue_(items.begin(), items.end()), progress_(progress), limits_(limits) {}
+
+  // Acts on one message that came on links_[l].
+  void Handle(std::size_t l, const Message& message) {
+    const Worker worker{l, message.source, l == 0 ? 0 : message.source};  // links[0]: rank 0's
+    switch (message.tag) {
+      case kTagCase:
+        OnCase(worker, nlohmann::json::parse(message.payload));
+        break;
+      case kTagAbAsk: {
+        const bool granted = limits_.max_ab < 0 || result_.ab_granted < limits_.max_ab;
+        result_.ab_granted += granted ? 1 : 0;
+        Send(worker, kTagAbGrant, granted ? "1" : "0", "an A/B grant");
+        break;
+      }
+      case kTagFailed:
+        result_.healthy = false;
+        EndItem(worker);
+        Stop(worker);
+        break;
+      case kTagRequest:
+        EndItem(worker);
+        if (!queue_.empty() && !Stopping())
+          Assign(worker);
+        else
+          Stop(worker);
+        break;
+      case kTagLeaving:
+        OnLeaving(worker, message.payload);
+        break;
+      default:
+        break;
+    }
+  }
+
+  int stopped() const { return stopped_; }
+  CoordinatorResult Result() {
+    result_.unassigned = static_cast<int>(queue_.size());
+    return result_;
+  }
+
+ private:
+  struct Worker {
+    std::size_t link;
+    int source;  // its rank on that link
+    int rank;    // as the progress and the reports name it
+    std::pair<std::size_t, int> key() const { return {link, source}; }
+  };
+
+  bool Stopping() const {
+    return result_.max_failures_reached || (limits_.stop != nullptr && limits_.stop->load() != 0);
+  }
+  void Send(const Worker& worker, int tag, const std::string& payload, const char* what) {
+    SendOrLog(links_[worker.link], worker.source, tag, payload, what);
+  }
+  void Assign(const Worker& worker) {
+    const WorkItem& item = queue_.front();
+    Send(worker, kTagAssign, WorkItemToJson(item).dump(), "a work item");
+    progress_->ItemStarted(worker.rank, item.id, item.op_index);
+    held_[worker.key()] = item;
+    queue_.pop_front();
+  }
+  void Stop(const Worker& worker) {
+    Send(worker, kTagStop, "", "the stop");
+    ++stopped_;
+  }
+  // The worker's item in hand, if any, ended (finished, or given up); what it held.
+  std::optional<WorkItem> EndItem(const Worker& worker) {
+    std::optional<WorkItem> item;
+    if (const auto found = held_.find(worker.key()); found != held_.end()) {
+      item = std::move(found->second);
+      held_.erase(found);
+      progress_->ItemDone(worker.rank);
+    }
+    return item;
+  }
+
+  void OnCase(const Worker& worker, const nlohmann::json& summary) {
+    progress_->CaseDone(worker.rank, summary);
+    if (limits_.max_failures <= 0 || !IsFailedCase(summary)) return;
+    if (result_.max_failures_reached) {
+      Send(worker, kTagHalt, "", "a halt (--maxfail)");
+    } else if (progress_->failed() >= limits_.max_failures) {
+      result_.max_failures_reached = true;
+      // Every worker with an item in hand (the sender among them) starts no further case.
+      for (const auto& [key, item] : held_)
+        SendOrLog(links_[key.first], key.second, kTagHalt, "", "a halt (--maxfail)");
+    } else {
+      Send(worker, kTagGoOn, "", "a failed case's count");
+    }
+  }
+
+  // A worker that leaves is not waited for; its item in hand is lost, the queue goes to the others.
+  void OnLeaving(const Worker& worker, const std::string& said) {
+    result_.healthy = false;
+    const std::string reason = TerminalLine(said, 300);  // an exception's text: untrusted
+    WorkerDeparture departure{worker.rank, reason, EndItem(worker)};
+    if (departure.lost_item) {
+      spdlog::error("rank {} left the run: {}; its work item {} (operator #{}) is lost",
+                    worker.rank, reason, departure.lost_item->id, departure.lost_item->op_index);
+    } else {
+      spdlog::error("rank {} left the run: {}", worker.rank, reason);
+    }
+    result_.departures.push_back(std::move(departure));
+    ++stopped_;
+  }
+
+  const std::vector<Comm*>& links_;
+  std::deque<WorkItem> queue_;
+  Progress* progress_;
+  const CoordinatorLimits& limits_;
+  std::map<std::pair<std::size_t, int>, WorkItem> held_;  // (link, source) -> its item in hand
+  int stopped_ = 0;
+  CoordinatorResult result_;
+};
+
+}  // namespace
+
 CoordinatorResult Coordinate(const std::vector<Comm*>& links, int workers,
                              std::vector<WorkItem> items, Progress* progress,
                              const CoordinatorLimits& limits) {
-  std::deque<WorkItem> queue(items.begin(), items.end());
-  std::map<std::pair<std::size_t, int>, bool> busy;  // (link, rank) -> has an item
-  int stopped = 0;
-  CoordinatorResult result;
-  const auto stopping = [&] {
-    return result.max_failures_reached || (limits.stop != nullptr && limits.stop->load() != 0);
-  };
+  Coordinator coordinator(links, std::move(items), progress, limits);
   // One link (a single rank: its worker thread) can be waited on; with MPI
   // too, both are polled, as MPI stays on this thread.
   const double wait_s = links.size() == 1 ? 0.2 : 0.0;
-  while (stopped < workers) {
+  while (coordinator.stopped() < workers) {
     bool received = false;
     for (std::size_t l = 0; l < links.size(); ++l) {
-      std::optional<Message> message = links[l]->Receive(wait_s);
-      if (!message) continue;
-      received = true;
-      const auto key = std::make_pair(l, message->source);
-      const int worker = l == 0 ? 0 : message->source;  // links[0]: rank 0's own worker
-      switch (message->tag) {
-        case kTagCase: {
-          const nlohmann::json summary = nlohmann::json::parse(message->payload);
-          progress->CaseDone(worker, summary);
-          if (limits.max_failures <= 0 || !IsFailedCase(summary)) break;
-          if (result.max_failures_reached) {
-            SendOrLog(links[l], message->source, kTagHalt, "", "a halt (--maxfail)");
-          } else if (progress->failed() >= limits.max_failures) {
-            result.max_failures_reached = true;
-            HaltBusyWorkers(links, busy);  // the sender among them
-          } else {
-            SendOrLog(links[l], message->source, kTagGoOn, "", "a failed case's count");
-          }
-          break;
-        }
-        case kTagAbAsk: {
-          const bool granted = limits.max_ab < 0 || result.ab_granted < limits.max_ab;
-          result.ab_granted += granted ? 1 : 0;
-          SendOrLog(links[l], message->source, kTagAbGrant, granted ? "1" : "0", "an A/B grant");
-          break;
-        }
-        case kTagFailed:
-          result.healthy = false;
-          [[fallthrough]];
-        case kTagRequest:
-          if (busy[key]) progress->ItemDone(worker);
-          busy[key] = false;
-          if (message->tag == kTagRequest && !queue.empty() && !stopping()) {
-            SendOrLog(links[l], message->source, kTagAssign, WorkItemToJson(queue.front()).dump(),
-                      "a work item");
-            progress->ItemStarted(worker, queue.front().id, queue.front().op_index);
-            queue.pop_front();
-            busy[key] = true;
-          } else {
-            SendOrLog(links[l], message->source, kTagStop, "", "the stop");
-            ++stopped;
-          }
-          break;
-        default:
-          break;
+      if (std::optional<Message> message = links[l]->Receive(wait_s)) {
+        received = true;
+        coordinator.Handle(l, *message);
       }
     }
     if (!received) {
@@ -111,8 +183,7 @@ CoordinatorResult Coordinate(const std::vector<Comm*>& links, int workers,
     }
   }
   progress->Finish();
-  result.unassigned = static_cast<int>(queue.size());
-  return result;
+  return coordinator.Result();
 }
 
 bool CoordinatorChannel::Halted() {
@@ -142,6 +213,30 @@ bool CoordinatorChannel::GrantAb() {
   return Await(kTagAbGrant).payload == "1";
 }
 
+void LeaveWork(Comm* link, int coordinator_rank, const std::string& reason) {
+  spdlog::error("leaving the run: {}", reason);
+  SendOrLog(link, coordinator_rank, kTagLeaving, reason, "the word that it leaves");
+}
+
+namespace {
+
+// run(item, report); false: the worker cannot go on. What `run` throws goes
+// into *thrown (the worker then leaves).
+bool RunCatching(const RunItemFunction& run, const WorkItem& item,
+                 const std::function<void(const nlohmann::json&)>& report,
+                 std::optional<std::string>* thrown) {
+  try {
+    return run(item, report);
+  } catch (const std::exception& e) {
+    *thrown = e.what();
+  } catch (...) {  // not silent: the worker leaves, saying so
+    *thrown = "an exception that is not a std::exception";
+  }
+  return false;
+}
+
+}  // namespace
+
 void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run,
                 CoordinatorChannel* channel) {
   bool ok = true;
@@ -154,13 +249,19 @@ void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run,
     while (!(message = link->Receive(1.0)) || message->tag == kTagHalt ||
            message->tag == kTagGoOn) {
     }
-    if (message->tag != kTagAssign) return;
+    if (message->tag == kTagStop) return;
+    if (message->tag != kTagAssign) {
+      LeaveWork(link, coordinator_rank,
+                "it was answered with message tag " + std::to_string(message->tag) +
+                    ", neither work nor the stop");
+      return;
+    }
     const WorkItem item = WorkItemFromJson(nlohmann::json::parse(message->payload));
     if (channel != nullptr) {
       channel->link_ = link;
       channel->coordinator_rank_ = coordinator_rank;
     }
-    ok = run(item, [&](const nlohmann::json& summary) {
+    const auto report = [&](const nlohmann::json& summary) {
       // A summary holds untrusted text (error messages): invalid UTF-8 travels as U+FFFD.
       SendOrLog(link, coordinator_rank, kTagCase,
                 summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
@@ -169,8 +270,15 @@ void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run,
       // passed over later).
       if (channel != nullptr && channel->await_count_ && !channel->halted_ && IsFailedCase(summary))
         channel->Await(kTagGoOn);
-    });
+    };
+    std::optional<std::string> thrown;
+    ok = RunCatching(run, item, report, &thrown);
     if (channel != nullptr) channel->link_ = nullptr;
+    if (thrown) {
+      LeaveWork(link, coordinator_rank,
+                "work item " + std::to_string(item.id) + " threw: " + *thrown);
+      return;
+    }
   }
 }
 

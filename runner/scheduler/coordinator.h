@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,15 +20,16 @@ namespace opverify {
 
 // Message tags between workers and the coordinator.
 enum BatchTag : int {
-  kTagRequest = 1,  // worker -> coordinator: ready for an item
-  kTagCase = 2,     // worker -> coordinator: one case's summary (JSON)
-  kTagAssign = 3,   // coordinator -> worker: a work item (JSON)
-  kTagStop = 4,     // coordinator -> worker: no more work
-  kTagFailed = 5,   // worker -> coordinator: this worker cannot go on (store failure)
-  kTagHalt = 6,     // coordinator -> worker: start no more cases of the item in hand (--maxfail)
-  kTagGoOn = 7,     // coordinator -> worker: a failed case was counted, below --maxfail
-  kTagAbAsk = 8,    // worker -> coordinator: may this case have an A/B re-run (--max-ab)?
-  kTagAbGrant = 9,  // coordinator -> worker: the answer, "1" (yes) or "0" (the budget is spent)
+  kTagRequest = 1,   // worker -> coordinator: ready for an item
+  kTagCase = 2,      // worker -> coordinator: one case's summary (JSON)
+  kTagAssign = 3,    // coordinator -> worker: a work item (JSON)
+  kTagStop = 4,      // coordinator -> worker: no more work
+  kTagFailed = 5,    // worker -> coordinator: this worker cannot go on (store failure)
+  kTagHalt = 6,      // coordinator -> worker: start no more cases of the item in hand (--maxfail)
+  kTagGoOn = 7,      // coordinator -> worker: a failed case was counted, below --maxfail
+  kTagAbAsk = 8,     // worker -> coordinator: may this case have an A/B re-run (--max-ab)?
+  kTagAbGrant = 9,   // coordinator -> worker: the answer, "1" (yes) or "0" (the budget is spent)
+  kTagLeaving = 10,  // worker -> coordinator: it leaves now, untold to stop; why (text)
 };
 
 // A case summary that counts toward --maxfail: a case's (not an item's or a
@@ -51,11 +54,21 @@ struct CoordinatorLimits {
   int max_ab = -1;
 };
 
+// A worker that left before it was told to stop (kTagLeaving): the rank, what
+// it said it did, and the item it held, if any, whose cases it did not
+// report are lost (--resume runs them).
+struct WorkerDeparture {
+  int rank = -1;
+  std::string reason;
+  std::optional<WorkItem> lost_item;
+};
+
 struct CoordinatorResult {
-  bool healthy = true;  // no worker reported a failure it could not go on from
+  bool healthy = true;  // no worker failed or left before it was told to stop
   int unassigned = 0;   // items never handed out
   bool max_failures_reached = false;
-  int ab_granted = 0;  // kTagAbAsk answered yes
+  int ab_granted = 0;                       // kTagAbAsk answered yes
+  std::vector<WorkerDeparture> departures;  // in the order they left
 };
 
 // Serves `links` (each a Comm whose peers other than its own rank are
@@ -63,10 +76,13 @@ struct CoordinatorResult {
 // their order (PlanWork's, longest first), each to one worker, and tells
 // `progress` of every item handed out and finished and every case summary.
 // links[0] reaches rank 0's own worker (the progress calls it rank 0); on
-// the others a worker's rank is its source. A worker that ends without a word (a
-// killed rank) is waited for: under MPI the launcher ends the job instead.
-// A worker that reports a failure it cannot go on from is told to stop, the
-// others go on (the result is then not healthy).
+// the others a worker's rank is its source. A worker that reports a failure
+// it cannot go on from is told to stop; one that leaves (kTagLeaving) is
+// counted as stopped, its item in hand recorded as lost and logged with its
+// rank and reason; the others go on with the rest of the queue (the result
+// is then not healthy). A worker that ends without a word (a killed rank)
+// is waited for: under MPI the launcher ends the job instead, and every
+// way out of WorkerLoop but a failed send says a word.
 CoordinatorResult Coordinate(const std::vector<Comm*>& links, int workers,
                              std::vector<WorkItem> items, Progress* progress,
                              const CoordinatorLimits& limits = {});
@@ -104,8 +120,16 @@ class CoordinatorChannel {
 
 // A worker's loop: ask, run, repeat, until told to stop. After `run` returns
 // false the worker reports the failure instead of asking, and is told to stop.
-// `channel` (optional): what `run` asks the coordinator through.
+// When `run` throws, or an answer is neither work nor the stop, the worker
+// leaves (LeaveWork) saying why, and returns. `channel` (optional): what
+// `run` asks the coordinator through.
 void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run,
                 CoordinatorChannel* channel = nullptr);
+
+// Tells the coordinator that this worker leaves without being told to stop
+// (kTagLeaving), `reason` saying what it did: a worker rank that returns
+// before or out of its WorkerLoop, so that the coordinator does not wait
+// for it. Logged as an error on this side too.
+void LeaveWork(Comm* link, int coordinator_rank, const std::string& reason);
 
 }  // namespace opverify

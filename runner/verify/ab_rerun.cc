@@ -76,15 +76,16 @@ json RunAb(const AbRequest& request, const CaseOutcome& original) {
     return record;
   }
   RunOptions fresh_options = request.options;
-  for (auto it = fresh_options.env.begin(); it != fresh_options.env.end();) {
+  for (auto it = fresh_options.executor.env.begin(); it != fresh_options.executor.env.end();) {
     it = it->first == "TRITON_CACHE_DIR" || it->first == "TORCHINDUCTOR_CACHE_DIR" ||
                  it->first == "HOME"
-             ? fresh_options.env.erase(it)
+             ? fresh_options.executor.env.erase(it)
              : it + 1;
   }
-  fresh_options.env.emplace_back("TRITON_CACHE_DIR", *fresh + "/triton");
-  fresh_options.env.emplace_back("TORCHINDUCTOR_CACHE_DIR", *fresh + "/inductor");
-  fresh_options.env.emplace_back("HOME", *fresh + "/home");  // the libraries' own caches too
+  fresh_options.executor.env.emplace_back("TRITON_CACHE_DIR", *fresh + "/triton");
+  fresh_options.executor.env.emplace_back("TORCHINDUCTOR_CACHE_DIR", *fresh + "/inductor");
+  fresh_options.executor.env.emplace_back("HOME",
+                                          *fresh + "/home");  // the libraries' own caches too
 
   spdlog::info("[A/B] {} case {}: re-running on a fresh cache, then on the original one", spec.name,
                original.index + 1);

@@ -112,9 +112,7 @@ bool OperatorSession::ready() const {
 }
 
 ExecutorOptions OperatorSession::StartOptions(bool reference) const {
-  ExecutorOptions executor_options;
-  executor_options.program = options_.executor_program;
-  executor_options.env = options_.env;
+  ExecutorOptions executor_options = options_.executor;
   if (reference) {
     // A home of its own in its scratch folder: nothing an implementation
     // wrote in the rank's home is read by the process that makes the goldens.
@@ -122,10 +120,6 @@ ExecutorOptions OperatorSession::StartOptions(bool reference) const {
     env.erase(std::remove_if(env.begin(), env.end(), [](const auto& entry) { return entry.first == "HOME"; }),
               env.end());
   }
-  executor_options.log_path = options_.log_path;
-  executor_options.sandbox = options_.sandbox;
-  executor_options.scratch_parent = options_.scratch_parent;
-  executor_options.stop = options_.stop;
   return executor_options;
 }
 
@@ -160,7 +154,7 @@ std::unique_ptr<ExecutorClient> OperatorSession::TakeReadySpare(
 
 void OperatorSession::PrestartSpares() {
   if (!UsesSpares() || options_.prestart == SparePrestart::kNever) return;
-  if (options_.stop != nullptr && options_.stop->load() != 0) return;
+  if (options_.executor.stop != nullptr && options_.executor.stop->load() != 0) return;
   const ExecutorOptions executor_options = StartOptions(false);
   while (options_.pool->SparesFor(executor_options) < ExecutorPool::kSpares) {
     Result<std::unique_ptr<ExecutorClient>> started = StartProcess(executor_options);
@@ -330,8 +324,8 @@ json OperatorSession::InputDescAt(const json& input_descs, int index) {
 
 CallResult OperatorSession::Load(ExecutorClient* executor, std::string_view role) {
   proto::LoadRequest load;
-  load.task_file = spec_.task_file;
-  load.impl_file = spec_.impl_file;
+  load.task_file = spec_.code.task_file;
+  load.impl_file = spec_.code.impl_file;
   load.backend = options_.backend;
   load.seed = spec_.config.seed;
   load.golden_precision = spec_.config.golden_precision;
@@ -341,7 +335,7 @@ CallResult OperatorSession::Load(ExecutorClient* executor, std::string_view role
   load.ghost_replay = spec_.config.ghost_replay;
   load.library = spec_.config.library;
   load.python_path = spec_.config.python_path;
-  load.override_spec = spec_.override_spec;
+  load.override_spec = spec_.code.override_spec;
   load.reference_as_impl = spec_.reference_as_impl;
   load.allow_torch = AllowancesToJson(spec_.config.allow_torch);
   load.role = std::string(role);

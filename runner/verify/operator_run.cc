@@ -48,16 +48,17 @@ std::string FirstViolation(const json& lint, int type) {
 // user's: its enable callables are linted instead.
 proto::LintRequest LintRequestFor(const OperatorSpec& spec, bool non_compute) {
   proto::LintRequest lint;
-  lint.file = spec.impl_file;
+  lint.file = spec.code.impl_file;
   lint.non_compute = non_compute;
   lint.library = spec.config.library;
   lint.python_path = spec.config.python_path;
   lint.allow_torch = AllowancesToJson(spec.config.allow_torch);
-  const json enable =
-      spec.override_spec.is_object() ? spec.override_spec.value("enable", json()) : json();
+  const json enable = spec.code.override_spec.is_object()
+                          ? spec.code.override_spec.value("enable", json())
+                          : json();
   if (enable.is_string()) lint.entries.push_back(enable.get<std::string>());
   if (enable.is_object()) lint.entries = {enable.value("enter", ""), enable.value("exit", "")};
-  if (!lint.entries.empty()) lint.overrides = spec.override_spec.value("op", "");
+  if (!lint.entries.empty()) lint.overrides = spec.code.override_spec.value("op", "");
   return lint;
 }
 
@@ -203,7 +204,7 @@ void OperatorRun::ReadEnvironment() {
 
 void OperatorRun::RunCases() {
   for (int i = 0; i < case_count_; ++i) {
-    if (options_.stop != nullptr && options_.stop->load() != 0) break;
+    if (options_.executor.stop != nullptr && options_.executor.stop->load() != 0) break;
     if (Skipped(i)) continue;
     if (!hidden_state_failure_.empty()) {
       CaseOutcome c;
@@ -389,10 +390,10 @@ Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string
   if (ec) return Status::IoError(dir + ": " + ec.message());
   OperatorSpec spec;
   spec.name = op_name;
-  spec.task_file = (folder / (op_name + "_torch.py")).string();
-  spec.impl_file = (folder / (op_name + "_" + impl_name + ".py")).string();
-  spec.impl_name = impl_name;
-  for (const auto& file : {spec.task_file, spec.impl_file}) {
+  spec.code.task_file = (folder / (op_name + "_torch.py")).string();
+  spec.code.impl_file = (folder / (op_name + "_" + impl_name + ".py")).string();
+  spec.code.impl_name = impl_name;
+  for (const auto& file : {spec.code.task_file, spec.code.impl_file}) {
     if (Status regular = CheckRegularFile(file, "file"); !regular.ok()) return regular;
   }
   return spec;

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/common/utf8.h"  // CutMiddle, for error messages
+#include "runner/config/operator_code.h"
 #include "runner/config/operator_config.h"
 #include "runner/executor/executor_client.h"
 #include "runner/judge/judge.h"
@@ -29,12 +30,7 @@ namespace opverify {
 // One operator to run: its files and how it is judged.
 struct OperatorSpec {
   std::string name;       // op_name
-  std::string task_file;  // <op>_torch.py
-  std::string impl_file;  // <op>_<impl>.py
-  std::string impl_name = "triton_ascend_impl";
-  // A dispatch-override operator (docs/MANIFEST.md): task_file and impl_file
-  // are empty, the executor makes both from this object. Null otherwise.
-  nlohmann::json override_spec;
+  OperatorCode code;      // <op>_torch.py and <op>_<impl>.py, or a dispatch override's object
   OperatorConfig config;  // how it is judged
   std::vector<nlohmann::json> params;  // a sweep: one get_inputs(**params) per case
   // Cases to leave out (resumed, or another rank's share); they are not
@@ -68,21 +64,18 @@ enum class SparePrestart {
 SparePrestart SparePrestartFromEnvironment();
 
 struct RunOptions {
-  std::string backend = "auto";     // auto, cuda, npu, cpu
-  std::string executor_program;     // empty: beside the running program
-  std::vector<std::pair<std::string, std::string>> env;  // for every executor (cache dirs, devices)
-  std::string log_path;             // executors' output
-  SandboxSettings sandbox;          // how executors are confined (docs/SECURITY.md)
-  std::string scratch_parent;       // executors' scratch folders go here; empty: the temp folder
+  std::string backend = "auto";  // auto, cuda, npu, cpu
+  // How every executor starts: its program, environment (cache dirs,
+  // devices), log, sandbox, scratch folder, and the run's stop signal (a
+  // call in flight is abandoned, its executor killed, and its case ends
+  // kStoppedErrorType, which callers do not record).
+  ExecutorOptions executor;
   ExecutorPool* pool = nullptr;     // reuse a warm reference executor across operators (batch ranks)
   // One executor makes both the golden and the actual (SharedGoldenFromEnvironment);
   // false: the trust boundary, a reference and an implementation executor.
   bool shared_golden = SharedGoldenFromEnvironment();
   SparePrestart prestart = SparePrestartFromEnvironment();  // needs pool; never with shared_golden
-  ExecutorFactory start_executor;   // empty: ProcessExecutor::StartClient (tests give a fake)
-  // A run's stop signal: a call in flight is abandoned (its executor killed)
-  // and its case ends kStoppedErrorType, which callers do not record.
-  const std::atomic<int>* stop = nullptr;
+  ExecutorFactory start_executor;  // empty: ProcessExecutor::StartClient (tests give a fake)
 };
 
 // The error type of a case abandoned because the run was stopped.

@@ -110,6 +110,31 @@ def test_mpirun_ranks_give_the_same_verdicts(batch_bin, tmp_path, single_rank_ru
         assert (tmp_path / "run" / "logs" / f"rank-{r:04d}.log").exists()
 
 
+def test_a_rank_that_cannot_work_leaves_and_the_others_finish_the_night(batch_bin, tmp_path, single_rank_run):
+    """Rank 1 alone cannot make its folder in the run (a file stands where its
+    cache/rank-0001 goes): it says so and leaves; ranks 0 and 2 run every item,
+    rank 0 writes every report, names the rank and exits 2. It used to wait for
+    rank 1 for ever (and mpirun with it): the timeout fails the test then."""
+    manifest = write_manifest(tmp_path / "mixed.json", MIXED)
+    run_dir = tmp_path / "run"
+    (run_dir / "cache").mkdir(parents=True)
+    (run_dir / "cache" / "rank-0001").write_text("not a folder")
+    proc = run_batch(batch_bin, manifest, run_dir, "--no-ab", ranks=3, timeout=300)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert "rank 1 left the run" in proc.stderr and "rank-0001" in proc.stderr, proc.stderr[-3000:]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    left = summary["ranks_left"]
+    assert [(r["rank"], r["lost_item"]) for r in left] == [(1, None)], left
+    assert "cannot create" in left[0]["reason"] and "rank-0001" in left[0]["reason"], left
+    assert summary["unassigned_items"] == 0
+    # Nothing was lost: the two that stayed ran everything, as one rank does.
+    assert verdicts(run_dir) == verdicts(single_rank_run[0])
+    with h5py.File(run_dir / "results.h5", "r") as f:
+        assert {int(r) for r in f["cases"]["rank"][:]} <= {0, 2}
+    assert (run_dir / "junit.xml").exists() and (run_dir / "report.html").exists()
+    assert "ranks left the run early" in proc.stdout, proc.stdout[-2000:]
+
+
 def start_mixed_run(batch_bin, tmp_path, stored):
     """A single-rank run of MIXED, once `stored` cases are journaled: (process, manifest, run folder, journal)."""
     manifest = write_manifest(tmp_path / "mixed.json", MIXED)

@@ -29,8 +29,8 @@ class AbRerun : public testing::ScratchDirTest {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(ScratchDirTest::SetUp());
     spec_.name = "softmax";
-    spec_.task_file = "/ops/softmax_torch.py";
-    spec_.impl_file = "/ops/softmax_impl.py";
+    spec_.code.task_file = "/ops/softmax_torch.py";
+    spec_.code.impl_file = "/ops/softmax_impl.py";
     spec_.config.seeds = 1;
     spec_.config.lint = false;
     proto::LoadReply load;
@@ -49,7 +49,7 @@ class AbRerun : public testing::ScratchDirTest {
   json RunAndAb() {
     RunOptions options;
     options.start_executor = script_.Factory();
-    options.env = {{"TRITON_CACHE_DIR", dir_ + "/cache"}};
+    options.executor.env = {{"TRITON_CACHE_DIR", dir_ + "/cache"}};
     json record;
     // Inside the callback, as the batch worker does: the failing outputs are still at hand.
     RunOperator(spec_, options, [&](const CaseOutcome& c) {

@@ -26,8 +26,9 @@ auto Tie(const OperatorConfig& c) {
 }
 
 auto Tie(const BenchConfig& c) {
-  return std::tie(c.enabled, c.warmup, c.repeats, c.adaptive, c.max_repeats, c.rse_target,
-                  c.max_seconds, c.flush_l2, c.profile_iterations, c.skip_framework,
+  const MeasureSettings& t = c.timing;
+  return std::tie(c.enabled, c.warmup, t.repeats, t.adaptive, t.max_repeats, t.rse_target,
+                  t.max_seconds, c.flush_l2, t.profile_iterations, c.skip_framework,
                   c.framework_latency_ms, c.review_speedup);
 }
 
@@ -130,7 +131,7 @@ TEST(BenchConfig, TheManifestAndBenchFlagsGiveTheSameConfig) {
 TEST(BenchConfig, CommandLineOnlySettingsFillTheSameStruct) {
   BenchConfig expected;
   expected.flush_l2 = false;
-  expected.profile_iterations = 0;
+  expected.timing.profile_iterations = 0;
   expected.skip_framework = true;
   expected.framework_latency_ms = 1.5;
   EXPECT_EQ(Tie(FromBenchFlags(
@@ -141,15 +142,15 @@ TEST(BenchConfig, CommandLineOnlySettingsFillTheSameStruct) {
 
 // The one place two paths differ: adaptive's cap when none is given.
 TEST(BenchConfig, AManifestCapsAdaptiveAt1000WhereTheCommandLineTakes20TimesRepeats) {
-  EXPECT_EQ(BenchConfig::ForManifest().max_repeats, 1000);
-  EXPECT_EQ(FromBenchFlags("").bench.max_repeats, 0);
+  EXPECT_EQ(BenchConfig::ForManifest().timing.max_repeats, 1000);
+  EXPECT_EQ(FromBenchFlags("").bench.timing.max_repeats, 0);
   EXPECT_EQ(FromBenchFlags("--repeats 7").bench.ToJson()["max_repeats"], 140);
   BenchConfig manifest = BenchConfig::ForManifest();
   ASSERT_TRUE(ApplyManifestBench({{"adaptive", true}}, "test", &manifest).ok());
   EXPECT_EQ(manifest.ToJson()["max_repeats"], 1000);
   // Everything else is the same default.
   manifest = BenchConfig::ForManifest();
-  manifest.max_repeats = 0;
+  manifest.timing.max_repeats = 0;
   EXPECT_EQ(Tie(manifest), Tie(BenchConfig{}));
 }
 

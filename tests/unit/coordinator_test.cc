@@ -11,10 +11,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +31,7 @@ using WorkerRun = std::function<bool(int worker, const WorkItem& item, const Rep
 
 struct Served {
   bool healthy = false;
+  std::vector<WorkerDeparture> departures;
   int unassigned = -1;
   bool max_failures_reached = false;
   int ab_granted = 0;
@@ -46,10 +50,19 @@ struct Served {
   }
 };
 
+// What worker `worker`'s thread does with its link: WorkerLoop, unless a test says otherwise.
+using WorkerBody = std::function<void(int worker, Comm* link, const RunItemFunction& run,
+                                      CoordinatorChannel* channel)>;
+
 // `channels` (optional): one per worker, given to its WorkerLoop.
 Served Serve(int workers, const std::vector<WorkItem>& items, const WorkerRun& run,
              const CoordinatorLimits& limits = {},
-             std::vector<CoordinatorChannel>* channels = nullptr) {
+             std::vector<CoordinatorChannel>* channels = nullptr, WorkerBody body = nullptr) {
+  if (!body) {
+    body = [](int, Comm* link, const RunItemFunction& run_item, CoordinatorChannel* channel) {
+      WorkerLoop(link, 0, run_item, channel);
+    };
+  }
   auto channel_of = [&](int w) {
     return channels != nullptr ? &(*channels)[static_cast<std::size_t>(w)] : nullptr;
   };
@@ -71,10 +84,10 @@ Served Serve(int workers, const std::vector<WorkItem>& items, const WorkerRun& r
     };
   };
   std::vector<std::thread> threads;
-  threads.emplace_back([&] { WorkerLoop(own[1].get(), 0, worker_run(0), channel_of(0)); });
+  threads.emplace_back([&] { body(0, own[1].get(), worker_run(0), channel_of(0)); });
   for (int w = 1; w < workers; ++w) {
     threads.emplace_back([&, w] {
-      WorkerLoop(world[static_cast<std::size_t>(w)].get(), 0, worker_run(w), channel_of(w));
+      body(w, world[static_cast<std::size_t>(w)].get(), worker_run(w), channel_of(w));
     });
   }
 
@@ -84,6 +97,7 @@ Served Serve(int workers, const std::vector<WorkItem>& items, const WorkerRun& r
                       text);
     const CoordinatorResult result = Coordinate(links, workers, items, &progress, limits);
     served.healthy = result.healthy;
+    served.departures = result.departures;
     served.unassigned = result.unassigned;
     served.max_failures_reached = result.max_failures_reached;
     served.ab_granted = result.ab_granted;
@@ -408,6 +422,113 @@ TEST(Coordinate, WithNothingToDoEveryWorkerIsToldToStop) {
   EXPECT_TRUE(served.healthy);
   EXPECT_EQ(served.unassigned, 0);
   EXPECT_TRUE(served.AllItems().empty());
+}
+
+// Serve(...) on a thread of its own, given `limit_s` to return: a
+// coordinator that waits for ever for a worker ends the test program with a
+// failure instead of hanging it.
+Served ServeWithin(double limit_s, const std::function<Served()>& serve) {
+  auto done = std::make_shared<std::promise<Served>>();
+  std::future<Served> served = done->get_future();
+  std::thread([done, serve] { done->set_value(serve()); }).detach();
+  if (served.wait_for(std::chrono::duration<double>(limit_s)) != std::future_status::ready) {
+    std::fprintf(stderr, "FAILED: the coordinator still waits after %.0f s: a hang\n", limit_s);
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  return served.get();
+}
+
+constexpr double kHangLimitS = 30;
+
+// `items` items of nothing to do, each worker's thread doing `body`, within kHangLimitS.
+Served ServeWithBody(int workers, int items, WorkerBody body) {
+  return ServeWithin(kHangLimitS, [&] {
+    return Serve(
+        workers, PlannedItems(items), [](int, const WorkItem&, const Report&) { return true; }, {},
+        nullptr, body);
+  });
+}
+
+TEST(Coordinate, AWorkerWhoseItemThrowsLeavesNamingItAndTheOthersFinishTheRest) {
+  const std::vector<WorkItem> items = PlannedItems(15);
+  const Served served = ServeWithin(kHangLimitS, [&] {
+    FirstItemGate gate(3);
+    return Serve(3, items, [&](int worker, const WorkItem& item, const Report& report) {
+      EXPECT_TRUE(gate.Pass(worker));
+      ReportCase(report, "case" + std::to_string(item.id), true);
+      if (worker == 1) throw std::runtime_error("the shard's disk is gone");
+      return true;
+    });
+  });
+  EXPECT_FALSE(served.healthy);
+  ASSERT_EQ(served.departures.size(), 1u);
+  const WorkerDeparture& left = served.departures[0];
+  EXPECT_EQ(left.rank, 1);
+  EXPECT_NE(left.reason.find("threw: the shard's disk is gone"), std::string::npos) << left.reason;
+  ASSERT_EQ(served.items_of[1].size(), 1u);
+  ASSERT_TRUE(left.lost_item.has_value());
+  EXPECT_EQ(left.lost_item->id, served.items_of[1][0]);
+  // Every other item was run by the two that stayed; none is left unassigned.
+  EXPECT_EQ(served.unassigned, 0);
+  EXPECT_EQ(served.AllItems(), Iota(15));
+  EXPECT_EQ(served.cases, 15);  // the lost item's case was reported before it threw
+}
+
+TEST(Coordinate, RankZerosOwnWorkerThrowingEndsTheRunWithTheRestUnassigned) {
+  const Served served = ServeWithin(kHangLimitS, [&] {
+    return Serve(1, PlannedItems(10), [](int, const WorkItem& item, const Report&) -> bool {
+      if (item.id == 2) throw std::logic_error("item 2 cannot be run");
+      return true;
+    });
+  });
+  EXPECT_FALSE(served.healthy);
+  EXPECT_EQ(served.items_of[0], (std::vector<int>{0, 1, 2}));
+  ASSERT_EQ(served.departures.size(), 1u);
+  EXPECT_EQ(served.departures[0].rank, 0);
+  ASSERT_TRUE(served.departures[0].lost_item.has_value());
+  EXPECT_EQ(served.departures[0].lost_item->id, 2);
+  EXPECT_EQ(served.unassigned, 7);
+}
+
+TEST(Coordinate, AWorkerThatLeavesBeforeItsLoopIsNotWaitedFor) {
+  // Worker 2's set-up failed (as a rank whose shard cannot be created): it
+  // says so and returns without ever asking for work.
+  const Served served = ServeWithBody(
+      3, 9, [](int w, Comm* link, const RunItemFunction& run, CoordinatorChannel* channel) {
+        if (w == 2) return LeaveWork(link, 0, "its shard cannot be created");
+        WorkerLoop(link, 0, run, channel);
+      });
+  EXPECT_FALSE(served.healthy);
+  ASSERT_EQ(served.departures.size(), 1u);
+  EXPECT_EQ(served.departures[0].rank, 2);
+  EXPECT_EQ(served.departures[0].reason, "its shard cannot be created");
+  EXPECT_FALSE(served.departures[0].lost_item.has_value());
+  EXPECT_TRUE(served.items_of[2].empty());
+  EXPECT_EQ(served.AllItems(), Iota(9));
+  EXPECT_EQ(served.unassigned, 0);
+}
+
+TEST(Coordinate, AWorkerAnsweredWithNeitherWorkNorTheStopLeavesAndItsItemIsLost) {
+  // Worker 1 asks for an A/B re-run outside any item: the grant comes where
+  // it waits for work, so it leaves; the item handed to it meanwhile is lost.
+  const Served served = ServeWithBody(
+      2, 6, [](int w, Comm* link, const RunItemFunction& run, CoordinatorChannel* channel) {
+        if (w == 1) SendOrLog(link, 0, kTagAbAsk, "", "an A/B request");
+        WorkerLoop(link, 0, run, channel);
+      });
+  EXPECT_FALSE(served.healthy);
+  ASSERT_EQ(served.departures.size(), 1u);
+  EXPECT_EQ(served.departures[0].rank, 1);
+  EXPECT_NE(served.departures[0].reason.find("message tag 9"), std::string::npos)
+      << served.departures[0].reason;
+  ASSERT_TRUE(served.departures[0].lost_item.has_value());
+  EXPECT_TRUE(served.items_of[1].empty());
+  // Worker 0 ran every item but the lost one.
+  std::vector<int> expected = Iota(6);
+  expected.erase(std::find(expected.begin(), expected.end(), served.departures[0].lost_item->id));
+  EXPECT_EQ(served.items_of[0], expected);
+  EXPECT_EQ(served.unassigned, 0);
 }
 
 // A request for work that cannot be sent has no answer to wait for: the

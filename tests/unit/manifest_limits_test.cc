@@ -194,7 +194,7 @@ TEST_F(ManifestLimitsTest, AnAbsoluteGlobIsUsedAsGiven) {
   const Result<JobManifest> manifest = LoadManifest(path);
   ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
   ASSERT_EQ(manifest->operators.size(), 3u);
-  EXPECT_EQ(manifest->operators[0].task_file, kOps + "/alpha_torch.py");
+  EXPECT_EQ(manifest->operators[0].code.task_file, kOps + "/alpha_torch.py");
 }
 
 TEST_F(ManifestLimitsTest, DeepNestingAndHugeStringsAreRefusedBeforeTheSchema) {

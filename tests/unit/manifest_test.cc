@@ -106,9 +106,9 @@ TEST(ShippedManifests, AllCoversEveryOperatorInOps) {
   EXPECT_EQ(Names(all), TasksIn(kSource + "/jobs/ops"));
   EXPECT_EQ(all.operators.size(), 13u);
   for (const OperatorJob& op : all.operators) {
-    EXPECT_EQ(op.impl_name, "triton_impl");
-    EXPECT_EQ(op.impl_file, kSource + "/jobs/ops/" + op.name + "_triton_impl.py");
-    EXPECT_EQ(op.task_file, kSource + "/jobs/ops/" + op.name + "_torch.py");
+    EXPECT_EQ(op.code.impl_name, "triton_impl");
+    EXPECT_EQ(op.code.impl_file, kSource + "/jobs/ops/" + op.name + "_triton_impl.py");
+    EXPECT_EQ(op.code.task_file, kSource + "/jobs/ops/" + op.name + "_torch.py");
     EXPECT_TRUE(op.cases.empty()) << op.name << ": the task's own CASES";
     EXPECT_FALSE(op.config.non_compute.has_value()) << op.name << ": the task file decides";
     EXPECT_TRUE(op.config.lint);
@@ -122,7 +122,7 @@ TEST(ShippedManifests, SmokeIsAQuickSubsetOfAll) {
   const std::vector<std::string> all = TasksIn(kSource + "/jobs/ops");
   for (const OperatorJob& op : smoke.operators) {
     EXPECT_TRUE(std::count(all.begin(), all.end(), op.name)) << op.name;
-    EXPECT_LE(op.bench.repeats, 10);
+    EXPECT_LE(op.bench.timing.repeats, 10);
   }
   EXPECT_EQ(Find(smoke, "softmax").cases.size(), 4u);
 }
@@ -143,7 +143,7 @@ TEST(ShippedManifests, CpuSmokeHoldsThePassingCpuFixtures) {
   EXPECT_THAT(Names(smoke), ElementsAre("relu_ok", "quant_ok", "transpose_ok", "golden_fallback",
                                         "hidden_state_ok"));
   for (const OperatorJob& op : smoke.operators) {
-    EXPECT_EQ(op.impl_file, kSource + "/tests/fixtures/cpu_ops/" + op.name + "_cpu_impl.py");
+    EXPECT_EQ(op.code.impl_file, kSource + "/tests/fixtures/cpu_ops/" + op.name + "_cpu_impl.py");
     EXPECT_FALSE(op.config.lint);
   }
 }
@@ -168,10 +168,10 @@ TEST(ShippedManifests, PerfLargeTimesFiveOperatorsOfOpsOnOneSeed) {
   const JobManifest perf = MustLoad(kSource + "/jobs/perf_large.json");
   EXPECT_THAT(Names(perf), ElementsAre("softmax", "layernorm", "rmsnorm", "matmul", "gelu_tanh"));
   for (const OperatorJob& op : perf.operators) {
-    EXPECT_EQ(op.task_file, kSource + "/jobs/ops/" + op.name + "_torch.py");
+    EXPECT_EQ(op.code.task_file, kSource + "/jobs/ops/" + op.name + "_torch.py");
     EXPECT_EQ(op.config.seeds, 1) << op.name;
     EXPECT_TRUE(op.bench.enabled) << op.name;
-    EXPECT_EQ(op.bench.repeats, 100) << op.name;
+    EXPECT_EQ(op.bench.timing.repeats, 100) << op.name;
     EXPECT_EQ(op.cases.size(), 2u) << op.name;
   }
   EXPECT_EQ(Find(perf, "softmax").cases.front(),
@@ -215,16 +215,16 @@ TEST(Defaults, ApplyToEveryOperatorOfTheFileUnlessOverridden) {
   EXPECT_THAT(Names(manifest), ElementsAre("alpha", "beta", "gamma"));
 
   const OperatorJob& alpha = Find(manifest, "alpha");
-  EXPECT_EQ(alpha.impl_name, "cpu_impl");
+  EXPECT_EQ(alpha.code.impl_name, "cpu_impl");
   EXPECT_EQ(alpha.config.standard, Standard::kStrict);
   EXPECT_EQ(alpha.config.precision_mode, PrecisionMode::kNone);
   EXPECT_EQ(alpha.config.timeout_s, 30);
   EXPECT_FALSE(alpha.config.lint);
   EXPECT_FALSE(alpha.config.non_compute.has_value());
   EXPECT_EQ(alpha.bench.warmup, 3);
-  EXPECT_EQ(alpha.bench.repeats, 7);
+  EXPECT_EQ(alpha.bench.timing.repeats, 7);
   EXPECT_TRUE(alpha.bench.enabled);
-  EXPECT_EQ(alpha.bench.max_repeats, BenchConfig::ForManifest().max_repeats);
+  EXPECT_EQ(alpha.bench.timing.max_repeats, BenchConfig::ForManifest().timing.max_repeats);
   EXPECT_THAT(alpha.tags, ElementsAre("base"));
   EXPECT_FALSE(alpha.task_sha256.has_value());
 
@@ -235,9 +235,9 @@ TEST(Defaults, ApplyToEveryOperatorOfTheFileUnlessOverridden) {
   EXPECT_EQ(beta.config.timeout_s, 5);
   EXPECT_TRUE(beta.config.lint);
   EXPECT_EQ(beta.bench.warmup, 3);  // bench merges key by key
-  EXPECT_EQ(beta.bench.repeats, 9);
-  EXPECT_TRUE(beta.bench.adaptive);
-  EXPECT_DOUBLE_EQ(beta.bench.rse_target, 0.02);
+  EXPECT_EQ(beta.bench.timing.repeats, 9);
+  EXPECT_TRUE(beta.bench.timing.adaptive);
+  EXPECT_DOUBLE_EQ(beta.bench.timing.rse_target, 0.02);
   EXPECT_THAT(beta.tags, ElementsAre("own"));  // lists replace
   EXPECT_EQ(beta.task_sha256,
             std::optional<std::string>(
@@ -257,7 +257,7 @@ TEST(Defaults, WithoutAnyTheBuiltInOnesHold) {
   EXPECT_EQ(beta.config.standard, built_in.config.standard);
   EXPECT_EQ(beta.config.timeout_s, built_in.config.timeout_s);
   EXPECT_EQ(beta.config.lint, built_in.config.lint);
-  EXPECT_EQ(beta.bench.repeats, built_in.bench.repeats);
+  EXPECT_EQ(beta.bench.timing.repeats, built_in.bench.timing.repeats);
   EXPECT_TRUE(beta.tags.empty());
 }
 
@@ -269,7 +269,7 @@ TEST(Include, IncludedOperatorsComeFirstAndPathsAreRelativeToTheIncluder) {
   EXPECT_EQ(manifest.path, kFixtures + "/include_top.json");
   EXPECT_THAT(Names(manifest), ElementsAre("beta", "alpha", "gamma"));
   for (const OperatorJob& op : manifest.operators) {
-    EXPECT_EQ(op.task_file, kFixtures + "/ops/" + op.name + "_torch.py");
+    EXPECT_EQ(op.code.task_file, kFixtures + "/ops/" + op.name + "_torch.py");
   }
   EXPECT_EQ(Find(manifest, "beta").source, kFixtures + "/nested/include_leaf.json:/operators/0");
   // Each file's defaults stay in that file.
@@ -299,7 +299,7 @@ TEST(Include, AMissingIncludeIsNotFound) {
 TEST(Discovery, FindsTaskFilesByGlobSortedLessExcluded) {
   const JobManifest manifest = MustLoad(kFixtures + "/discovery.json");
   EXPECT_THAT(Names(manifest), ElementsAre("alpha", "gamma"));
-  EXPECT_EQ(Find(manifest, "gamma").impl_file, kFixtures + "/ops/gamma_cpu_impl.py");
+  EXPECT_EQ(Find(manifest, "gamma").code.impl_file, kFixtures + "/ops/gamma_cpu_impl.py");
 }
 
 TEST(Discovery, AMissingImplementationIsNotFoundNamingIt) {
@@ -424,7 +424,7 @@ TEST(BadManifest, MessagesNameFilesAsTheUserDid) {
   // The paths an operator carries are absolute all the same.
   const JobManifest discovered = MustLoad("discovery.json");
   EXPECT_EQ(discovered.path, kFixtures + "/discovery.json");
-  EXPECT_EQ(Find(discovered, "alpha").task_file, kFixtures + "/ops/alpha_torch.py");
+  EXPECT_EQ(Find(discovered, "alpha").code.task_file, kFixtures + "/ops/alpha_torch.py");
   EXPECT_EQ(Find(discovered, "alpha").source, "discovery.json:/operators/0");
 }
 
@@ -474,11 +474,11 @@ TEST(LibraryManifest, OverrideEntriesHaveNoFilesAndKeepTheirCall) {
               ElementsAre("softmax_right", "softmax_pair", "softmax_wrong", "softmax_unreached",
                           "isclose_composite"));
   const OperatorJob& right = Find(job, "softmax_right");
-  EXPECT_TRUE(right.task_file.empty());
-  EXPECT_TRUE(right.impl_file.empty());
-  EXPECT_EQ(right.override_spec.at("op"), "torch.softmax");
-  EXPECT_EQ(right.override_spec.at("enable"), "ovlib:enabled");
-  EXPECT_EQ(right.override_spec.at("args").at(1), -1);
+  EXPECT_TRUE(right.code.task_file.empty());
+  EXPECT_TRUE(right.code.impl_file.empty());
+  EXPECT_EQ(right.code.override_spec.at("op"), "torch.softmax");
+  EXPECT_EQ(right.code.override_spec.at("enable"), "ovlib:enabled");
+  EXPECT_EQ(right.code.override_spec.at("args").at(1), -1);
   EXPECT_EQ(right.cases.size(), 8u);  // rows x cols x dtype = 2 x 2 x 2
   EXPECT_EQ(CaseId("softmax_right", right.cases[0], 0),
             R"(softmax_right/{"cols":16,"dtype":"float32","rows":1})");
@@ -487,15 +487,15 @@ TEST(LibraryManifest, OverrideEntriesHaveNoFilesAndKeepTheirCall) {
   EXPECT_THAT(right.config.python_path, ElementsAre(kLibrary + "/cpu_override"));
   EXPECT_EQ(right.config.seeds, 2);
   const OperatorJob& pair = Find(job, "softmax_pair");
-  EXPECT_EQ(pair.override_spec.at("enable").at("enter"), "ovlib:enable");
-  EXPECT_EQ(pair.override_spec.at("kwargs").at("dim"), 1);
+  EXPECT_EQ(pair.code.override_spec.at("enable").at("enter"), "ovlib:enable");
+  EXPECT_EQ(pair.code.override_spec.at("kwargs").at("dim"), 1);
 }
 
 TEST(LibraryManifest, LibraryBackedEntriesKeepTheirFilesAndDeclareThePackage) {
   const JobManifest job = MustLoad(kLibrary + "/cuda_library.json");
   const OperatorJob& lsoftmax = Find(job, "lsoftmax");
-  EXPECT_EQ(lsoftmax.impl_file, kLibrary + "/cuda/ops/lsoftmax_triton_impl.py");
-  EXPECT_TRUE(lsoftmax.override_spec.is_null());
+  EXPECT_EQ(lsoftmax.code.impl_file, kLibrary + "/cuda/ops/lsoftmax_triton_impl.py");
+  EXPECT_TRUE(lsoftmax.code.override_spec.is_null());
   EXPECT_THAT(lsoftmax.config.library, ElementsAre("gpulib"));
   EXPECT_THAT(lsoftmax.config.python_path, ElementsAre(kLibrary + "/cuda"));
   EXPECT_TRUE(lsoftmax.config.lint);

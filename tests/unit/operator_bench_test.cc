@@ -47,8 +47,8 @@ void Measurable(FakeExecutorScript* script, int case_count) {
 OperatorSpec Spec() {
   OperatorSpec spec;
   spec.name = "gelu";
-  spec.task_file = "/ops/gelu_torch.py";
-  spec.impl_file = "/ops/gelu_impl.py";
+  spec.code.task_file = "/ops/gelu_torch.py";
+  spec.code.impl_file = "/ops/gelu_impl.py";
   return spec;
 }
 
@@ -62,7 +62,7 @@ TEST(BenchOperator, MeasuresBothSidesOfEveryShapeAndTheirSpeedup) {
   FakeExecutorScript script;
   Measurable(&script, 2);
   BenchConfig settings;
-  settings.repeats = 7;
+  settings.timing.repeats = 7;
   const OperatorBenchResult result = BenchOperator(Spec(), Options(&script), settings);
   ASSERT_EQ(result.shapes.size(), 2U);
   for (const ShapeResult& shape : result.shapes) {

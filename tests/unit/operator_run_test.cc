@@ -54,8 +54,8 @@ void Healthy(FakeExecutorScript* script, int case_count) {
 OperatorSpec Spec() {
   OperatorSpec spec;
   spec.name = "add";
-  spec.task_file = "/ops/add_torch.py";
-  spec.impl_file = "/ops/add_triton_ascend_impl.py";
+  spec.code.task_file = "/ops/add_torch.py";
+  spec.code.impl_file = "/ops/add_triton_ascend_impl.py";
   spec.config.seeds = 1;
   return spec;
 }
@@ -93,14 +93,14 @@ TEST(RunOperator, AnOverrideOperatorSendsItsEntryAndLintsItsEnableCallables) {
   FakeExecutorScript script;
   Healthy(&script, 2);
   OperatorSpec spec = Spec();
-  spec.task_file = spec.impl_file = "";
+  spec.code.task_file = spec.code.impl_file = "";
   spec.config.library = {"mylib"};
-  spec.override_spec = {{"op", "torch.softmax"},
-                        {"enable", {{"enter", "mylib:on"}, {"exit", "mylib:off"}}},
-                        {"args", json::array({{{"shape", {4}}}, -1})}};
+  spec.code.override_spec = {{"op", "torch.softmax"},
+                             {"enable", {{"enter", "mylib:on"}, {"exit", "mylib:off"}}},
+                             {"args", json::array({{{"shape", {4}}}, -1})}};
   const OperatorOutcome outcome = RunOperator(spec, Options(&script));
   EXPECT_EQ(outcome.passed_cases(), 2);
-  EXPECT_EQ(script.RequestsOf("load").at(0).request.at("override"), spec.override_spec);
+  EXPECT_EQ(script.RequestsOf("load").at(0).request.at("override"), spec.code.override_spec);
   const json lint = script.RequestsOf("lint").at(0).request;
   EXPECT_EQ(lint.at("entries"), json::array({"mylib:on", "mylib:off"}));
   EXPECT_EQ(lint.at("library"), json::array({"mylib"}));
@@ -548,11 +548,11 @@ TEST(SpareExecutor, OneStartedWithOtherOptionsIsStoppedNotReused) {
   FakeExecutorScript script;
   ExecutorPool pool;
   RunOptions options = SpareOptions(&script, &pool);
-  options.env = {{"HOME", "/ranks/0/home"}};
+  options.executor.env = {{"HOME", "/ranks/0/home"}};
   RunOperator(Spec(), options);
   const int stopped_before = script.stopped();
   RunOptions other = options;
-  other.env = {{"HOME", "/elsewhere/home"}};
+  other.executor.env = {{"HOME", "/elsewhere/home"}};
   EXPECT_EQ(RunOperator(Spec(), other).passed_cases(), 1);
   // Both spares (HOME /ranks/0/home) stopped; a new executor with the new HOME.
   EXPECT_GE(script.stopped() - stopped_before, 2);

@@ -97,7 +97,7 @@ std::map<std::string, json> FullRequests() {
   lint.overrides = "torch.softmax";
   load.reference_as_impl = true;
   BenchMeasureRequest measure;
-  measure.max_repeats = 100;
+  measure.timing.max_repeats = 100;
   RunCaseRequest run;
   run.golden_sizes = {1};
   run.reference_writes = {"0"};
@@ -163,7 +163,7 @@ TEST(Protocol, RequestsOnTheWireAreAsTheExecutorReadsThem) {
   BenchMeasureRequest measure;
   measure.side = "framework";
   EXPECT_FALSE(json(measure).contains("max_repeats"));  // 0: the executor's own default
-  measure.max_repeats = 200;
+  measure.timing.max_repeats = 200;
   EXPECT_EQ(json(measure).dump(),
             R"({"adaptive":false,"max_repeats":200,"max_seconds":60.0,"op":"bench_measure",)"
             R"("profile_iterations":10,"repeats":50,"rse_target":0.01,"side":"framework"})");

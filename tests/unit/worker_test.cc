@@ -38,8 +38,8 @@ class Worker : public testing::ScratchDirTest {
 
     OperatorJob op;
     op.name = "relu";
-    op.task_file = "/ops/relu_torch.py";
-    op.impl_file = "/ops/relu_impl.py";
+    op.code.task_file = "/ops/relu_torch.py";
+    op.code.impl_file = "/ops/relu_impl.py";
     op.config.seeds = 1;
     op.bench.enabled = false;
     job_.name = "worker_test";
@@ -52,8 +52,9 @@ class Worker : public testing::ScratchDirTest {
     setup_.options = &options_;
     setup_.cache_dir = dir_ + "/cache";
     setup_.shard = shard_.get();
-    setup_.stop = &stop_;
-    setup_.start_executor = script_.Factory();
+    setup_.run.backend = options_.backend;  // as opverify-batch's MakeWorkerSetup
+    setup_.run.executor.stop = &stop_;
+    setup_.run.start_executor = script_.Factory();
 
     script_.On("load", [](const json&, const FakeExecutor&) {
       proto::LoadReply load;
@@ -179,7 +180,7 @@ TEST_F(Worker, APassingOperatorIsBenchmarkedAndEachShapeStored) {
 
 TEST_F(Worker, TheWarmExecutorServesTheNextItemUnlessTainted) {
   ExecutorPool pool;
-  setup_.pool = &pool;
+  setup_.run.pool = &pool;
   Run();
   Run();
   EXPECT_EQ(script_.started(), 1);

@@ -185,7 +185,7 @@ TEST(RunInfo, ReadsWhatTheBatchWroteAndSkipsWhatItCannotPlace) {
 
 TEST(BenchFacts, TheRecordsRoundTrip) {
   BenchItemFacts item;
-  item.settings.repeats = 7;
+  item.settings.timing.repeats = 7;
   item.clock = {{"locked", false}};
   item.wall_s = 1.5;
   item.shapes = 2;
@@ -193,7 +193,7 @@ TEST(BenchFacts, TheRecordsRoundTrip) {
   EXPECT_EQ(written.at("settings"), item.settings.ToJson());
   EXPECT_EQ(written.at("shapes"), 2);
   const BenchItemFacts read = written.get<BenchItemFacts>();
-  EXPECT_EQ(read.settings.repeats, 7);
+  EXPECT_EQ(read.settings.timing.repeats, 7);
   EXPECT_EQ(read.clock, item.clock);
   EXPECT_DOUBLE_EQ(read.wall_s, 1.5);
 

@@ -52,6 +52,9 @@ class Worker : public testing::ScratchDirTest {
     setup_.options = &options_;
     setup_.cache_dir = dir_ + "/cache";
     setup_.shard = shard_.get();
+    // Made again now that script_ exists: RunOptions read the fake's default
+    // (the shared golden, fake_executor.h) when made, and setup_ is older.
+    setup_.run = RunOptions();
     setup_.run.backend = options_.backend;  // as opverify-batch's MakeWorkerSetup
     setup_.run.executor.stop = &stop_;
     setup_.run.start_executor = script_.Factory();

@@ -42,7 +42,7 @@ json PreviousRunInfo(const fs::path& run_dir) {
   for (const char* key :
        {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing",
         "shard", "stopped_by_signal", "stopped_by_maxfail", "unassigned_items", "sandbox",
-        "compiler_cache", "timeline", "opverify", "started_at"}) {
+        "compiler_cache", "timeline", "opverify", "started_at", "ranks_left"}) {
     if (summary.contains(key)) info[key] = summary[key];
   }
   return info;
@@ -64,9 +64,16 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
     ranks += recorded.ranks.value_or(0);
     unassigned += recorded.unassigned_items;
     from.push_back(fs::absolute(part).lexically_normal().string());
+    if (part_info.contains("ranks_left") && part_info["ranks_left"].is_array()) {
+      for (json left : part_info["ranks_left"]) {  // ranks are numbered per part: say which
+        if (left.is_object()) left["part"] = from.back();
+        info["ranks_left"].push_back(left);
+      }
+    }
   }
   if (ranks > 0) info["ranks"] = ranks;
-  if (info.contains("stopped_by_signal") || info.contains("stopped_by_maxfail"))
+  if (info.contains("stopped_by_signal") || info.contains("stopped_by_maxfail") ||
+      info.contains("ranks_left"))
     info["unassigned_items"] = unassigned;
   info["merged_from"] = from;
   return info;

@@ -419,6 +419,28 @@ std::string RunVersionLine(const RunInfo& info) {
   return line;
 }
 
+namespace {
+
+// A line for the ranks that left the run early, then one for each of them.
+std::vector<std::string> RanksLeftLines(const RunModel& run) {
+  const std::size_t count = run.info.ranks_left.size();
+  std::vector<std::string> lines = {
+      std::to_string(count) + (count == 1 ? " rank" : " ranks") +
+      " left the run early; the others went on. " + std::to_string(run.info.unassigned_items) +
+      " work items were never started; this report covers the " +
+      std::to_string(run.totals.cases) +
+      " cases stored. The same command with --resume runs the rest."};
+  for (const RankLeft& left : run.info.ranks_left) {
+    lines.push_back("rank " + std::to_string(left.rank) + " left: " + left.reason +
+                    (left.lost_operator ? "; the work item it held (" + *left.lost_operator +
+                                              ") is lost"
+                                        : ""));
+  }
+  return lines;
+}
+
+}  // namespace
+
 std::vector<std::string> StoppedEarlyLines(const RunModel& run) {
   std::vector<std::string> lines;
   const std::string unassigned = std::to_string(run.info.unassigned_items);
@@ -437,6 +459,8 @@ std::vector<std::string> StoppedEarlyLines(const RunModel& run) {
                     "run, not failures); this report covers the " +
                     std::to_string(run.totals.cases) +
                     " cases that ran. The same command with --resume runs the rest.");
+  } else if (!run.info.ranks_left.empty()) {
+    lines = RanksLeftLines(run);
   } else {
     return lines;
   }

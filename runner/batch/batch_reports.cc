@@ -109,9 +109,10 @@ std::string StoppedNote(const BatchOptions& options, const RankOutcome& outcome,
     int lost = 0;
     for (const json& left : outcome.ranks_left) lost += left["lost_item"].is_null() ? 0 : 1;
     return Printf(
-        " (%zu ranks left the run early: %d work items lost, %d not started (summary.json's "
+        " (%zu %s left the run early: %d work items lost, %d not started (summary.json's "
         "ranks_left); --resume runs the rest)",
-        outcome.ranks_left.size(), lost, outcome.unassigned);
+        outcome.ranks_left.size(), outcome.ranks_left.size() == 1 ? "rank" : "ranks", lost,
+        outcome.unassigned);
   }
   return "";
 }

@@ -40,7 +40,24 @@ void from_json(const json& j, BuildStamp& b) {
 
 void from_json(const json& j, RunTiming& t) { RunTimingFields(FittingFieldReader{j}, t); }
 
+// Each entry of "ranks_left" that is an object; fields of another type keep their defaults.
+std::vector<RankLeft> RanksLeft(const json& j) {
+  std::vector<RankLeft> left;
+  if (!j.is_object() || !j.contains("ranks_left") || !j["ranks_left"].is_array()) return left;
+  for (const json& entry : j["ranks_left"]) {
+    if (!entry.is_object()) continue;
+    RankLeft rank;
+    ReadIfFits(entry, "rank", rank.rank);
+    ReadIfFits(entry, "reason", rank.reason);
+    if (entry.contains("lost_item") && entry["lost_item"].is_object())
+      ReadIfFits(entry["lost_item"], "operator", rank.lost_operator);
+    left.push_back(std::move(rank));
+  }
+  return left;
+}
+
 void from_json(const json& j, RunInfo& info) {
+  info.ranks_left = RanksLeft(j);
   RunInfoFields(FittingFieldReader{j}, info);
   ReadIfObject(j, "timing", info.timing);
   ReadIfObject(j, "opverify", info.opverify);

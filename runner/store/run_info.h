@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,15 @@ struct RunTiming {
   std::optional<double> item_s;  // the work items' summed time
 };
 
+// A worker rank that left the run before it was told to stop (summary.json's
+// "ranks_left", runner/batch/rank_role.cc): why, and the operator of the work
+// item it held, lost, when it held one.
+struct RankLeft {
+  int rank = -1;
+  std::string reason;
+  std::optional<std::string> lost_operator;
+};
+
 struct RunInfo {
   std::optional<std::string> manifest;  // the manifest's absolute path
   std::optional<std::string> manifest_name;
@@ -38,6 +48,7 @@ struct RunInfo {
   std::optional<std::string> stopped_by_signal;
   std::optional<int> stopped_by_maxfail;  // max_failures, when stopped_by_maxfail is an object
   int unassigned_items = 0;
+  std::vector<RankLeft> ranks_left;
   std::optional<BuildStamp> opverify;      // when an object
   std::optional<BuildStamp> reduced_with;  // when an object
 };

@@ -132,7 +132,13 @@ def test_a_rank_that_cannot_work_leaves_and_the_others_finish_the_night(batch_bi
     with h5py.File(run_dir / "results.h5", "r") as f:
         assert {int(r) for r in f["cases"]["rank"][:]} <= {0, 2}
     assert (run_dir / "junit.xml").exists() and (run_dir / "report.html").exists()
-    assert "ranks left the run early" in proc.stdout, proc.stdout[-2000:]
+    assert "1 rank left the run early" in proc.stdout, proc.stdout[-2000:]
+    report = (run_dir / "report.md").read_text()
+    assert "1 rank left the run early" in report and "rank 1 left: " in report, report[:3000]
+    # A re-reduce of the same folder keeps what the batch recorded.
+    reduced = subprocess.run([os.path.join(os.path.dirname(batch_bin), "..", "reduce", "opverify-reduce"),
+                              str(run_dir)], capture_output=True, text=True, timeout=300)
+    assert json.loads((run_dir / "summary.json").read_text())["ranks_left"] == left, reduced.stderr[-2000:]
 
 
 def start_mixed_run(batch_bin, tmp_path, stored):

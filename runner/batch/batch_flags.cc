@@ -179,7 +179,9 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
   DescribeProgram(
       app,
       "  0  every case passed\n  1  a case failed, or the run was stopped early\n"
-      "  2  bad usage or input\n  3  --require-anchors: an operator without task_sha256\n"
+      "  2  bad usage or input, or a rank could not work and left the run (summary.json's\n"
+      "     ranks_left; the others finished and every report was written)\n"
+      "  3  --require-anchors: an operator without task_sha256\n"
       "  4  a task file differs from its task_sha256");
   AddRunFlags(app, &flags, &given);
   AddFailureFlags(app, &flags.options);

@@ -432,7 +432,7 @@ std::vector<std::string> RanksLeftLines(const RunModel& run) {
       " cases stored. The same command with --resume runs the rest."};
   for (const RankLeft& left : run.info.ranks_left) {
     lines.push_back("rank " + std::to_string(left.rank) + " left: " + left.reason +
-                    (left.lost_operator ? "; the work item it held (" + *left.lost_operator +
+                    (left.lost_item ? "; the work item it held (" + left.lost_item->op +
                                               ") is lost"
                                         : ""));
   }

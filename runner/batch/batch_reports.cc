@@ -107,7 +107,7 @@ std::string StoppedNote(const BatchOptions& options, const RankOutcome& outcome,
   }
   if (!outcome.ranks_left.empty()) {
     int lost = 0;
-    for (const json& left : outcome.ranks_left) lost += left["lost_item"].is_null() ? 0 : 1;
+    for (const RankLeft& left : outcome.ranks_left) lost += left.lost_item ? 1 : 0;
     return Printf(
         " (%zu %s left the run early: %d work items lost, %d not started (summary.json's "
         "ranks_left); --resume runs the rest)",

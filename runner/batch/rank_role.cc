@@ -23,18 +23,18 @@ nlohmann::json ChunkedTimeline(nlohmann::json timeline, const std::vector<WorkIt
 }
 
 // summary.json's "ranks_left" (RankOutcome's), the lost items' operators named from `op_names`.
-nlohmann::json RanksLeft(const std::vector<WorkerDeparture>& departures,
-                         const std::vector<std::string>& op_names) {
-  nlohmann::json left = nlohmann::json::array();
+std::vector<RankLeft> RanksLeft(const std::vector<WorkerDeparture>& departures,
+                                const std::vector<std::string>& op_names) {
+  std::vector<RankLeft> left;
   for (const WorkerDeparture& departure : departures) {
-    nlohmann::json lost = nullptr;
+    RankLeft rank{departure.rank, departure.reason, std::nullopt};
     if (const std::optional<WorkItem>& item = departure.lost_item) {
       const auto op = static_cast<std::size_t>(item->op_index);
-      lost = {{"item", item->id},
-              {"operator", op < op_names.size() ? op_names[op] : "#" + std::to_string(op)},
-              {"cases", item->case_indices}};
+      rank.lost_item = LostItem{
+          item->id, op < op_names.size() ? op_names[op] : "#" + std::to_string(op),
+          item->case_indices};
     }
-    left.push_back({{"rank", departure.rank}, {"reason", departure.reason}, {"lost_item", lost}});
+    left.push_back(std::move(rank));
   }
   return left;
 }

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/store/run_info.h"
+
 #include "runner/scheduler/comm.h"
 #include "runner/scheduler/coordinator.h"
 #include "runner/scheduler/progress.h"
@@ -27,7 +29,7 @@ struct RankOutcome {
   // Rank 0: summary.json's "ranks_left": each worker that left before it was
   // told to stop (Coordinate's departures), {rank, reason, lost_item: null or
   // {item, operator, cases (the item's case indices; [] the whole operator)}}.
-  nlohmann::json ranks_left = nlohmann::json::array();
+  std::vector<RankLeft> ranks_left;
 };
 
 // Serves `items` (rank 0) or works until told to stop (other ranks), running

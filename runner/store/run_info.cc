@@ -19,6 +19,19 @@ void RunTimingFields(const Field& field, Timing& t) {
   field("item_s", t.item_s);
 }
 
+template <typename Field, typename Lost>
+void LostItemFields(const Field& field, Lost& lost) {
+  field("item", lost.item);
+  field("operator", lost.op);
+  field("cases", lost.cases);
+}
+
+template <typename Field, typename Left>
+void RankLeftFields(const Field& field, Left& left) {
+  field("rank", left.rank);
+  field("reason", left.reason);
+}
+
 template <typename Field, typename Info>
 void RunInfoFields(const Field& field, Info& info) {
   field("manifest", info.manifest);
@@ -38,20 +51,27 @@ void from_json(const json& j, BuildStamp& b) {
   ReadIfFits(j, "commit", b.commit);
 }
 
+void to_json(json& j, const LostItem& lost) { LostItemFields(json_fields::FieldWriter{j}, lost); }
+void from_json(const json& j, LostItem& lost) { LostItemFields(FittingFieldReader{j}, lost); }
+
+void to_json(json& j, const RankLeft& left) {
+  RankLeftFields(json_fields::FieldWriter{j}, left);
+  json_fields::FieldWriter{j}("lost_item", left.lost_item);  // null when it held none
+}
+
+void from_json(const json& j, RankLeft& left) {
+  RankLeftFields(FittingFieldReader{j}, left);
+  ReadIfObject(j, "lost_item", left.lost_item);
+}
+
 void from_json(const json& j, RunTiming& t) { RunTimingFields(FittingFieldReader{j}, t); }
 
-// Each entry of "ranks_left" that is an object; fields of another type keep their defaults.
+// Each entry of "ranks_left" that is an object.
 std::vector<RankLeft> RanksLeft(const json& j) {
   std::vector<RankLeft> left;
   if (!j.is_object() || !j.contains("ranks_left") || !j["ranks_left"].is_array()) return left;
   for (const json& entry : j["ranks_left"]) {
-    if (!entry.is_object()) continue;
-    RankLeft rank;
-    ReadIfFits(entry, "rank", rank.rank);
-    ReadIfFits(entry, "reason", rank.reason);
-    if (entry.contains("lost_item") && entry["lost_item"].is_object())
-      ReadIfFits(entry["lost_item"], "operator", rank.lost_operator);
-    left.push_back(std::move(rank));
+    if (entry.is_object()) left.push_back(entry.get<RankLeft>());
   }
   return left;
 }

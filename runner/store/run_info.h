@@ -26,13 +26,20 @@ struct RunTiming {
   std::optional<double> item_s;  // the work items' summed time
 };
 
+// The work item a rank held when it left: lost (its cases may be in its shard).
+struct LostItem {
+  int item = -1;
+  std::string op;          // "operator"
+  std::vector<int> cases;  // the item's case indices; empty: the whole operator
+};
+
 // A worker rank that left the run before it was told to stop (summary.json's
-// "ranks_left", runner/batch/rank_role.cc): why, and the operator of the work
-// item it held, lost, when it held one.
+// "ranks_left", written by runner/batch/rank_role.cc): why, and the work item
+// it held, when it held one (null in the JSON otherwise).
 struct RankLeft {
   int rank = -1;
   std::string reason;
-  std::optional<std::string> lost_operator;
+  std::optional<LostItem> lost_item;
 };
 
 struct RunInfo {
@@ -56,5 +63,9 @@ struct RunInfo {
 void from_json(const nlohmann::json& j, BuildStamp& b);
 void from_json(const nlohmann::json& j, RunTiming& t);
 void from_json(const nlohmann::json& j, RunInfo& info);
+void to_json(nlohmann::json& j, const LostItem& lost);
+void from_json(const nlohmann::json& j, LostItem& lost);
+void to_json(nlohmann::json& j, const RankLeft& left);
+void from_json(const nlohmann::json& j, RankLeft& left);
 
 }  // namespace opverify

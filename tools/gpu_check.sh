@@ -90,15 +90,17 @@ PY
   nights)
     # Library nights as a user runs them, side by side on the one device: each job of $JOBS
     # (default: flaggems_override flaggems_library) through mpirun with $RANKS_<job> or $RANKS ranks (default 8),
-    # $FLAGS added (e.g. --no-bench), each ended after $LIMIT s (default 480); per job to $OUT:
+    # $FLAGS added (e.g. --no-bench), each stopped by --time-limit $LIMIT (default 480 s); per job to $OUT:
     # cases-<job>.jsonl (the --progress jsonl stream), summary-<job>.json, report-<job>.md, night-<job>.txt.
     runs=${RUNS:-/tmp/opverify-gpu-runs}
     pids=()
     for job in ${JOBS:-flaggems_override flaggems_library}; do
       rm -rf "$runs/$job"
       ranks_var="RANKS_$job"  # a job's own rank count, e.g. RANKS_liger_release=4
-      ( timeout -s TERM "${LIMIT:-480}" mpirun -np "${!ranks_var:-${RANKS:-8}}" --oversubscribe --bind-to none "$build/runner/opverify-batch" \
-          "$root/jobs/$job.json" --run-dir "$runs/$job" --progress "jsonl=$out/cases-$job.jsonl" ${FLAGS:-} \
+      # --time-limit stops the ranks themselves (reports written); a TERM through mpirun would
+      # not leave rank 0 the time to write them. The timeout is the backstop.
+      ( timeout -s TERM "$(( ${LIMIT:-480} + 90 ))" mpirun -np "${!ranks_var:-${RANKS:-8}}" --oversubscribe --bind-to none "$build/runner/opverify-batch" \
+          "$root/jobs/$job.json" --run-dir "$runs/$job" --progress "jsonl=$out/cases-$job.jsonl" --time-limit "${LIMIT:-480}" ${FLAGS:-} \
           > "$out/night-$job.txt" 2>&1
         echo "night $job rc=$?" >> "$out/night-$job.txt"
         cp "$runs/$job/summary.json" "$out/summary-$job.json" 2>/dev/null

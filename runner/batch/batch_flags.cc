@@ -77,6 +77,11 @@ void AddFailureFlags(CLI::App& app, BatchOptions* options) {
                      "Stop after N failed cases (counted across ranks): start no more work, let "
                      "the cases in hand finish, report them and list the rest as not run (exit 1)")
           ->check(CLI::Range(1, 100000000));
+  app.add_option("--time-limit", options->time_limit_s,
+                 "Stop after this many seconds, as on SIGTERM: start no more work, cut the cases "
+                 "in flight short, write the reports of what was done (exit 1 where anything is "
+                 "left); --resume runs the rest")
+      ->check(FiniteRange(1, 31536000));
   app.add_flag(
          "-x,--exitfirst", [options](std::int64_t) { options->max_failures = 1; },
          "Stop after the first failed case (--maxfail 1)")

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "runner/batch/batch_flags.h"
 #include "runner/batch/batch_reports.h"
@@ -46,6 +48,17 @@ namespace {
 std::atomic<int> g_stop_signal{0};
 
 void OnStopSignal(int signal) { g_stop_signal.store(signal); }
+
+// --time-limit: after `seconds`, the same stop as a signal's, unless one came
+// first. The thread sleeps in the background for the rest of the process.
+void StartTimeLimit(double seconds) {
+  if (seconds <= 0) return;
+  std::thread([seconds] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    int none = 0;
+    g_stop_signal.compare_exchange_strong(none, kTimeLimitStop);
+  }).detach();
+}
 
 void InstallStopHandlers() {
   struct sigaction action {};
@@ -317,6 +330,7 @@ int RunRankWork(Comm* world, const BatchFlags& flags, const JobManifest& job,
   CoordinatorChannel channel(/*await_count=*/options.max_failures > 0);
   setup.channel = &channel;
   InstallStopHandlers();
+  StartTimeLimit(options.time_limit_s);
   const RankOutcome outcome = RunRank(
       world, items,
       [&](const WorkItem& item, const std::function<void(const nlohmann::json&)>& report) {

@@ -54,6 +54,10 @@ struct BatchOptions {
   // --maxfail N / -x (1): stop handing out work once N cases failed (0: never);
   // the cases in hand finish, the rest are reported as not run.
   int max_failures = 0;
+  // --time-limit: stop this many seconds after the start, as on SIGTERM (a
+  // night's window): the items in flight are cut short, the reports cover
+  // what was done, --resume runs the rest (0: no limit).
+  double time_limit_s = 0;
   std::string previous_run;     // a run folder whose timings predict each operator's cost
   int max_cases_per_item = 64;  // sweeps larger than this are split across ranks
   // --schedule: cost (predicted costs, new operators first, long ones split

@@ -24,6 +24,12 @@ using nlohmann::json;
 namespace opverify {
 namespace {
 
+// Why the run stopped early, as summary.json's stopped_by_signal says it:
+// the signal's name, or "--time-limit".
+std::string StopCause(int stop_signal) {
+  return stop_signal == kTimeLimitStop ? "--time-limit" : SignalName(stop_signal);
+}
+
 // When the run started, UTC ("2026-12-03T01:40:18Z"): the history's night.
 std::string StartedAt(const RankOutcome& outcome) {
   const double wall_s = outcome.timing.value("run_wall_s", 0.0);
@@ -76,12 +82,12 @@ json RunInfoJson(const BatchFlags& flags, const std::string& job_name, const Lau
       {"dir", options.cache_dir.empty() ? (fs::path(options.run_dir) / "cache").string()
                                         : fs::absolute(options.cache_dir).string()}};
   if (stop_signal != 0) {
-    run_info["stopped_by_signal"] = SignalName(stop_signal);
+    run_info["stopped_by_signal"] = StopCause(stop_signal);
     run_info["unassigned_items"] = outcome.unassigned;
     spdlog::warn(
         "stopped by {}: {} work items not started, the items in flight cut short; "
         "the reports cover what was done; --resume runs the rest",
-        SignalName(stop_signal), outcome.unassigned);
+        StopCause(stop_signal), outcome.unassigned);
   }
   if (outcome.max_failures_reached) {
     run_info["stopped_by_maxfail"] = {{"max_failures", options.max_failures}};
@@ -98,7 +104,7 @@ json RunInfoJson(const BatchFlags& flags, const std::string& job_name, const Lau
 std::string StoppedNote(const BatchOptions& options, const RankOutcome& outcome, int stop_signal) {
   if (stop_signal != 0) {
     return Printf(" (stopped by %s: %d work items not started; --resume runs the rest)",
-                  SignalName(stop_signal).c_str(), outcome.unassigned);
+                  StopCause(stop_signal).c_str(), outcome.unassigned);
   }
   if (outcome.max_failures_reached) {
     return Printf(

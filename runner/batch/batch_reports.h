@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <csignal>
 #include <string>
 
 #include "runner/batch/batch_flags.h"
@@ -10,6 +11,10 @@
 #include "runner/batch/rank_role.h"
 
 namespace opverify {
+
+// What --time-limit puts in the stop flag the signal handlers set (SIGALRM
+// itself has no handler, so the number means the time limit alone).
+inline constexpr int kTimeLimitStop = SIGALRM;
 
 // Writes results.h5 and the reports of the run in flags.options.run_dir and
 // returns the program's exit code: 2 when the reports could not be written

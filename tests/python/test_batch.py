@@ -365,6 +365,37 @@ class ModelNew(torch.nn.Module):
 """
 
 
+def test_the_time_limit_stops_every_rank_with_the_reports_and_resume_finishes(batch_bin, tmp_path):
+    """--time-limit under mpirun: the ranks stop themselves as on SIGTERM (no signal through
+    mpirun, whose own forwarding kills the ranks before rank 0 writes the reports), the
+    summary says why, and --resume runs the rest."""
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    names = [f"slow_{i}" for i in range(6)]
+    for op in names:
+        (ops / f"{op}_torch.py").write_text(SLOW_TASK)
+        (ops / f"{op}_cpu_impl.py").write_text(SLOW_IMPL)
+    manifest = tmp_path / "slow.json"
+    manifest.write_text(json.dumps({"name": "slow", "defaults": {"impl_name": "cpu_impl", "lint": False,
+                                                                 "sweep": {"n": list(range(1, 11))}},
+                                    "operators": [{"name": op, "dir": str(ops)} for op in names]}))
+    run_dir = tmp_path / "run"
+    started = time.monotonic()
+    proc = run_batch(batch_bin, manifest, run_dir, "--no-bench", "--time-limit", "12", ranks=2)
+    assert time.monotonic() - started < 90, "the time limit did not stop the run"
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["stopped_by_signal"] == "--time-limit", summary
+    assert 0 <= summary["totals"]["cases"] < 60 and summary["totals"]["failed"] == 0
+    assert "stopped by --time-limit" in proc.stderr and "--resume runs the rest" in proc.stderr
+    assert "Stopped by --time-limit" in (run_dir / "report.md").read_text()
+    resumed = run_batch(batch_bin, manifest, run_dir, "--resume", "--no-bench", ranks=2)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["totals"]["cases"] == 60 and summary["totals"]["passed"] == 60
+    assert "stopped_by_signal" not in summary
+
+
 @pytest.mark.parametrize("signame", ["SIGUSR1", "SIGTERM"])
 def test_a_stop_signal_writes_partial_reports_and_resume_finishes(batch_bin, tmp_path, signame):
     ops = tmp_path / "ops"

@@ -9,6 +9,8 @@
 # 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, verdicts.jsonl (one line
 # per operator of every library batch, with its job, verdict, error and runtime types and first
 # failures), summaries.json (each batch's summary.json by job), and all.txt (the two tails).
+# LIBRARY_K=EXPR keeps only those library tests (pytest -k), e.g. "not flaggems" when the device
+# time is short.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -35,7 +37,8 @@ case "${1:-}" in
         > "$out/gpu-tests.txt" 2>&1; echo "gpu tests rc=$? after $(( $(date +%s) - start )) s" >> "$out/gpu-tests.txt" ) &
     tests_pid=$!
     ( OPVERIFY_BUILD_DIR=$build OPVERIFY_LIBRARY_RANKS=${RANKS:-4} OPVERIFY_FLAGGEMS_RANKS=${FLAGGEMS_RANKS:-8} \
-        OPVERIFY_LIBRARY_OUT=$out python3 -m pytest -q -p no:cacheprovider -rs "$root/tests/python/test_gpu_library.py" \
+        OPVERIFY_LIBRARY_OUT=$out python3 -m pytest -q -p no:cacheprovider -rs ${LIBRARY_K:+-k "$LIBRARY_K"} \
+        "$root/tests/python/test_gpu_library.py" \
         > "$out/library.txt" 2>&1; echo "library rc=$? after $(( $(date +%s) - start )) s" >> "$out/library.txt" ) &
     library_pid=$!
     wait $tests_pid $library_pid

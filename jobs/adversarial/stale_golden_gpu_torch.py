@@ -8,6 +8,10 @@ NaN first."""
 import torch
 
 EXPECTED_ERROR_TYPE = "NaNMismatch"
+# The block torch.empty hands out is the allocator's choice: where it is not one of the poisoned
+# free blocks (H200, torch 2.11, 2026-12-04: the 1024-row case), it holds other stale bytes, not the
+# sums, and the case fails on accuracy instead. Caught either way; NaN on at least one case.
+ALSO_ACCEPTED = ["AccuracyError"]
 CAUGHT_BY = "golden kept alive, free device memory poisoned"
 CASES = [dict(rows=4096, cols=512), dict(rows=1024, cols=1000)]
 

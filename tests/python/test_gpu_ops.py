@@ -118,7 +118,10 @@ def test_a_persistent_cache_dir_compiles_nothing_the_second_night(opverify_bin, 
     first, second = splits
     print(f"compile_s: first night {first:.3f}, second night {second:.3f}")
     assert first > 1.0 and second < max(0.25, 0.05 * first), splits
-    assert ab and all(a["fresh_effective"] is True for a in ab), ab
+    # The bounded A/B re-runs an operator's first failure of each kind; the others inherit its
+    # class (inherited_from) and have no attempts of their own to check.
+    rerun = [a for a in ab if "inherited_from" not in a]
+    assert rerun and all(a["fresh_effective"] is True for a in rerun), ab
     assert all(a["classification"] == "real_defect" for a in ab), ab
     fresh = [t["cache_dir"] for a in ab for t in a["attempts"] if t["label"] == "fresh_cache"]
     assert fresh and not any(d.startswith(str(cache)) for d in fresh), fresh

@@ -120,8 +120,10 @@ def run_batch(batch_bin, manifest, run_dir, env, *flags):
     """One rank, the manifest's order (--schedule fifo): the patcher runs first and every other
     operator after it on the same rank. (Under mpirun the other rank may take them all while the
     patcher's rank is busy with it, and nothing would run after it.)"""
+    usage = subprocess.run([batch_bin, "--help"], capture_output=True, text=True, timeout=60).stdout
+    order = ["--schedule", "fifo"] if "--schedule" in usage else []  # a build before the cost-aware plan had only that order
     return subprocess.run([batch_bin, str(manifest), "--backend", "cpu", "--run-dir", str(run_dir), "--timeout", "60",
-                           "--no-ab", "--schedule", "fifo", *flags],
+                           "--no-ab", *order, *flags],
                           capture_output=True, text=True, timeout=600, env=env)
 
 

@@ -338,11 +338,12 @@ int RunRankWork(Comm* world, const BatchFlags& flags, const JobManifest& job,
       },
       CoordinatorLimits{&g_stop_signal, options.max_failures, options.max_ab}, &channel,
       PlanProgress(job, items, options, setup.done), console.output);
+  const int stopped_by = g_stop_signal.load();  // what ended the work, not what comes later
   pool.DiscardSpares();   // no operator is left for them, and the reports want the cores
   shard.value().reset();  // close this rank's shard before anyone reads it
   if (world) world->Barrier();
   if (rank != 0) return 0;
-  return WriteBatchReports(flags, job.name, launch, size, outcome, g_stop_signal);
+  return WriteBatchReports(flags, job.name, launch, size, outcome, stopped_by);
 }
 
 int Run(int argc, char** argv) {

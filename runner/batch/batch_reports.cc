@@ -148,10 +148,10 @@ void PrintRunEnd(const BatchOptions& options, const RunModel& model, const RunTo
 
 int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                       const LaunchInfo& launch, int ranks, const RankOutcome& outcome,
-                      const std::atomic<int>& stop) {
+                      int stop_signal) {
   const BatchOptions& options = flags.options;
   IndexResults(options.run_dir);
-  const json run_info = RunInfoJson(flags, job_name, launch, ranks, outcome, stop.load());
+  const json run_info = RunInfoJson(flags, job_name, launch, ranks, outcome, stop_signal);
   RunModel model;
   int performance = 0;  // CheckPerformance's code: 1 a bound violated, 2 a file it could not use
   std::optional<VerdictTrend> trend;
@@ -167,10 +167,10 @@ int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
     spdlog::error("reports: {}", totals.status().ToString());
     return 2;
   }
-  PrintRunEnd(options, model, totals.value(), trend, StoppedNote(options, outcome, stop.load()));
+  PrintRunEnd(options, model, totals.value(), trend, StoppedNote(options, outcome, stop_signal));
   if (!outcome.healthy || performance == 2) return 2;
   if (performance == 1) return 1;
-  if (stop.load() != 0 || outcome.max_failures_reached) return 1;  // not every case ran
+  if (stop_signal != 0 || outcome.max_failures_reached) return 1;  // not every case ran
   return totals->failed == 0 && totals->cases > 0 && totals->lost == 0 ? 0 : 1;
 }
 

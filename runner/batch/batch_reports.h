@@ -2,7 +2,6 @@
 // index, run.json's facts and the reports, the one-line total.
 #pragma once
 
-#include <atomic>
 #include <csignal>
 #include <string>
 
@@ -20,9 +19,12 @@ inline constexpr int kTimeLimitStop = SIGALRM;
 // returns the program's exit code: 2 when the reports could not be written
 // or a worker failed or left the run, 1 when a stop signal cut the run short or a case
 // failed (or none ran, or results the run's plan promised are unreadable
-// or missing), 0 when every case passed.
+// or missing), 0 when every case passed. `stop_signal`: what stopped the
+// work (a signal's number, kTimeLimitStop, 0: nothing), as it stood when the
+// rank's work ended; a signal or the time limit during the reports changes
+// nothing.
 int WriteBatchReports(const BatchFlags& flags, const std::string& job_name,
                       const LaunchInfo& launch, int ranks, const RankOutcome& outcome,
-                      const std::atomic<int>& stop);
+                      int stop_signal);
 
 }  // namespace opverify

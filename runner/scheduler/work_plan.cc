@@ -137,11 +137,14 @@ std::vector<WorkItem> PlanByCost(const std::vector<OperatorShape>& ops,
     const auto at = static_cast<std::size_t>(i);
     const OperatorShape& op = ops[at];
     int chunks = (op.known_cases + settings.max_cases_per_item - 1) / settings.max_cases_per_item;
-    if (settings.ranks > 1 && chunk_s > 0 && cost[at] > 2 * chunk_s)
+    // Over a rank's share, split. An operator no night has timed is split from half a share:
+    // its cost is its case count times a guess, and a guess too low makes it the night's tail.
+    const bool timed = previous_seconds.count(op.name) > 0;
+    if (settings.ranks > 1 && chunk_s > 0 && cost[at] > (timed ? 2 : 1) * chunk_s)
       chunks = std::max(chunks, static_cast<int>(std::ceil(cost[at] / chunk_s)));
     chunks = std::min(chunks, op.known_cases);
     AddChunks(i, op, cost[at], chunks, &items);
-    known.resize(items.size(), previous_seconds.count(op.name) > 0);
+    known.resize(items.size(), timed);
   }
   std::vector<std::size_t> order(items.size());
   std::iota(order.begin(), order.end(), 0);

@@ -215,6 +215,29 @@ TEST(PlanWorkByCost, AnOperatorOverItsFairShareIsSplitIntoChunksThatCoverItOnce)
   EXPECT_EQ(items[0].op_index, 0);  // the chunks first: each is longer than any other item
 }
 
+TEST(PlanWorkByCost, OnNightOneAnOperatorOverHalfAShareIsSplit) {
+  // perf/schedule_tail.py's night one: no history; "big" has 60 cases among 199 operators of 2:
+  // 61 of 658 predicted units, under a rank's share of 8 (82) but over half of it (41). Its cases
+  // may each be far longer than the guess (they were: 30% of the night), so it is split in two;
+  // the same operator, timed at the same cost, stays whole.
+  std::vector<OperatorShape> ops = {{"big", 60}};
+  for (int i = 0; i < 199; ++i) ops.push_back({"op" + std::to_string(i), 2});
+  const std::vector<WorkItem> night_one = PlanWork(ops, {}, {SchedulePolicy::kCost, 8, 64});
+  std::map<int, int> covered;
+  int chunks = 0;
+  for (const WorkItem& item : night_one) {
+    if (item.op_index != 0) continue;
+    ++chunks;
+    for (int index : item.case_indices) ++covered[index];
+  }
+  EXPECT_EQ(chunks, 2);
+  EXPECT_EQ(covered.size(), 60u);
+  std::map<std::string, double> previous;
+  for (const OperatorShape& op : ops) previous[op.name] = 1.0 + op.known_cases;
+  const std::vector<WorkItem> timed = PlanWork(ops, previous, {SchedulePolicy::kCost, 8, 64});
+  EXPECT_EQ(timed.size(), ops.size());
+}
+
 TEST(PlanWorkByCost, AnUnknownCountOrASingleCaseIsNeverSplit) {
   const std::vector<WorkItem> items =
       PlanWork({{"own", 0}, {"one", 1}, {"x", 1}}, {{"own", 50.0}, {"one", 50.0}, {"x", 1.0}},

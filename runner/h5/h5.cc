@@ -400,6 +400,44 @@ Result<std::vector<hsize_t>> DatasetDims(hid_t dataset) {
   return dims;
 }
 
+Result<DatasetStorage> DescribeStorage(hid_t dataset) {
+  DatasetStorage storage;
+  Handle space(H5Dget_space(dataset));
+  if (!space.valid()) return FailureOn(dataset, "H5Dget_space");
+  const int rank = H5Sget_simple_extent_ndims(space.id());
+  if (rank < 0) return FailureOn(dataset, "H5Sget_simple_extent_ndims");
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  storage.max_dims.resize(static_cast<std::size_t>(rank));
+  if (H5Sget_simple_extent_dims(space.id(), dims.data(), storage.max_dims.data()) < 0) {
+    return FailureOn(dataset, "H5Sget_simple_extent_dims");
+  }
+  Handle create(H5Dget_create_plist(dataset));
+  if (!create.valid()) return FailureOn(dataset, "H5Dget_create_plist");
+  storage.layout = H5Pget_layout(create.id());
+  if (storage.layout < 0) return FailureOn(dataset, "H5Pget_layout");
+  storage.stored_bytes = H5Dget_storage_size(dataset);
+  if (storage.layout != H5D_CHUNKED) return storage;
+  storage.chunk.resize(static_cast<std::size_t>(rank));
+  if (H5Pget_chunk(create.id(), rank, storage.chunk.data()) != rank) {
+    return FailureOn(dataset, "H5Pget_chunk");
+  }
+  const int filters = H5Pget_nfilters(create.id());
+  if (filters < 0) return FailureOn(dataset, "H5Pget_nfilters");
+  for (int i = 0; i < filters; ++i) {
+    unsigned flags = 0;
+    std::size_t values = 0;
+    unsigned filter_config = 0;
+    const H5Z_filter_t filter = H5Pget_filter2(create.id(), static_cast<unsigned>(i), &flags,
+                                               &values, nullptr, 0, nullptr, &filter_config);
+    if (filter < 0) return FailureOn(dataset, "H5Pget_filter2");
+    storage.filters.push_back(filter);
+  }
+  if (H5Dget_num_chunks(dataset, space.id(), &storage.stored_chunks) < 0) {
+    return FailureOn(dataset, "H5Dget_num_chunks");
+  }
+  return storage;
+}
+
 Result<Handle> DatasetType(hid_t dataset) {
   Handle type(H5Dget_type(dataset));
   if (!type.valid()) return FailureOn(dataset, "H5Dget_type");

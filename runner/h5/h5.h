@@ -128,6 +128,18 @@ Result<std::vector<hsize_t>> DatasetDims(hid_t dataset);
 // The dataset's stored (file) datatype.
 Result<Handle> DatasetType(hid_t dataset);
 
+// How a dataset is laid out in its file: what a reader checks before it
+// allocates what the extent claims (a crafted file can claim any extent).
+struct DatasetStorage {
+  H5D_layout_t layout = H5D_CONTIGUOUS;
+  std::vector<hsize_t> max_dims;         // H5S_UNLIMITED where unlimited
+  std::vector<hsize_t> chunk;            // chunked layout only
+  std::vector<H5Z_filter_t> filters;     // in pipeline order; chunked only
+  hsize_t stored_bytes = 0;              // H5Dget_storage_size: 0 when never written
+  hsize_t stored_chunks = 0;             // chunked only: chunks present in the file
+};
+Result<DatasetStorage> DescribeStorage(hid_t dataset);
+
 // The whole dataset, converted by HDF5 between its file type and
 // `memory_type`. `data` holds every element.
 Status ReadDataset(hid_t dataset, hid_t memory_type, void* data);

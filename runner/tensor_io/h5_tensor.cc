@@ -1,8 +1,12 @@
 #include "runner/tensor_io/h5_tensor.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <new>
@@ -148,6 +152,62 @@ std::string DimsText(const std::vector<hsize_t>& dims) {
   return text + ")";
 }
 
+// zlib's deflate expands no stream by more than this: the bound on what a
+// chunked dataset filtered only by deflate, shuffle and fletcher32 can hold.
+constexpr std::uintmax_t kDeflateMaxRatio = 1032;
+
+// Whether the file holds the `bytes` its extent claims, checked before they
+// are allocated: a crafted file of a few kB can claim gigabytes (its extent
+// past its maximum, or chunks it never stored, which read as fill value).
+Status CheckStored(const h5::DatasetStorage& storage, const std::vector<hsize_t>& dims,
+                   std::uintmax_t bytes, std::uintmax_t file_bytes, const std::string& source) {
+  for (std::size_t i = 0; i < dims.size() && i < storage.max_dims.size(); ++i) {
+    if (storage.max_dims[i] != H5S_UNLIMITED && dims[i] > storage.max_dims[i]) {
+      return Status::InvalidInput(source + ": its extent " + DimsText(dims) +
+                                  " passes its maximum " + DimsText(storage.max_dims) +
+                                  ": the file is corrupt");
+    }
+  }
+  if (bytes == 0 || storage.layout == H5D_VIRTUAL) return Status::Ok();
+  const std::string needs = ": its shape " + DimsText(dims) + " needs " + std::to_string(bytes) + " bytes";
+  if (storage.stored_bytes == 0) {
+    return Status::InvalidInput(source + needs +
+                                " and none are stored (a dataset never written reads as its "
+                                "fill value): the file is corrupt or was written in part");
+  }
+  if (storage.layout != H5D_CHUNKED) {
+    if (bytes <= file_bytes) return Status::Ok();
+    return Status::InvalidInput(source + needs + ", more than the whole file holds (" +
+                                std::to_string(file_bytes) + "): it is truncated or corrupt");
+  }
+  std::uintmax_t chunks = 1;
+  for (std::size_t i = 0; i < dims.size() && i < storage.chunk.size(); ++i) {
+    if (storage.chunk[i] == 0) return Status::InvalidInput(source + ": a chunk extent is 0: the file is corrupt");
+    chunks *= (dims[i] + storage.chunk[i] - 1) / storage.chunk[i];
+  }
+  if (storage.stored_chunks < chunks) {
+    return Status::InvalidInput(source + needs + " in " + std::to_string(chunks) +
+                                " chunks, and only " + std::to_string(storage.stored_chunks) +
+                                " are stored (the rest would read as fill value): the file is "
+                                "corrupt or was written in part");
+  }
+  std::uintmax_t ratio = 1;
+  for (H5Z_filter_t filter : storage.filters) {
+    if (filter == H5Z_FILTER_DEFLATE) {
+      ratio = kDeflateMaxRatio;
+    } else if (filter != H5Z_FILTER_SHUFFLE && filter != H5Z_FILTER_FLETCHER32) {
+      return Status::Ok();  // no bound known: the extent is checked against memory only
+    }
+  }
+  if (bytes / ratio <= storage.stored_bytes) return Status::Ok();
+  return Status::InvalidInput(source + needs + ", and its " + std::to_string(storage.stored_bytes) +
+                              " stored bytes " +
+                              (ratio == 1 ? std::string("are not compressed")
+                                          : "cannot inflate to more than " +
+                                                std::to_string(kDeflateMaxRatio) + " times that") +
+                              ": the file is corrupt");
+}
+
 }  // namespace
 
 Result<LoadedTensor> ReadH5Dataset(const std::string& file, const std::string& dataset,
@@ -185,6 +245,16 @@ Result<LoadedTensor> ReadH5Dataset(const std::string& file, const std::string& d
     return Status::InvalidInput(source + ": its shape " + DimsText(dims.value()) + " needs " +
                                 std::to_string(bytes) + " bytes, more than this machine's " +
                                 std::to_string(memory));
+  }
+  Result<h5::DatasetStorage> storage = h5::DescribeStorage(id);
+  if (!storage.ok()) return storage.status();
+  struct stat file_info {};
+  if (::stat(file.c_str(), &file_info) != 0)
+    return Status::IoError(file + ": cannot stat: " + std::strerror(errno));
+  if (Status held = CheckStored(storage.value(), dims.value(), bytes,
+                                static_cast<std::uintmax_t>(file_info.st_size), source);
+      !held.ok()) {
+    return held;
   }
   std::shared_ptr<std::vector<std::byte>> buffer;
   try {

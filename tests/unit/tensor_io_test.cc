@@ -785,6 +785,55 @@ TEST_F(H5TensorTest, MissingFileNotHdf5AndMissingDataset) {
   }
 }
 
+TEST_F(H5TensorTest, ADatasetTheFileDoesNotHoldIsRefusedBeforeItIsAllocated) {
+  std::vector<std::int32_t> part(10000, 3);
+  {
+    Result<h5::Handle> file = h5::OpenFile(Path("held.h5"), h5::FileMode::kTruncate);
+    ASSERT_TRUE(file.ok());
+    h5::DatasetOptions options;
+    options.chunk = {10000};
+    options.deflate_level = 9;
+    // Written in part: 1 of its 10 chunks.
+    Result<h5::Handle> sparse =
+        h5::CreateDataset(file->id(), "sparse", H5T_NATIVE_INT32, {100000}, options);
+    ASSERT_TRUE(sparse.ok());
+    ASSERT_TRUE(h5::WriteDatasetBlock(sparse->id(), H5T_NATIVE_INT32, {0}, {10000}, part.data()).ok());
+    // Never written.
+    ASSERT_TRUE(h5::CreateDataset(file->id(), "unwritten", H5T_NATIVE_INT32, {1000}).ok());
+    // Zeros at zlib's best ratio: whole, so read.
+    options.chunk = {1 << 20};
+    options.shuffle = true;
+    const std::vector<std::int32_t> zeros(1 << 20, 0);
+    Result<h5::Handle> packed =
+        h5::CreateDataset(file->id(), "zeros", H5T_NATIVE_INT32, {1 << 20}, options);
+    ASSERT_TRUE(packed.ok());
+    ASSERT_TRUE(h5::WriteDataset(packed->id(), H5T_NATIVE_INT32, zeros.data()).ok());
+  }
+  const Result<LoadedTensor> sparse = ReadH5Dataset(Path("held.h5"), "/sparse", std::nullopt);
+  ASSERT_FALSE(sparse.ok());
+  EXPECT_EQ(sparse.status().code(), Status::Code::kInvalidInput);
+  EXPECT_THAT(sparse.status().message(),
+              HasSubstr("held.h5:/sparse: its shape (100000) needs 400000 bytes in 10 chunks, and "
+                        "only 1 are stored"));
+  const Result<LoadedTensor> unwritten = ReadH5Dataset(Path("held.h5"), "/unwritten", std::nullopt);
+  ASSERT_FALSE(unwritten.ok());
+  EXPECT_THAT(unwritten.status().message(),
+              HasSubstr("held.h5:/unwritten: its shape (1000) needs 4000 bytes and none are stored"));
+  const Result<LoadedTensor> zeros = ReadH5Dataset(Path("held.h5"), "/zeros", std::nullopt);
+  ASSERT_TRUE(zeros.ok()) << zeros.status().ToString();
+  EXPECT_EQ(zeros->view.NumElements(), 1 << 20);
+
+  // Found by fuzz_h5: 4,244,635,712 float16 past a maximum extent of 64, one
+  // 16-element chunk stored; it made the reader allocate 8.5 GB.
+  const std::string crafted =
+      std::string(OPVERIFY_SOURCE_DIR) + "/tests/fixtures/corrupt_h5/extent-past-maximum.h5";
+  const Result<LoadedTensor> past = ReadH5Dataset(crafted, "/t", std::nullopt);
+  ASSERT_FALSE(past.ok());
+  EXPECT_THAT(past.status().message(),
+              HasSubstr("extent-past-maximum.h5:/t: its extent (4244635712) passes its maximum "
+                        "(64): the file is corrupt"));
+}
+
 // --- The HDF5 wrapper -----------------------------------------------------------
 
 TEST_F(H5TensorTest, FailuresCarryHdf5sReasonAndPrintNothing) {

@@ -123,7 +123,8 @@ def main():
     most = max((sum(1 for f in own if f["op"] == op) for op in {f["op"] for f in own}), default=0)
     print(f"  {len(failures)} accuracy failures in {operators} operators: {len(own)} A/B re-runs "
           f"(at most {most} per operator), {len(inherited)} inherited, {len(skipped)} skipped (budget)"
-          + (f"; stopped by {summary['stopped_by_signal']}" if "stopped_by_signal" in summary else ""))
+          + (f"; stopped by {summary['stopped_by_signal']}" if "stopped_by_signal" in summary else "")
+          + ("; stopped by --time-limit" if "stopped_by_time_limit" in summary else ""))
     print(f"  A/B {timing.get('ab_s', 0):.1f} s of {timing.get('item_s', 0):.1f} s in items "
           f"(summed over ranks); classes {summary.get('ab')}")
     for line in odd:

@@ -41,7 +41,8 @@ json PreviousRunInfo(const fs::path& run_dir) {
   if (!summary.is_object()) return info;
   for (const char* key :
        {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing",
-        "shard", "stopped_by_signal", "stopped_by_maxfail", "unassigned_items", "sandbox",
+        "shard", "stopped_by_signal", "stopped_by_maxfail", "stopped_by_time_limit",
+        "unassigned_items", "sandbox",
         "compiler_cache", "timeline", "opverify", "started_at", "ranks_left"}) {
     if (summary.contains(key)) info[key] = summary[key];
   }
@@ -57,7 +58,8 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
   for (const std::string& part : parts) {
     const json part_info = PreviousRunInfo(part);
     for (const char* key : {"manifest", "manifest_name", "launcher", "backend", "store",
-                            "stopped_by_signal", "stopped_by_maxfail", "opverify", "started_at"}) {
+                            "stopped_by_signal", "stopped_by_maxfail", "stopped_by_time_limit",
+                            "opverify", "started_at"}) {
       if (!info.contains(key) && part_info.contains(key)) info[key] = part_info[key];
     }
     const opverify::RunInfo recorded = part_info.get<opverify::RunInfo>();
@@ -73,7 +75,7 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
   }
   if (ranks > 0) info["ranks"] = ranks;
   if (info.contains("stopped_by_signal") || info.contains("stopped_by_maxfail") ||
-      info.contains("ranks_left"))
+      info.contains("stopped_by_time_limit") || info.contains("ranks_left"))
     info["unassigned_items"] = unassigned;
   info["merged_from"] = from;
   return info;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <utility>
 
 #include "runner/cases/selection.h"
@@ -439,14 +440,25 @@ std::vector<std::string> RanksLeftLines(const RunModel& run) {
   return lines;
 }
 
+// Seconds as a person writes them: "12", "21600", "12.5".
+std::string SecondsText(double seconds) {
+  std::ostringstream text;
+  text << seconds;
+  return text.str();
+}
+
 }  // namespace
 
 std::vector<std::string> StoppedEarlyLines(const RunModel& run) {
   std::vector<std::string> lines;
   const std::string unassigned = std::to_string(run.info.unassigned_items);
-  if (run.info.stopped_by_signal) {
+  if (run.info.stopped_by_signal || run.info.stopped_by_time_limit) {
+    const std::string cause =
+        run.info.stopped_by_signal
+            ? *run.info.stopped_by_signal
+            : "--time-limit (" + SecondsText(*run.info.stopped_by_time_limit) + " s)";
     lines.push_back(
-        "Stopped by " + *run.info.stopped_by_signal + ": " + unassigned +
+        "Stopped by " + cause + ": " + unassigned +
         " work items were never started and the cases in flight were abandoned (not run, not "
         "failures); this report covers the " +
         std::to_string(run.totals.cases) +

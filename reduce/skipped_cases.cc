@@ -22,6 +22,8 @@ std::string NotRunReason(const RunInfo& info) {
   const std::string signal = info.stopped_by_signal.value_or("");
   if (!signal.empty())
     return "not run: the run was stopped by " + signal + " first (--resume runs it)";
+  if (info.stopped_by_time_limit)
+    return "not run: the run's --time-limit ran out first (--resume runs it)";
   if (info.stopped_by_maxfail) {
     const int max = *info.stopped_by_maxfail;
     return "not run: the run stopped after " + std::to_string(max) + " failed case" +

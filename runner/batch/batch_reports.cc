@@ -24,8 +24,8 @@ using nlohmann::json;
 namespace opverify {
 namespace {
 
-// Why the run stopped early, as summary.json's stopped_by_signal says it:
-// the signal's name, or "--time-limit".
+// Why the run stopped early, as the log says it: the signal's name, or
+// "--time-limit".
 std::string StopCause(int stop_signal) {
   return stop_signal == kTimeLimitStop ? "--time-limit" : SignalName(stop_signal);
 }
@@ -81,8 +81,12 @@ json RunInfoJson(const BatchFlags& flags, const std::string& job_name, const Lau
       {"persistent", !options.cache_dir.empty()},
       {"dir", options.cache_dir.empty() ? (fs::path(options.run_dir) / "cache").string()
                                         : fs::absolute(options.cache_dir).string()}};
+  if (stop_signal == kTimeLimitStop) {
+    run_info["stopped_by_time_limit"] = {{"seconds", options.time_limit_s}};
+  } else if (stop_signal != 0) {
+    run_info["stopped_by_signal"] = SignalName(stop_signal);
+  }
   if (stop_signal != 0) {
-    run_info["stopped_by_signal"] = StopCause(stop_signal);
     run_info["unassigned_items"] = outcome.unassigned;
     spdlog::warn(
         "stopped by {}: {} work items not started, the items in flight cut short; "

@@ -86,6 +86,11 @@ void from_json(const json& j, RunInfo& info) {
     info.stopped_by_maxfail = 0;
     ReadIfFits(j["stopped_by_maxfail"], "max_failures", *info.stopped_by_maxfail);
   }
+  if (j.is_object() && j.contains("stopped_by_time_limit") &&
+      j["stopped_by_time_limit"].is_object()) {
+    info.stopped_by_time_limit = 0;
+    ReadIfFits(j["stopped_by_time_limit"], "seconds", *info.stopped_by_time_limit);
+  }
 }
 
 }  // namespace opverify

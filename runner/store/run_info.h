@@ -50,10 +50,11 @@ struct RunInfo {
   std::optional<std::string> started_at;
   std::optional<int> ranks;
   std::optional<RunTiming> timing;  // when an object
-  // How the run stopped early: the signal's name, or --maxfail's count; and
-  // the work items it never started.
+  // How the run stopped early: the signal's name, --maxfail's count, or
+  // --time-limit's seconds; and the work items it never started.
   std::optional<std::string> stopped_by_signal;
-  std::optional<int> stopped_by_maxfail;  // max_failures, when stopped_by_maxfail is an object
+  std::optional<int> stopped_by_maxfail;        // max_failures, when an object
+  std::optional<double> stopped_by_time_limit;  // seconds, when an object
   int unassigned_items = 0;
   std::vector<RankLeft> ranks_left;
   std::optional<BuildStamp> opverify;      // when an object

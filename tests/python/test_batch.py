@@ -385,10 +385,11 @@ def test_the_time_limit_stops_every_rank_with_the_reports_and_resume_finishes(ba
     assert time.monotonic() - started < 90, "the time limit did not stop the run"
     assert proc.returncode == 1, proc.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["stopped_by_signal"] == "--time-limit", summary
+    assert summary["stopped_by_time_limit"] == {"seconds": 12}, summary
+    assert "stopped_by_signal" not in summary
     assert 0 <= summary["totals"]["cases"] < 60 and summary["totals"]["failed"] == 0
     assert "stopped by --time-limit" in proc.stderr and "--resume runs the rest" in proc.stderr
-    assert "Stopped by --time-limit" in (run_dir / "report.md").read_text()
+    assert "Stopped by --time-limit (12 s)" in (run_dir / "report.md").read_text()
     resumed = run_batch(batch_bin, manifest, run_dir, "--resume", "--no-bench", ranks=2)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     summary = json.loads((run_dir / "summary.json").read_text())

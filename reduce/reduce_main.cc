@@ -41,7 +41,7 @@ json PreviousRunInfo(const fs::path& run_dir) {
   if (!summary.is_object()) return info;
   for (const char* key :
        {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing",
-        "shard", "stopped_by_signal", "stopped_by_maxfail", "stopped_by_time_limit",
+        "part", "shard", "stopped_by_signal", "stopped_by_maxfail", "stopped_by_time_limit",
         "unassigned_items", "sandbox",
         "compiler_cache", "timeline", "opverify", "started_at", "ranks_left"}) {
     if (summary.contains(key)) info[key] = summary[key];
@@ -139,7 +139,7 @@ std::optional<int> ParseFlags(int argc, char** argv, ReduceFlags* flags) {
       "     (the reports are written and say what is missing; 3 wins over 1)");
   app.add_option("RUN_DIR", flags->run_dir, "The run folder (with shards/)")->required();
   app.add_option("--merge", flags->parts,
-                 "Run folders whose shards make up RUN_DIR (the --shard I/N parts of one sweep, "
+                 "Run folders whose shards make up RUN_DIR (the --part I/N parts of one sweep, "
                  "e.g. a Slurm job array's); RUN_DIR is created, or remade if an earlier merge "
                  "made it")
       ->check(CLI::ExistingDirectory);

@@ -225,8 +225,8 @@ def flag_cases(s, opverify, batch, reduce):
                                                                              flag, value],
                               must_refuse=value in NUMBERS_BAD, names=(flag,) if value in NUMBERS_BAD else ()))
     for value in ["5/2", "-1/2", "1/0", "a/b", "", "1/99999999999999"]:
-        cases.append(Case("flags", f"opverify-batch --shard {value!r}", [batch, manifest, "--dry-run", "--shard", value],
-                          must_refuse=True, names=("--shard",)))
+        cases.append(Case("flags", f"opverify-batch --part {value!r}", [batch, manifest, "--dry-run", "--part", value],
+                          must_refuse=True, names=("--part",)))
     for flag, value in [("--store", "everything"), ("--backend", "tpu"), ("--filter", "no_such_op*"),
                         ("--previous", "/nonexistent/run"), ("--previous", manifest), ("--unknown", "1")]:
         cases.append(Case("flags", f"opverify-batch {flag} {value}", [batch, manifest, "--dry-run", flag, value],

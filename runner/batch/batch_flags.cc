@@ -33,9 +33,10 @@ void AddRunFlags(CLI::App& app, BatchFlags* flags, GivenFlags* given) {
   app.add_option("--backend", options->backend, "Where implementations run")
       ->check(CLI::IsMember({"auto", "cuda", "npu", "cpu"}));
   AddSelectionFlags(app, options);
-  app.add_option("--shard", flags->shard,
+  app.add_option("--part,--shard", flags->part,
                  "I/N: only the operators whose position in the manifest (from 0) is I modulo N "
-                 "(one of N parts, e.g. a Slurm array task's; opverify-reduce --merge joins them)");
+                 "(one of N parts, e.g. a Slurm array task's; opverify-reduce --merge joins them; "
+                 "--shard is its old name)");
   app.add_flag("--dry-run", options->dry_run, "Print the work plan and stop");
   app.add_option("--store", flags->store, "Which cases keep golden/actual tensors")
       ->check(CLI::IsMember({"all", "failures", "none"}));
@@ -157,9 +158,9 @@ bool ApplyGivenFlags(const CLI::App& app, const GivenFlags& given, BatchFlags* f
   BatchOptions& options = flags->options;
   options.store = *ParseStorePolicy(flags->store);
   options.schedule = *ParseSchedulePolicy(given.schedule);
-  if (app.count("--shard") > 0 && !(options.shard = ParseShard(flags->shard))) {
-    std::fprintf(stderr, "opverify-batch: --shard %s: expected I/N with 0 <= I < N\n",
-                 flags->shard.c_str());
+  if (app.count("--part") > 0 && !(options.part = ParseManifestPart(flags->part))) {
+    std::fprintf(stderr, "opverify-batch: --part %s: expected I/N with 0 <= I < N\n",
+                 flags->part.c_str());
     return false;
   }
   options.verbosity = given.quiet     ? Verbosity::kQuiet

@@ -81,7 +81,7 @@ Result<std::unique_ptr<Comm>> StartWorld(const LaunchInfo& launch, int* argc, ch
   return made;
 }
 
-// The manifest's operators this run covers (--shard, then the selection:
+// The manifest's operators this run covers (--part, then the selection:
 // what it leaves out goes to *left_out), their task files checked. Every rank checks the same
 // files, so all refuse together; rank 0 says why. nullopt: the program ends with *exit_code.
 std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_code,
@@ -95,11 +95,11 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
     return std::nullopt;
   }
   JobManifest job = std::move(loaded).value();
-  if (options.shard) {
+  if (options.part) {
     std::vector<std::string> names;
     for (const OperatorJob& op : job.operators) names.push_back(op.name);
     std::vector<OperatorJob> kept;
-    for (int i : SelectOperators(names, "", options.shard)) {
+    for (int i : SelectOperators(names, "", options.part)) {
       kept.push_back(std::move(job.operators[static_cast<std::size_t>(i)]));
     }
     job.operators = std::move(kept);

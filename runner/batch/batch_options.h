@@ -25,14 +25,14 @@ struct BatchOptions {
   CaseSelection selection;       // --filter, --exclude, --tag, --dtype, --rerun-failed
   std::string rerun_failed;      // --rerun-failed: the earlier run folder; empty: none
   bool list = false;             // --list: print the selected case ids and stop
-  std::optional<Shard> shard;    // --shard I/N: one part of the manifest's operators
+  std::optional<ManifestPart> part;  // --part I/N: one part of the manifest's operators
   bool dry_run = false;
   StorePolicy store = StorePolicy::kFailures;
   std::optional<double> timeout_s;  // overrides every operator's OperatorConfig::timeout_s
   std::optional<double>
       warmup_timeout_s;  // overrides every operator's OperatorConfig::warmup_timeout_s
   // --cache-dir: persistent compiler caches, DIR/rank-NNNN per rank (in
-  // DIR/shard-I-of-N/ with --shard), reused across runs; empty: a cold cache
+  // DIR/part-I-of-N/ with --part), reused across runs; empty: a cold cache
   // in the run folder. The A/B's fresh-cache runs stay in the run folder.
   std::string cache_dir;
   bool bench = true;

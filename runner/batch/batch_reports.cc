@@ -66,7 +66,7 @@ json RunInfoJson(const BatchFlags& flags, const std::string& job_name, const Lau
                    {"timeline", outcome.timeline},
                    {"started_at", StartedAt(outcome)},
                    {"opverify", {{"version", Version()}, {"commit", GitCommit()}}}};
-  if (options.shard) run_info["shard"] = flags.shard;
+  if (options.part) run_info["part"] = flags.part;
   if (Result<SandboxChoice> sandbox =
           ChooseSandbox(options.sandbox.mode, SandboxHelperBeside(DefaultExecutorProgram()));
       sandbox.ok()) {

@@ -231,9 +231,16 @@ Result<std::string> PrepareRankFolder(const std::string& run_dir, int rank, Verb
 std::string RankCacheFolder(const BatchOptions& options, int rank, const std::string& run_cache) {
   if (options.cache_dir.empty()) return run_cache;
   fs::path folder = fs::absolute(options.cache_dir);
-  if (options.shard) folder /= Printf("shard-%d-of-%d", options.shard->index, options.shard->count);
-  folder /= Printf("rank-%04d", rank);
   std::error_code ec;
+  if (options.part) {
+    const fs::path part = folder / Printf("part-%d-of-%d", options.part->index, options.part->count);
+    // Caches kept under the part's old name (shard-I-of-N) are taken over, not
+    // compiled again; the first rank's rename wins, the others find it done.
+    const fs::path old = folder / Printf("shard-%d-of-%d", options.part->index, options.part->count);
+    if (!fs::exists(part, ec) && fs::is_directory(old, ec)) fs::rename(old, part, ec);
+    folder = part;
+  }
+  folder /= Printf("rank-%04d", rank);
   fs::create_directories(folder, ec);
   if (ec) {
     spdlog::warn(

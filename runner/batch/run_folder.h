@@ -52,7 +52,7 @@ void EndBeforeRun(Comm* world, const std::string& reason);
 Result<std::string> PrepareRankFolder(const std::string& run_dir, int rank, Verbosity verbosity);
 
 // The compiler cache this rank's executors use: with --cache-dir the rank's
-// persistent folder (DIR/rank-N, or DIR/shard-I-of-N/rank-N with --shard),
+// persistent folder (DIR/rank-N, or DIR/part-I-of-N/rank-N with --part),
 // locked for the run's lifetime so that two runs never write one folder at
 // once (a folder another run holds falls back to `run_cache`, with a
 // warning); else `run_cache`, the run folder's cold cache/rank-N/.

@@ -27,7 +27,7 @@ void AddSelectionFlags(CLI::App& app, BatchOptions* options);
 // in the earlier run folder. An error names the folder when it holds no run.
 Status ResolveRerunFailed(BatchOptions* options);
 
-// The operators of `job` (already cut to its --shard) that the selection
+// The operators of `job` (already cut to its --part) that the selection
 // keeps, in manifest order; what it leaves out goes to *left_out as
 // selection.json's entries ({name, selected: false, reason, cases}).
 void SelectJobOperators(JobManifest* job, const CaseSelection& selection, nlohmann::json* left_out);

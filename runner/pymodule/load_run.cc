@@ -97,7 +97,7 @@ json RunInfoOf(const json& summary) {
   if (summary.is_object()) {
     for (const char* key :
          {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing",
-          "shard", "stopped_by_signal", "stopped_by_time_limit", "unassigned_items", "opverify"}) {
+          "part", "shard", "stopped_by_signal", "stopped_by_time_limit", "unassigned_items", "opverify"}) {
       if (summary.contains(key)) run_info[key] = summary[key];
     }
   }

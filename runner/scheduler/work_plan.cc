@@ -11,24 +11,24 @@
 
 namespace opverify {
 
-std::optional<Shard> ParseShard(const std::string& text) {
+std::optional<ManifestPart> ParseManifestPart(const std::string& text) {
   const std::size_t slash = text.find('/');
   if (slash == std::string::npos) return std::nullopt;
   const std::optional<int> index = ParseDecimal(text.substr(0, slash));
   const std::optional<int> count = ParseDecimal(text.substr(slash + 1));
   if (!index || !count || *count < 1 || *index >= *count) return std::nullopt;
-  return Shard{*index, *count};
+  return ManifestPart{*index, *count};
 }
 
-bool InShard(int manifest_index, const Shard& shard) {
-  return manifest_index % shard.count == shard.index;
+bool InManifestPart(int manifest_index, const ManifestPart& part) {
+  return manifest_index % part.count == part.index;
 }
 
 std::vector<int> SelectOperators(const std::vector<std::string>& names, const std::string& filter,
-                                 const std::optional<Shard>& shard) {
+                                 const std::optional<ManifestPart>& part) {
   std::vector<int> kept;
   for (int i = 0; i < static_cast<int>(names.size()); ++i) {
-    if (shard && !InShard(i, *shard)) continue;
+    if (part && !InManifestPart(i, *part)) continue;
     if (filter.empty() || fnmatch(filter.c_str(), names[static_cast<std::size_t>(i)].c_str(), 0) == 0) {
       kept.push_back(i);
     }

@@ -57,28 +57,28 @@ double CaseWeight(const nlohmann::json& params);
 std::vector<double> PredictCost(const std::vector<OperatorShape>& ops,
                                 const std::map<std::string, double>& previous_seconds);
 
-// One of N parts of a job, `--shard I/N` (a Slurm array task's part of a
+// One of N parts of a job, `--part I/N` (a Slurm array task's part of a
 // huge manifest): the operators whose position in the manifest, counted
-// from 0 before --filter, is I modulo N. The N shards of a job cover each
-// operator exactly once, and a shard is the same whatever the ranks, the
-// timings or the filter.
-struct Shard {
+// from 0 before --filter, is I modulo N. The N parts of a job cover each
+// operator exactly once, and a part is the same whatever the ranks, the
+// timings or the filter. (A "shard" is a rank's HDF5 file, nothing else.)
+struct ManifestPart {
   int index = 0;  // I: 0 <= I < N
   int count = 1;  // N >= 1
 };
 
 // "I/N" with 0 <= I < N (decimal digits only); nullopt for anything else.
-std::optional<Shard> ParseShard(const std::string& text);
+std::optional<ManifestPart> ParseManifestPart(const std::string& text);
 
-// Whether the operator at `manifest_index` is in `shard`.
-// Preconditions: manifest_index >= 0; `shard` as ParseShard returns it.
-bool InShard(int manifest_index, const Shard& shard);
+// Whether the operator at `manifest_index` is in `part`.
+// Preconditions: manifest_index >= 0; `part` as ParseManifestPart returns it.
+bool InManifestPart(int manifest_index, const ManifestPart& part);
 
 // The operators a run covers, as positions in the manifest, in manifest
-// order: those in `shard` (if any; positions counted before the filter)
+// order: those in `part` (if any; positions counted before the filter)
 // whose name matches the glob `filter` (fnmatch, no flags; empty: all).
 std::vector<int> SelectOperators(const std::vector<std::string>& names, const std::string& filter,
-                                 const std::optional<Shard>& shard);
+                                 const std::optional<ManifestPart>& part);
 
 // The work items of a job, ids 0..n-1 in the order they are handed out.
 // One item per operator, except operators with more than max_cases_per_item

@@ -2,7 +2,7 @@
 the HDF5 shards alone, junit.xml checked with xmllint against
 schemas/junit.xsd, report.md, and the baseline diff on two real runs with a
 planted regression (an operator that newly fails, one that got slower), and
-the --shard parts of a manifest merged back into the whole run (--merge)."""
+the --part parts of a manifest merged back into the whole run (--merge)."""
 import json
 import os
 import shutil
@@ -192,19 +192,20 @@ def test_bad_input_is_exit_2(two_runs, args, words):
     assert proc.returncode == 2 and words in proc.stderr
 
 
-def test_the_shards_of_a_manifest_merge_into_the_whole_run(tmp_path):
-    # --shard I/N keeps the operators at manifest positions I mod N (a Slurm
-    # array task's part); opverify-reduce --merge joins the parts.
+def test_the_parts_of_a_manifest_merge_into_the_whole_run(tmp_path):
+    # --part I/N keeps the operators at manifest positions I mod N (a Slurm
+    # array task's part); opverify-reduce --merge joins the parts. --shard,
+    # its old name, still means the same (the last part is asked by it).
     manifest = os.path.join(ROOT, "jobs", "cpu_smoke.json")
     order = ["relu_ok", "quant_ok", "transpose_ok", "golden_fallback", "hidden_state_ok"]
     whole = tmp_path / "whole"
     assert batch(manifest, whole, "--no-bench").returncode == 0
     parts = [tmp_path / f"part{i}" for i in range(3)]
     for i, part in enumerate(parts):
-        proc = batch(manifest, part, "--no-bench", "--shard", f"{i}/3")
+        proc = batch(manifest, part, "--no-bench", "--shard" if i == 2 else "--part", f"{i}/3")
         assert proc.returncode == 0, proc.stderr[-3000:]
         summary = json.loads((part / "summary.json").read_text())
-        assert summary["shard"] == f"{i}/3"
+        assert summary["part"] == f"{i}/3" and "shard" not in summary
         assert sorted(o["name"] for o in summary["operators"]) == sorted(order[i::3])
     merged = tmp_path / "merged"
     for attempt in range(2):  # merging again remakes the same folder
@@ -225,10 +226,23 @@ def test_the_shards_of_a_manifest_merge_into_the_whole_run(tmp_path):
     assert verdicts(whole) == verdicts(merged)  # the run folder was left alone
 
 
-@pytest.mark.parametrize("shard", ["3/3", "1", "-1/2", "1/0", "a/b"])
-def test_a_bad_shard_is_exit_2(tmp_path, shard):
-    proc = batch(os.path.join(ROOT, "jobs", "cpu_smoke.json"), tmp_path / "run", "--shard", shard)
-    assert proc.returncode == 2 and "--shard" in proc.stderr
+def test_a_parts_persistent_cache_kept_under_its_old_name_is_taken_over(tmp_path):
+    # --cache-dir DIR with --part I/N keeps each rank's cache in DIR/part-I-of-N/;
+    # one kept under the old name (DIR/shard-I-of-N/) is moved there, not lost.
+    old = tmp_path / "cache" / "shard-1-of-3" / "rank-0000"
+    old.mkdir(parents=True)
+    (old / "kept").write_text("compiled last night")
+    proc = batch(os.path.join(ROOT, "jobs", "cpu_smoke.json"), tmp_path / "run", "--no-bench",
+                 "--part", "1/3", "--cache-dir", str(tmp_path / "cache"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (tmp_path / "cache" / "part-1-of-3" / "rank-0000" / "kept").read_text() == "compiled last night"
+    assert not (tmp_path / "cache" / "shard-1-of-3").exists()
+
+
+@pytest.mark.parametrize("part", ["3/3", "1", "-1/2", "1/0", "a/b"])
+def test_a_bad_part_is_exit_2(tmp_path, part):
+    proc = batch(os.path.join(ROOT, "jobs", "cpu_smoke.json"), tmp_path / "run", "--part", part)
+    assert proc.returncode == 2 and "--part" in proc.stderr
     assert not (tmp_path / "run").exists()
 
 

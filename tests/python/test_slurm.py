@@ -393,7 +393,7 @@ def test_mpirun_in_the_allocation_and_the_baseline_diff_of_the_next_night(cluste
 
 
 def test_a_job_array_splits_the_manifest_and_the_reduce_step_merges_it(cluster, prefix, tmp_path, reference):
-    env = nightly_env(cluster, prefix, tmp_path, SHARDS="2")
+    env = nightly_env(cluster, prefix, tmp_path, PARTS="2")
     sweep, reduce, run_dir = submit_nightly(cluster, env, "--ntasks-per-node=1")
     cluster.wait_for([sweep, reduce], outputs(run_dir))
     logs = "".join(tail(p, 200) for p in outputs(run_dir))
@@ -403,7 +403,7 @@ def test_a_job_array_splits_the_manifest_and_the_reduce_step_merges_it(cluster, 
     seen = {}
     for i, part in enumerate(parts):
         s = summary(part)
-        assert (s["shard"], s["ranks"]) == (f"{i}/2", 1), logs
+        assert (s["part"], s["ranks"]) == (f"{i}/2", 1), logs
         seen[part] = set(verdicts(part))
     assert seen[parts[0]] and seen[parts[1]] and not seen[parts[0]] & seen[parts[1]]  # a real split
     assert verdicts(run_dir) == reference, logs

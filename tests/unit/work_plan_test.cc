@@ -1,6 +1,6 @@
-// Sharding a job (--shard I/N, one Slurm array task's part): the parse and
-// the rule that the N shards cover every operator exactly once; choosing the
-// operators (--shard, --filter); cutting and ordering the work items.
+// Parts of a job (--part I/N, one Slurm array task's part): the parse and
+// the rule that the N parts cover every operator exactly once; choosing the
+// operators (--part, --filter); cutting and ordering the work items.
 #include "runner/scheduler/work_plan.h"
 
 #include <gtest/gtest.h>
@@ -12,41 +12,41 @@
 namespace opverify {
 namespace {
 
-TEST(ParseShard, AcceptsIOfN) {
-  const std::optional<Shard> shard = ParseShard("2/5");
-  ASSERT_TRUE(shard.has_value());
-  EXPECT_EQ(shard->index, 2);
-  EXPECT_EQ(shard->count, 5);
-  ASSERT_TRUE(ParseShard("0/1").has_value());
+TEST(ParseManifestPart, AcceptsIOfN) {
+  const std::optional<ManifestPart> part = ParseManifestPart("2/5");
+  ASSERT_TRUE(part.has_value());
+  EXPECT_EQ(part->index, 2);
+  EXPECT_EQ(part->count, 5);
+  ASSERT_TRUE(ParseManifestPart("0/1").has_value());
 }
 
-TEST(ParseShard, RefusesAnythingElse) {
+TEST(ParseManifestPart, RefusesAnythingElse) {
   for (const std::string bad : {"", "1", "/", "1/", "/2", "2/2", "3/2", "0/0", "-1/2", "1/-2",
                                 " 1/2", "1/2 ", "1.0/2", "a/b", "1/2/3", "0x1/2", "1/9999999999"}) {
-    EXPECT_FALSE(ParseShard(bad).has_value()) << "'" << bad << "'";
+    EXPECT_FALSE(ParseManifestPart(bad).has_value()) << "'" << bad << "'";
   }
 }
 
-TEST(InShard, TheShardsOfAJobCoverEachOperatorExactlyOnce) {
+TEST(InManifestPart, ThePartsOfAJobCoverEachOperatorExactlyOnce) {
   for (int count : {1, 2, 3, 7}) {
     for (int op = 0; op < 50; ++op) {
       int owners = 0;
       for (int index = 0; index < count; ++index)
-        owners += InShard(op, Shard{index, count}) ? 1 : 0;
-      EXPECT_EQ(owners, 1) << "operator " << op << " of " << count << " shards";
+        owners += InManifestPart(op, ManifestPart{index, count}) ? 1 : 0;
+      EXPECT_EQ(owners, 1) << "operator " << op << " of " << count << " parts";
     }
   }
 }
 
-TEST(InShard, KeepsTheOperatorsWhosePositionIsIModuloN) {
+TEST(InManifestPart, KeepsTheOperatorsWhosePositionIsIModuloN) {
   std::vector<int> kept;
   for (int op = 0; op < 10; ++op) {
-    if (InShard(op, Shard{1, 3})) kept.push_back(op);
+    if (InManifestPart(op, ManifestPart{1, 3})) kept.push_back(op);
   }
   EXPECT_EQ(kept, (std::vector<int>{1, 4, 7}));
 }
 
-TEST(SelectOperators, KeepsEveryOperatorWithoutShardOrFilter) {
+TEST(SelectOperators, KeepsEveryOperatorWithoutPartOrFilter) {
   EXPECT_EQ(SelectOperators({"add", "mul", "softmax"}, "", std::nullopt),
             (std::vector<int>{0, 1, 2}));
 }
@@ -59,13 +59,13 @@ TEST(SelectOperators, FilterIsAGlobOverNames) {
   EXPECT_TRUE(SelectOperators(names, "conv*", std::nullopt).empty());
 }
 
-TEST(SelectOperators, TheShardCountsPositionsBeforeTheFilter) {
+TEST(SelectOperators, ThePartCountsPositionsBeforeTheFilter) {
   const std::vector<std::string> names = {"a1", "b1", "a2", "b2", "a3", "b3"};
-  // Shard 0/2 holds positions 0, 2, 4 whatever the filter: a1, a2, a3.
-  EXPECT_EQ(SelectOperators(names, "", Shard{0, 2}), (std::vector<int>{0, 2, 4}));
-  EXPECT_EQ(SelectOperators(names, "a*", Shard{0, 2}), (std::vector<int>{0, 2, 4}));
-  EXPECT_TRUE(SelectOperators(names, "b*", Shard{0, 2}).empty());
-  EXPECT_EQ(SelectOperators(names, "*3", Shard{1, 2}), (std::vector<int>{5}));
+  // Part 0/2 holds positions 0, 2, 4 whatever the filter: a1, a2, a3.
+  EXPECT_EQ(SelectOperators(names, "", ManifestPart{0, 2}), (std::vector<int>{0, 2, 4}));
+  EXPECT_EQ(SelectOperators(names, "a*", ManifestPart{0, 2}), (std::vector<int>{0, 2, 4}));
+  EXPECT_TRUE(SelectOperators(names, "b*", ManifestPart{0, 2}).empty());
+  EXPECT_EQ(SelectOperators(names, "*3", ManifestPart{1, 2}), (std::vector<int>{5}));
 }
 
 TEST(PlanWork, OneItemPerOperatorInManifestOrderWithoutTimings) {

@@ -25,6 +25,7 @@
 #include "runner/batch/stored_run.h"
 #include "runner/batch/worker.h"
 #include "runner/common/closest_names.h"
+#include "runner/common/sha256.h"
 #include "runner/common/strings.h"
 #include "runner/common/terminal_text.h"
 #include "runner/manifest/manifest.h"
@@ -147,6 +148,31 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
     return std::nullopt;
   }
   return job;
+}
+
+// The job as this rank read it, as a SHA-256: what an item id means (each
+// operator's name, code, cases and benchmark settings, in order). Every rank
+// must have read the same job.
+std::string JobFingerprint(const JobManifest& job) {
+  Sha256 hash;
+  const auto add = [&hash](const std::string& text) {
+    hash.Update(text.data(), text.size());
+    hash.Update("\0", 1);
+  };
+  for (const OperatorJob& op : job.operators) {
+    add(op.name);
+    add(op.code.task_file);
+    add(op.code.impl_file);
+    add(op.code.impl_name);
+    add(op.code.override_spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    add(op.task_sha256.value_or(""));
+    add(op.config.edge_cases ? "edge" : "");
+    add(op.bench.ToJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    for (const nlohmann::json& params : op.cases)
+      add(params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    add(std::to_string(op.cases.size()));
+  }
+  return hash.HexDigest();
 }
 
 // The work items over `ranks` ranks, as --schedule plans them from the
@@ -381,7 +407,7 @@ int Run(int argc, char** argv) {
     return 2;
   }
   RunLock lock;  // rank 0's, held until the reports are written
-  if (!NegotiateRunDir(world.get(), job->name, &options, &lock)) return 2;
+  if (!NegotiateRunDir(world.get(), job->name, JobFingerprint(*job), &options, &lock)) return 2;
   const std::vector<WorkItem> items =
       rank == 0 ? PlanJob(*job, options, size) : std::vector<WorkItem>{};
   if (options.dry_run) {

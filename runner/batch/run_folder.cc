@@ -133,18 +133,27 @@ std::string FollowLink(const std::string& folder) {
 }
 
 // Rank 0: every other rank's word before the run folder is chosen, kTagReady
-// or kTagLeaving. Returns the ranks that go on; *left gets "rank N: reason"
-// for each that ends.
-std::vector<int> HearEveryRank(Comm* world, std::vector<std::string>* left) {
+// (with its job's fingerprint) or kTagLeaving. Returns the ranks that go on;
+// *left gets "rank N: reason" for each that ends, and for each whose job is
+// not `fingerprint` (none is compared when it is empty).
+std::vector<int> HearEveryRank(Comm* world, const std::string& fingerprint,
+                               std::vector<std::string>* left) {
   std::vector<int> ready;
   for (int heard = 1; heard < world->size();) {
     const std::optional<Message> word = world->Receive(1.0);
     if (!word || (word->tag != kTagReady && word->tag != kTagLeaving)) continue;
     ++heard;
-    if (word->tag == kTagReady)
-      ready.push_back(word->source);
-    else
+    if (word->tag == kTagLeaving) {
       left->push_back("rank " + std::to_string(word->source) + ": " + word->payload);
+      continue;
+    }
+    ready.push_back(word->source);
+    if (!fingerprint.empty() && word->payload != fingerprint) {
+      left->push_back("rank " + std::to_string(word->source) +
+                      ": it read a different job than rank 0 (operators, files, cases or "
+                      "settings differ: the manifest or a file it includes changed while the "
+                      "ranks started, or the ranks see different files)");
+    }
   }
   return ready;
 }
@@ -166,20 +175,20 @@ void EndBeforeRun(Comm* world, const std::string& reason) {
     return;
   }
   std::vector<std::string> left;
-  TellRunDir(world, HearEveryRank(world, &left), "", /*refused=*/true);
+  TellRunDir(world, HearEveryRank(world, "", &left), "", /*refused=*/true);
 }
 
-bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* options,
-                     RunLock* lock) {
+bool NegotiateRunDir(Comm* world, const std::string& job_name, const std::string& job_fingerprint,
+                     BatchOptions* options, RunLock* lock) {
   const int rank = world != nullptr ? world->rank() : 0;
   // Every rank has read the earlier runs it was given (--rerun-failed runs/latest) before rank 0
   // points runs/latest at this one: a rank still on its way would read the new run instead.
   // Rank 0 hears each rank's word (no barrier: a rank that ends before the run says so).
   std::vector<int> ready;
   std::vector<std::string> left;
-  if (world != nullptr && rank == 0) ready = HearEveryRank(world, &left);
+  if (world != nullptr && rank == 0) ready = HearEveryRank(world, job_fingerprint, &left);
   if (world != nullptr && rank != 0)
-    SendOrLog(world, 0, kTagReady, "", "the word that it goes on to the run");
+    SendOrLog(world, 0, kTagReady, job_fingerprint, "the word that it goes on to the run");
   bool refused = false;
   if (rank == 0 && !left.empty()) {
     for (const std::string& word : left)

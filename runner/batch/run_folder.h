@@ -34,8 +34,13 @@ Status PointLatestAt(const std::string& run_dir);
 // rank waits for its word on `world` and takes the same folder. `world`: every rank's Comm, or null
 // when this is the only rank. Returns false (on every rank alike) when rank
 // 0 refused the folder, having said why on stderr.
-bool NegotiateRunDir(Comm* world, const std::string& job_name, BatchOptions* options,
-                     RunLock* lock);
+//
+// Each rank's `job_fingerprint` (JobFingerprint: the job as it read it)
+// travels with its word; rank 0 refuses the run when another rank's differs
+// from its own (the ranks would run different operators under one item id:
+// a manifest edited while they started, or nodes that see different files).
+bool NegotiateRunDir(Comm* world, const std::string& job_name, const std::string& job_fingerprint,
+                     BatchOptions* options, RunLock* lock);
 
 // A rank that ends before NegotiateRunDir (its manifest refused, --list, a
 // --progress file it cannot open): another rank tells rank 0 why and

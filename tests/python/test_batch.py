@@ -496,3 +496,25 @@ def test_a_long_multibyte_error_message_keeps_every_report(batch_bin, tmp_path):
     result = json.loads((tmp_path / "run" / "ops" / "wide" / "verify_result.json").read_text(encoding="utf-8"))
     assert "[truncated " in result["failures"][0]["error_msg"]
     assert (tmp_path / "run" / "junit.xml").exists()
+
+
+def test_ranks_that_read_different_jobs_refuse_the_run(batch_bin, tmp_path):
+    """Each rank reads the manifest itself: one that read another job (an edit while the ranks
+    started, nodes that see different files) would run other operators under the same item ids.
+    Here mpirun's MPMD form gives rank 1 a manifest with one operator fewer: exit 2 on every
+    rank, rank 0 says which rank differs, and nothing runs."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    whole = write_manifest(tmp_path / "a" / "job.json", ["relu_ok", "quant_ok"])
+    fewer = write_manifest(tmp_path / "b" / "job.json", ["relu_ok"])
+    run_dir = tmp_path / "run"
+    common = ["--backend", "cpu", "--run-dir", str(run_dir), "--no-bench"]
+    command = ["mpirun", "--oversubscribe", "-np", "1", batch_bin, str(whole), *common,
+               ":", "-np", "1", batch_bin, str(fewer), *common]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=300, env=dict(os.environ, **MPI_ENV))
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert "rank 1: it read a different job than rank 0" in proc.stderr, proc.stderr[-3000:]
+    assert not (run_dir / "summary.json").exists()
+
+    same = run_batch(batch_bin, whole, tmp_path / "same", "--no-bench", ranks=2)
+    assert same.returncode == 0, same.stderr[-3000:]

@@ -20,8 +20,10 @@ struct Agreed {
   std::vector<std::string> run_dirs;
 };
 
-// Every rank of an n-rank world negotiates; rank 0 starts from `rank0`.
-Agreed Negotiate(int n, const BatchOptions& rank0, const std::string& job_name) {
+// Every rank of an n-rank world negotiates; rank 0 starts from `rank0`. Rank
+// r read the job `jobs[r]` (all the same job when `jobs` is empty).
+Agreed Negotiate(int n, const BatchOptions& rank0, const std::string& job_name,
+                 const std::vector<std::string>& jobs = {}) {
   std::vector<std::unique_ptr<Comm>> world = MakeLocalComms(n);
   Agreed agreed;
   agreed.go_on.resize(static_cast<std::size_t>(n));
@@ -32,7 +34,8 @@ Agreed Negotiate(int n, const BatchOptions& rank0, const std::string& job_name) 
     ranks.emplace_back([&, r] {
       BatchOptions options = r == 0 ? rank0 : BatchOptions{};
       agreed.go_on[static_cast<std::size_t>(r)] =
-          NegotiateRunDir(world[static_cast<std::size_t>(r)].get(), job_name, &options, &lock);
+          NegotiateRunDir(world[static_cast<std::size_t>(r)].get(), job_name,
+                          jobs.empty() ? "job" : jobs[static_cast<std::size_t>(r)], &options, &lock);
       agreed.run_dirs[static_cast<std::size_t>(r)] = options.run_dir;
     });
   }
@@ -45,6 +48,18 @@ fs::path FreshFolder(const std::string& name) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
+}
+
+TEST(NegotiateRunDir, ARankThatReadADifferentJobRefusesTheRunOnEveryRank) {
+  BatchOptions options;
+  options.run_dir = "runs/differs";
+  options.dry_run = true;
+  ::testing::internal::CaptureStderr();
+  const Agreed agreed = Negotiate(3, options, "job", {"job-a", "job-a", "job-b"});
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  for (int r = 0; r < 3; ++r) EXPECT_FALSE(agreed.go_on[static_cast<std::size_t>(r)]) << r;
+  EXPECT_NE(said.find("rank 2: it read a different job than rank 0"), std::string::npos) << said;
+  EXPECT_EQ(said.find("rank 1:"), std::string::npos) << said;
 }
 
 TEST(NegotiateRunDir, EveryRankTakesRankZerosFolderMadeAbsolute) {
@@ -95,12 +110,12 @@ TEST(NegotiateRunDir, ALoneRankNeedsNoComm) {
   BatchOptions options;
   options.run_dir = dir.string();
   RunLock lock;
-  EXPECT_TRUE(NegotiateRunDir(nullptr, "job", &options, &lock));
+  EXPECT_TRUE(NegotiateRunDir(nullptr, "job", "job", &options, &lock));
   EXPECT_TRUE(lock.held());
   EXPECT_EQ(options.run_dir, dir.string());
   lock = RunLock();
   fs::create_directories(dir / "shards");
-  EXPECT_FALSE(NegotiateRunDir(nullptr, "job", &options, &lock));
+  EXPECT_FALSE(NegotiateRunDir(nullptr, "job", "job", &options, &lock));
   EXPECT_FALSE(lock.held());
   fs::remove_all(dir);
 }
@@ -121,11 +136,11 @@ TEST(NegotiateRunDir, RunsLatestMovesOnlyOnceEveryRankHasComeToAgree) {
   RunLock lock;
   BatchOptions first;
   first.run_dir = (runs / "new").string();
-  std::thread rank0([&] { EXPECT_TRUE(NegotiateRunDir(world[0].get(), "job", &first, &lock)); });
+  std::thread rank0([&] { EXPECT_TRUE(NegotiateRunDir(world[0].get(), "job", "job", &first, &lock)); });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const fs::path seen_by_rank1 = fs::read_symlink(runs / "latest");
   BatchOptions other;
-  EXPECT_TRUE(NegotiateRunDir(world[1].get(), "job", &other, &lock));
+  EXPECT_TRUE(NegotiateRunDir(world[1].get(), "job", "job", &other, &lock));
   rank0.join();
   EXPECT_EQ(seen_by_rank1, fs::path("old"));
   EXPECT_EQ(fs::read_symlink(runs / "latest"), fs::path("new"));
@@ -146,7 +161,7 @@ TEST(NegotiateRunDir, RunsLatestNamesTheFolderItPointsAtForResumeAndPrevious) {
   EXPECT_EQ(resumed.run_dirs[1], (runs / "old").string());
   EXPECT_EQ(fs::read_symlink(runs / "latest"), fs::path("old"));  // not a link to itself
   RunLock lock;
-  ASSERT_TRUE(NegotiateRunDir(nullptr, "job", &options, &lock));
+  ASSERT_TRUE(NegotiateRunDir(nullptr, "job", "job", &options, &lock));
   EXPECT_EQ(options.previous_run, (runs / "old").string());  // read once runs/latest has moved on
   lock = RunLock();
   fs::remove_all(runs.parent_path());

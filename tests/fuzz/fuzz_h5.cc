@@ -15,11 +15,24 @@
 // with an exit code. Such a report whose stack reaches libhdf5 before our
 // code is the library's crash, not ours: LibraryReport ends the child with
 // SIGABRT instead, as the uninstrumented library's own crash would.
+//
+// libFuzzer's malloc limit (-malloc_limit_mb, else -rss_limit_mb) holds in
+// the child too, and ends it with an exit code: right for an allocation of
+// ours (ReadH5Dataset must not allocate what the file cannot hold), not for
+// libhdf5's own (an object header claiming 4 GB makes H5Dopen2 malloc 4 GB;
+// under glibc that fails cleanly: "addr overflow"). A malloc hook installed
+// before libFuzzer's ends the child with SIGABRT when an allocation past the
+// limit comes from inside libhdf5, so that case too is the library's.
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <sanitizer/allocator_interface.h>
 #include <sanitizer/asan_interface.h>
 
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -65,16 +78,57 @@ bool FirstFrameInLibhdf5(const char* report) {
   return false;
 }
 
-void LibraryReport(const char* report) {
-  if (!FirstFrameInLibhdf5(report)) return;
+void LibraryCrash() {
   std::signal(SIGABRT, SIG_DFL);
   std::raise(SIGABRT);
 }
 
+void LibraryReport(const char* report) {
+  if (FirstFrameInLibhdf5(report)) LibraryCrash();
+}
+
+std::size_t g_malloc_limit = std::size_t{2048} << 20;  // libFuzzer's default rss limit
+
+// Whether a frame of the calling stack is libhdf5's: our code never
+// allocates from inside a libhdf5 call.
+bool CalledFromLibhdf5() {
+  void* frames[48];
+  const int count = backtrace(frames, 48);
+  for (int i = 1; i < count; ++i) {
+    Dl_info info{};
+    if (dladdr(frames[i], &info) != 0 && info.dli_fname && std::strstr(info.dli_fname, "libhdf5"))
+      return true;
+  }
+  return false;
+}
+
+void LimitHook(const volatile void*, std::size_t size) {
+  if (size > g_malloc_limit && CalledFromLibhdf5()) LibraryCrash();
+}
+
+void NoFreeHook(const volatile void*) {}
+
+// -malloc_limit_mb, else -rss_limit_mb, as libFuzzer takes them.
+void TakeMallocLimit(int argc, char** argv) {
+  std::optional<long> rss, malloc;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    for (auto [flag, value] : {std::pair{"-rss_limit_mb=", &rss}, {"-malloc_limit_mb=", &malloc}}) {
+      if (arg.rfind(flag, 0) == 0) *value = std::atol(arg.c_str() + std::strlen(flag));
+    }
+  }
+  const long mb = malloc && *malloc > 0 ? *malloc : rss.value_or(2048);
+  if (mb > 0) g_malloc_limit = static_cast<std::size_t>(mb) << 20;
+}
+
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   __asan_set_error_report_callback(LibraryReport);
+  TakeMallocLimit(*argc, *argv);
+  void* warm[1];
+  backtrace(warm, 1);  // loads libgcc's unwinder now, not inside the hook
+  __sanitizer_install_malloc_and_free_hooks(LimitHook, NoFreeHook);
   return 0;
 }
 

@@ -309,6 +309,24 @@ void CountCase(const CaseModel& c, OperatorModel* op, OperatorAllowances* allowa
   run->failures.push_back(std::move(failure));
 }
 
+// A chunked operator's case whose A/B ran in another chunk (its class left
+// unset, the case it inherits from named): that case's class and reference
+// trust, now that every chunk's cases are here.
+void TakeClassesFromOtherChunks(std::vector<CaseModel>* cases) {
+  std::map<std::string, const AbRecord*> own;  // case id -> its own A/B
+  for (const CaseModel& c : *cases) {
+    if (c.content.ab && c.content.ab->inherited_from.empty()) own[c.case_id] = &*c.content.ab;
+  }
+  for (CaseModel& c : *cases) {
+    std::optional<AbRecord>& ab = c.content.ab;
+    if (!ab || ab->classification || ab->inherited_from.empty()) continue;
+    const auto from = own.find(ab->inherited_from);
+    if (from == own.end()) continue;
+    ab->classification = from->second->classification;
+    if (!ab->reference_trust) ab->reference_trust = from->second->reference_trust;
+  }
+}
+
 // One operator's model from its (sorted) records, counted into the run.
 OperatorModel BuildOperator(const std::string& name, OperatorRecords& records, RunSums* sums,
                             RunModel* run) {
@@ -317,6 +335,7 @@ OperatorModel BuildOperator(const std::string& name, OperatorRecords& records, R
   op.facts = records.facts.get<OperatorFacts>();
   op.repro = ReproCommand(name, op.facts, records.cases, run->info);
   for (CaseRecord& c : records.cases) op.cases.emplace_back(std::move(c));
+  TakeClassesFromOtherChunks(&op.cases);
   double wall_ms = 0;
   OperatorAllowances allowances = DeclaredAllowances(name, op.facts);
   for (const CaseModel& c : op.cases) {

@@ -189,10 +189,14 @@ struct ItemPhases {
 // later ones of that kind inherit its class, marked with the case they
 // inherit from (--ab-every-case: each is re-run); a re-run needs one of the
 // run's --max-ab, asked of the coordinator, else the A/B is "skipped (budget)".
+// An operator cut into chunks asks the coordinator for each kind, so that it
+// is re-run once over all its chunks: a later chunk's case records the case
+// it inherits from with no class, which the reports take from that case.
 class ItemAb {
  public:
-  ItemAb(const WorkerSetup& setup, const OperatorSpec& spec, const RunOptions& run)
-      : setup_(setup), spec_(spec), run_(run) {}
+  ItemAb(const WorkerSetup& setup, const OperatorSpec& spec, const RunOptions& run,
+         bool chunked)
+      : setup_(setup), spec_(spec), run_(run), chunked_(chunked) {}
 
   // The A/B record of failed case `c`, stored as `case_id`, of dtype `dtype`.
   json Record(const CaseOutcome& c, const std::string& case_id, const std::string& dtype) {
@@ -209,8 +213,18 @@ class ItemAb {
               {"kind", kind},
               {"reference_trust", ab.value("reference_trust", json(nullptr))}};
     }
-    if (options.max_ab >= 0 && (setup_.channel == nullptr || !setup_.channel->GrantAb()))
-      return {{"classification", "skipped (budget)"}, {"max_ab", options.max_ab}, {"kind", kind}};
+    const bool shared = chunked_ && !options.ab_every_case && setup_.channel != nullptr;
+    if (shared || options.max_ab >= 0) {
+      const AbAnswer answer =
+          setup_.channel == nullptr
+              ? AbAnswer{}
+              : setup_.channel->AskAb({shared ? spec_.name : "", kind, case_id});
+      if (!answer.inherit_from.empty())
+        return {{"classification", nullptr}, {"inherited_from", answer.inherit_from},
+                {"kind", kind}, {"reference_trust", nullptr}};
+      if (!answer.granted)
+        return {{"classification", "skipped (budget)"}, {"max_ab", options.max_ab}, {"kind", kind}};
+    }
     AbRequest ab;
     ab.options = run_;
     ab.options.pool = nullptr;  // each A/B run needs a new process of its own
@@ -230,6 +244,7 @@ class ItemAb {
   const WorkerSetup& setup_;
   const OperatorSpec& spec_;
   const RunOptions& run_;
+  const bool chunked_;  // the item is one chunk of its operator's cases
   std::map<std::string, std::pair<std::string, json>> first_of_kind_;  // kind -> its case, A/B
 };
 
@@ -267,7 +282,7 @@ class WorkItemRun {
         spec_(SpecFor(op_, options_)),
         mine_(item.case_indices.begin(), item.case_indices.end()),
         run_(setup.run),
-        item_ab_(setup, spec_, run_) {
+        item_ab_(setup, spec_, run_, item.chunks > 1) {
     SelectCases();
   }
 

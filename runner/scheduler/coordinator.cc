@@ -5,6 +5,7 @@
 #include <deque>
 #include <exception>
 #include <map>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -53,12 +54,9 @@ class Coordinator {
       case kTagCase:
         OnCase(worker, nlohmann::json::parse(message.payload));
         break;
-      case kTagAbAsk: {
-        const bool granted = limits_.max_ab < 0 || result_.ab_granted < limits_.max_ab;
-        result_.ab_granted += granted ? 1 : 0;
-        Send(worker, kTagAbGrant, granted ? "1" : "0", "an A/B grant");
+      case kTagAbAsk:
+        OnAbAsk(worker, message.payload);
         break;
-      }
       case kTagFailed:
         result_.healthy = false;
         EndItem(worker);
@@ -93,6 +91,24 @@ class Coordinator {
     std::pair<std::size_t, int> key() const { return {link, source}; }
   };
 
+  // An A/B asked for (AbAsk as JSON; empty: the budget only): a kind of a
+  // chunked operator's failure already granted to a chunk is inherited from
+  // it; else granted while --max-ab lasts.
+  void OnAbAsk(const Worker& worker, const std::string& payload) {
+    const nlohmann::json ask = nlohmann::json::parse(payload, nullptr, false);
+    std::string key;
+    if (ask.is_object() && ask.value("op", "") != "")
+      key = ask.value("op", "") + '\n' + ask.value("kind", "");
+    if (const auto first = shared_ab_.find(key); !key.empty() && first != shared_ab_.end()) {
+      ++result_.ab_shared;
+      Send(worker, kTagAbGrant, "inherit:" + first->second, "an A/B answer");
+      return;
+    }
+    const bool granted = limits_.max_ab < 0 || result_.ab_granted < limits_.max_ab;
+    result_.ab_granted += granted ? 1 : 0;
+    if (granted && !key.empty()) shared_ab_[key] = ask.value("case_id", "");
+    Send(worker, kTagAbGrant, granted ? "1" : "0", "an A/B grant");
+  }
   bool Stopping() const {
     return result_.max_failures_reached || (limits_.stop != nullptr && limits_.stop->load() != 0);
   }
@@ -156,6 +172,7 @@ class Coordinator {
   Progress* progress_;
   const CoordinatorLimits& limits_;
   std::map<std::pair<std::size_t, int>, WorkItem> held_;  // (link, source) -> its item in hand
+  std::map<std::string, std::string> shared_ab_;  // a chunked operator's "op\nkind" -> its A/B case
   int stopped_ = 0;
   CoordinatorResult result_;
 };
@@ -206,11 +223,18 @@ Message CoordinatorChannel::Await(int tag) {
   }
 }
 
-bool CoordinatorChannel::GrantAb() {
-  if (link_ == nullptr) return false;
+AbAnswer CoordinatorChannel::AskAb(const AbAsk& ask) {
+  if (link_ == nullptr) return {};
+  const std::string payload =
+      ask.op.empty() ? ""
+                     : nlohmann::json{{"op", ask.op}, {"kind", ask.kind}, {"case_id", ask.case_id}}
+                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   // Unasked, the coordinator sends no grant: waiting for one would never end.
-  if (!SendOrLog(link_, coordinator_rank_, kTagAbAsk, "", "an A/B request")) return false;
-  return Await(kTagAbGrant).payload == "1";
+  if (!SendOrLog(link_, coordinator_rank_, kTagAbAsk, payload, "an A/B request")) return {};
+  const std::string answer = Await(kTagAbGrant).payload;
+  constexpr std::string_view kInherit = "inherit:";
+  if (answer.rfind(kInherit, 0) == 0) return {false, answer.substr(kInherit.size())};
+  return {answer == "1", ""};
 }
 
 void LeaveWork(Comm* link, int coordinator_rank, const std::string& reason) {

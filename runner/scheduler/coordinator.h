@@ -27,8 +27,9 @@ enum BatchTag : int {
   kTagFailed = 5,    // worker -> coordinator: this worker cannot go on (store failure)
   kTagHalt = 6,      // coordinator -> worker: start no more cases of the item in hand (--maxfail)
   kTagGoOn = 7,      // coordinator -> worker: a failed case was counted, below --maxfail
-  kTagAbAsk = 8,     // worker -> coordinator: may this case have an A/B re-run (--max-ab)?
-  kTagAbGrant = 9,   // coordinator -> worker: the answer, "1" (yes) or "0" (the budget is spent)
+  kTagAbAsk = 8,     // worker -> coordinator: may this case have an A/B re-run? (AbAsk)
+  kTagAbGrant = 9,   // coordinator -> worker: "1" (yes), "0" (the budget is spent), or
+                     // "inherit:<case id>" (another chunk of the operator runs that A/B)
   kTagLeaving = 10,  // worker -> coordinator: it leaves now, untold to stop; why (text)
 };
 
@@ -50,8 +51,22 @@ struct CoordinatorLimits {
   // failed case's worker gets an answer, kTagHalt or kTagGoOn.
   int max_failures = 0;
   // --max-ab: the A/B re-runs the whole run may spend (-1: no limit); each
-  // kTagAbAsk takes one while any is left.
+  // kTagAbAsk granted takes one while any is left.
   int max_ab = -1;
+};
+
+// A worker's ask for an A/B re-run (kTagAbAsk). `op` empty: the budget only.
+// Else the case is of an operator cut into chunks on several ranks, and its
+// failure of `kind` is re-run once over all of them: the first chunk to ask
+// runs it (its `case_id` noted), a later one inherits that case's class.
+struct AbAsk {
+  std::string op;
+  std::string kind;
+  std::string case_id;
+};
+struct AbAnswer {
+  bool granted = false;
+  std::string inherit_from;  // set: do not re-run; the class is this case's
 };
 
 // A worker that left before it was told to stop (kTagLeaving): the rank, what
@@ -68,6 +83,7 @@ struct CoordinatorResult {
   int unassigned = 0;   // items never handed out
   bool max_failures_reached = false;
   int ab_granted = 0;                       // kTagAbAsk answered yes
+  int ab_shared = 0;                        // kTagAbAsk told to inherit another chunk's A/B
   std::vector<WorkerDeparture> departures;  // in the order they left
 };
 
@@ -97,7 +113,8 @@ using RunItemFunction = std::function<bool(
 // items it answers from what it heard.
 //   Halted(): kTagHalt came (--maxfail reached): start no further case. The
 //     item asks before each case.
-//   GrantAb(): asks for one of the run's A/B re-runs (--max-ab) and waits.
+//   AskAb(): asks for an A/B re-run (--max-ab; a chunked operator's A/B
+//     once over its chunks) and waits.
 // `await_count` (the coordinator has a --maxfail): after each failed case
 // the worker waits for the coordinator to count it, so that no case starts
 // after the one that reached the limit.
@@ -105,7 +122,8 @@ class CoordinatorChannel {
  public:
   explicit CoordinatorChannel(bool await_count = false) : await_count_(await_count) {}
   bool Halted();
-  bool GrantAb();
+  AbAnswer AskAb(const AbAsk& ask);
+  bool GrantAb() { return AskAb({}).granted; }
 
  private:
   friend void WorkerLoop(Comm*, int, const RunItemFunction&, CoordinatorChannel*);

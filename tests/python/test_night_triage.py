@@ -126,6 +126,26 @@ def test_ab_runs_once_per_operator_and_kind_the_rest_inherit(batch_bin, tmp_path
     assert "real_defect (inherited from " in (run_dir / "report.html").read_text()
 
 
+def test_a_chunked_operators_ab_runs_once_over_its_chunks(batch_bin, tmp_path):
+    """An operator cut into chunks on both ranks (--max-cases-per-item 2: 6 cases in 3 chunks)
+    re-runs each kind of failure once over all its chunks, not once a chunk: a later chunk's
+    case inherits the class of the case that ran it, whichever rank that was."""
+    manifest, names = make_night(tmp_path, ["off"], cases=3, dtypes=["float32", "float64"])
+    run_dir = tmp_path / "run"
+    proc = run_batch(batch_bin, manifest, run_dir, "--no-bench", "--schedule", "cost",
+                     "--max-cases-per-item", "2", ranks=2)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    summary = summary_of(run_dir)
+    cases = ab_rows(summary)[names[0]]
+    assert len(cases) == 6 and all(ab == "real_defect" for _, ab, _ in cases), cases
+    own = [case for case, _, source in cases if source is None]
+    assert len(own) == 2, cases  # one per dtype over the three chunks, not one per chunk and dtype
+    assert all(source is None or source in own for _, _, source in cases), cases
+    assert summary["ab"] == {"real_defect": 6}
+    chunks = [item for item in summary["timeline"]["items"] if item["op"] == names[0]]
+    assert len(chunks) >= 2 and {item["rank"] for item in chunks} == {0, 1}, chunks
+
+
 def test_ab_every_case_reruns_each_failure(batch_bin, tmp_path):
     manifest, names = make_night(tmp_path, ["off"], cases=3)
     run_dir = tmp_path / "run"

@@ -35,6 +35,7 @@ struct Served {
   int unassigned = -1;
   bool max_failures_reached = false;
   int ab_granted = 0;
+  int ab_shared = 0;
   std::vector<std::vector<int>> items_of;  // per worker: the ids of the items it ran, in order
   int cases = 0;
   int failed = 0;
@@ -101,6 +102,7 @@ Served Serve(int workers, const std::vector<WorkItem>& items, const WorkerRun& r
     served.unassigned = result.unassigned;
     served.max_failures_reached = result.max_failures_reached;
     served.ab_granted = result.ab_granted;
+    served.ab_shared = result.ab_shared;
     served.cases = progress.cases();
     served.failed = progress.failed();
     served.case_s = progress.case_s();
@@ -342,6 +344,65 @@ TEST(Coordinate, TheAbBudgetIsTheWholeRunsOverEveryWorker) {
   EXPECT_EQ(denied.load(), 20 - 7);
   EXPECT_EQ(served.ab_granted, 7);
   EXPECT_EQ(served.unassigned, 0);
+}
+
+TEST(Coordinate, AChunkedOperatorsFailureOfAKindIsReRunOnceOverItsChunks) {
+  // Ten items are ten chunks of one operator on three workers; each chunk
+  // fails two kinds. The first ask of a kind is granted (its case noted), every later one is
+  // told to inherit that case's class; a budget-only ask (no operator) is not shared.
+  std::vector<CoordinatorChannel> channels(3);
+  std::mutex mutex;
+  std::map<std::string, std::vector<std::string>> answers;  // kind -> granted case or "<-" from
+  std::atomic<int> budget_only{0};
+  const Served served = Serve(
+      3, PlannedItems(10),
+      [&](int w, const WorkItem& item, const Report& report) {
+        CoordinatorChannel& channel = channels[static_cast<std::size_t>(w)];
+        for (const std::string kind : {"float32 allclose", "float16 allclose"}) {
+          const std::string id = "op/#" + std::to_string(item.id) + " " + kind;
+          const AbAnswer answer = channel.AskAb({"op", kind, id});
+          const std::lock_guard<std::mutex> lock(mutex);
+          answers[kind].push_back(answer.granted ? id : "<-" + answer.inherit_from);
+        }
+        budget_only += channel.GrantAb() ? 1 : 0;
+        ReportCase(report, "c" + std::to_string(item.id), false);
+        return true;
+      },
+      {nullptr, 0, -1}, &channels);
+  for (const auto& [kind, got] : answers) {
+    ASSERT_EQ(got.size(), 10u) << kind;
+    const auto granted = std::count_if(got.begin(), got.end(),
+                                       [](const std::string& a) { return a.rfind("<-", 0) != 0; });
+    EXPECT_EQ(granted, 1) << kind;
+    const std::string first = *std::find_if(
+        got.begin(), got.end(), [](const std::string& a) { return a.rfind("<-", 0) != 0; });
+    EXPECT_EQ(std::count(got.begin(), got.end(), "<-" + first), 9) << kind;
+  }
+  EXPECT_EQ(budget_only.load(), 10);
+  EXPECT_EQ(served.ab_granted, 2 + 10);
+  EXPECT_EQ(served.ab_shared, 18);
+}
+
+TEST(Coordinate, AChunkedOperatorsSharedAbStillTakesTheBudget) {
+  // --max-ab 1: the first kind's A/B takes it; its later chunks inherit (no
+  // budget needed), the second kind is refused for every chunk.
+  std::vector<CoordinatorChannel> channels(2);
+  std::atomic<int> inherited{0}, granted{0}, refused{0};
+  Serve(
+      2, PlannedItems(4),
+      [&](int w, const WorkItem& item, const Report& report) {
+        CoordinatorChannel& channel = channels[static_cast<std::size_t>(w)];
+        for (const std::string k : {"a", "b"}) {
+          const AbAnswer answer = channel.AskAb({"op", k, std::to_string(item.id)});
+          (answer.granted ? granted : !answer.inherit_from.empty() ? inherited : refused)++;
+        }
+        ReportCase(report, "c", false);
+        return true;
+      },
+      {nullptr, 0, 1}, &channels);
+  EXPECT_EQ(granted.load(), 1);
+  EXPECT_EQ(inherited.load(), 3);
+  EXPECT_EQ(refused.load(), 4);
 }
 
 TEST(Coordinate, FewerFailuresThanTheLimitRunEverything) {

@@ -515,6 +515,12 @@ def test_ranks_that_read_different_jobs_refuse_the_run(batch_bin, tmp_path):
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert "rank 1: it read a different job than rank 0" in proc.stderr, proc.stderr[-3000:]
     assert not (run_dir / "summary.json").exists()
+    # The same operators judged otherwise (another per-case timeout) are another job too.
+    (tmp_path / "c").mkdir()
+    slower = write_manifest(tmp_path / "c" / "job.json", ["relu_ok", "quant_ok"], timeout_s=123)
+    command[command.index(str(fewer))] = str(slower)
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=300, env=dict(os.environ, **MPI_ENV))
+    assert proc.returncode == 2 and "rank 1: it read a different job" in proc.stderr, proc.stderr[-3000:]
 
     same = run_batch(batch_bin, whole, tmp_path / "same", "--no-bench", ranks=2)
     assert same.returncode == 0, same.stderr[-3000:]

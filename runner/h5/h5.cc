@@ -416,6 +416,8 @@ Result<DatasetStorage> DescribeStorage(hid_t dataset) {
   storage.layout = H5Pget_layout(create.id());
   if (storage.layout < 0) return FailureOn(dataset, "H5Pget_layout");
   storage.stored_bytes = H5Dget_storage_size(dataset);
+  storage.external_files = H5Pget_external_count(create.id());
+  if (storage.external_files < 0) return FailureOn(dataset, "H5Pget_external_count");
   if (storage.layout != H5D_CHUNKED) return storage;
   storage.chunk.resize(static_cast<std::size_t>(rank));
   if (H5Pget_chunk(create.id(), rank, storage.chunk.data()) != rank) {

@@ -137,6 +137,7 @@ struct DatasetStorage {
   std::vector<H5Z_filter_t> filters;     // in pipeline order; chunked only
   hsize_t stored_bytes = 0;              // H5Dget_storage_size: 0 when never written
   hsize_t stored_chunks = 0;             // chunked only: chunks present in the file
+  int external_files = 0;                // contiguous data kept in other files (h5py's external=)
 };
 Result<DatasetStorage> DescribeStorage(hid_t dataset);
 

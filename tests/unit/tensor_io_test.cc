@@ -808,6 +808,18 @@ TEST_F(H5TensorTest, ADatasetTheFileDoesNotHoldIsRefusedBeforeItIsAllocated) {
         h5::CreateDataset(file->id(), "zeros", H5T_NATIVE_INT32, {1 << 20}, options);
     ASSERT_TRUE(packed.ok());
     ASSERT_TRUE(h5::WriteDataset(packed->id(), H5T_NATIVE_INT32, zeros.data()).ok());
+    // Kept in another file (h5py's external=): more bytes than this file has.
+    const hid_t external = H5Pcreate(H5P_DATASET_CREATE);
+    ASSERT_GE(H5Pset_external(external, Path("held.bin").c_str(), 0, H5F_UNLIMITED), 0);
+    const hsize_t extent = 1 << 20;
+    const hid_t space = H5Screate_simple(1, &extent, nullptr);
+    const hid_t outside = H5Dcreate2(file->id(), "outside", H5T_NATIVE_INT32, space, H5P_DEFAULT,
+                                     external, H5P_DEFAULT);
+    ASSERT_GE(outside, 0);
+    ASSERT_GE(H5Dwrite(outside, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros.data()), 0);
+    H5Dclose(outside);
+    H5Sclose(space);
+    H5Pclose(external);
   }
   const Result<LoadedTensor> sparse = ReadH5Dataset(Path("held.h5"), "/sparse", std::nullopt);
   ASSERT_FALSE(sparse.ok());
@@ -822,6 +834,9 @@ TEST_F(H5TensorTest, ADatasetTheFileDoesNotHoldIsRefusedBeforeItIsAllocated) {
   const Result<LoadedTensor> zeros = ReadH5Dataset(Path("held.h5"), "/zeros", std::nullopt);
   ASSERT_TRUE(zeros.ok()) << zeros.status().ToString();
   EXPECT_EQ(zeros->view.NumElements(), 1 << 20);
+  const Result<LoadedTensor> outside = ReadH5Dataset(Path("held.h5"), "/outside", std::nullopt);
+  ASSERT_TRUE(outside.ok()) << outside.status().ToString();
+  EXPECT_EQ(outside->view.NumElements(), 1 << 20);
 
   // Found by fuzz_h5: 4,244,635,712 float16 past a maximum extent of 64, one
   // 16-element chunk stored; it made the reader allocate 8.5 GB.

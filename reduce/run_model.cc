@@ -311,19 +311,30 @@ void CountCase(const CaseModel& c, OperatorModel* op, OperatorAllowances* allowa
 
 // A chunked operator's case whose A/B ran in another chunk (its class left
 // unset, the case it inherits from named): that case's class and reference
-// trust, now that every chunk's cases are here.
+// trust, now that every chunk's cases are here. A case named may itself
+// inherit: the chain is followed to the case that ran the A/B.
 void TakeClassesFromOtherChunks(std::vector<CaseModel>* cases) {
-  std::map<std::string, const AbRecord*> own;  // case id -> its own A/B
+  std::map<std::string, const AbRecord*> by_id;
   for (const CaseModel& c : *cases) {
-    if (c.content.ab && c.content.ab->inherited_from.empty()) own[c.case_id] = &*c.content.ab;
+    if (c.content.ab) by_id[c.case_id] = &*c.content.ab;
   }
+  std::vector<std::pair<AbRecord*, const AbRecord*>> found;  // filled after the walk
   for (CaseModel& c : *cases) {
     std::optional<AbRecord>& ab = c.content.ab;
     if (!ab || ab->classification || ab->inherited_from.empty()) continue;
-    const auto from = own.find(ab->inherited_from);
-    if (from == own.end()) continue;
-    ab->classification = from->second->classification;
-    if (!ab->reference_trust) ab->reference_trust = from->second->reference_trust;
+    const AbRecord* origin = nullptr;
+    std::string next = ab->inherited_from;
+    for (std::size_t hops = 0; hops <= cases->size() && !next.empty(); ++hops) {
+      const auto from = by_id.find(next);
+      if (from == by_id.end()) break;
+      origin = from->second;
+      next = origin->classification ? "" : origin->inherited_from;
+    }
+    if (origin != nullptr && origin->classification) found.emplace_back(&*ab, origin);
+  }
+  for (auto& [ab, origin] : found) {
+    ab->classification = origin->classification;
+    if (!ab->reference_trust) ab->reference_trust = origin->reference_trust;
   }
 }
 

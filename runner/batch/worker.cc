@@ -219,9 +219,14 @@ class ItemAb {
           setup_.channel == nullptr
               ? AbAnswer{}
               : setup_.channel->AskAb({shared ? spec_.name : "", kind, case_id});
-      if (!answer.inherit_from.empty())
-        return {{"classification", nullptr}, {"inherited_from", answer.inherit_from},
-                {"kind", kind}, {"reference_trust", nullptr}};
+      if (!answer.inherit_from.empty()) {
+        const json inherited = {{"classification", nullptr},
+                                {"inherited_from", answer.inherit_from},
+                                {"kind", kind},
+                                {"reference_trust", nullptr}};
+        first_of_kind_[kind] = {answer.inherit_from, inherited};  // later ones name the origin
+        return inherited;
+      }
       if (!answer.granted)
         return {{"classification", "skipped (budget)"}, {"max_ab", options.max_ab}, {"kind", kind}};
     }

@@ -131,6 +131,29 @@ TEST(RunModel, AFailureKeepsItsAbClassAndTheRunCountsIt) {
   EXPECT_EQ(run.ab.size(), 2u);
 }
 
+TEST(RunModel, ACaseWhoseAbRanInAnotherChunkTakesThatCasesClass) {
+  // Chunk 1 ran the A/B of op/0; chunk 2's op/3 was told to inherit it, and
+  // op/4 (same kind, same chunk) names op/0 too or, from an older runner, op/3.
+  CaseRecord ran = Case("op", 0, false);
+  ran.ab = {{"classification", "reference_suspect"}, {"reference_trust", {{"verdict", "suspect"}}}};
+  CaseRecord told = Case("op", 3, false);
+  told.ab = {{"classification", nullptr}, {"inherited_from", "op/0"}, {"reference_trust", nullptr}};
+  CaseRecord chained = Case("op", 4, false);
+  chained.ab = {{"classification", nullptr}, {"inherited_from", "op/3"}};
+  CaseRecord lost = Case("op", 5, false);  // its origin was never stored
+  lost.ab = {{"classification", nullptr}, {"inherited_from", "op/9"}};
+  const RunModel run = Build({ran, told, chained, lost});
+  ASSERT_EQ(run.failures.size(), 4u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(run.failures[i].AbClass(), std::optional<std::string>("reference_suspect")) << i;
+    EXPECT_TRUE(run.failures[i].reference_suspect()) << i;
+  }
+  EXPECT_EQ(run.failures[1].ab->inherited_from, "op/0");
+  EXPECT_FALSE(run.failures[3].AbClass().has_value());
+  EXPECT_EQ(run.ab.at("reference_suspect"), 3);
+  EXPECT_EQ(run.ab.at("none"), 1);
+}
+
 TEST(RunModel, AFailureMessageIsCutTo300Characters) {
   CaseRecord c = Case("op", 0, false);
   c.error_msg = std::string(1000, 'x');

@@ -12,6 +12,7 @@
 #include "reduce/precision_margin.h"
 #include "reduce/report_extras.h"
 #include "reduce/report_file.h"
+#include "reduce/skipped_cases.h"
 #include "reduce/text_escape.h"
 #include "runner/common/sha256.h"
 

@@ -9,6 +9,7 @@
 
 #include "reduce/report_extras.h"
 #include "reduce/report_file.h"
+#include "reduce/skipped_cases.h"
 #include "reduce/text_escape.h"
 
 namespace opverify {

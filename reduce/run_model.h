@@ -212,10 +212,6 @@ std::string RunVersionLine(const RunInfo& info);
 // version of it and a hash of the original, so that a name from a tampered
 // store is never a path ("../x" -> "x-<12 hex digits>").
 std::string OperatorFolder(const std::string& name);
-// For a run a signal stopped: what the reports cover and what they do not
-// (the work items never started, each operator whose cases were not all
-// stored), one plain-text line each; empty for a run that was not stopped.
-std::vector<std::string> StoppedEarlyLines(const RunModel& run);
 
 // The one aggregation pass. `records`: ReadRunRecords' (cases, and the
 // operator facts and benchmark records that ride with them); `problems`:

@@ -1,6 +1,7 @@
 #include "reduce/skipped_cases.h"
 
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "runner/cases/cases.h"
@@ -95,6 +96,73 @@ void AddSkippedCases(const json& selection, RunModel* run) {
       --missing;
     }
   }
+}
+
+namespace {
+
+// A line for the ranks that left the run early, then one for each of them.
+std::vector<std::string> RanksLeftLines(const RunModel& run) {
+  const std::size_t count = run.info.ranks_left.size();
+  std::vector<std::string> lines = {
+      std::to_string(count) + (count == 1 ? " rank" : " ranks") +
+      " left the run early; the others went on. " + std::to_string(run.info.unassigned_items) +
+      " work items were never started; this report covers the " +
+      std::to_string(run.totals.cases) +
+      " cases stored. The same command with --resume runs the rest."};
+  for (const RankLeft& left : run.info.ranks_left) {
+    lines.push_back("rank " + std::to_string(left.rank) + " left: " + left.reason +
+                    (left.lost_item ? "; the work item it held (" + left.lost_item->op +
+                                              ") is lost"
+                                        : ""));
+  }
+  return lines;
+}
+
+// Seconds as a person writes them: "12", "21600", "12.5".
+std::string SecondsText(double seconds) {
+  std::ostringstream text;
+  text << seconds;
+  return text.str();
+}
+
+}  // namespace
+
+std::vector<std::string> StoppedEarlyLines(const RunModel& run) {
+  std::vector<std::string> lines;
+  const std::string unassigned = std::to_string(run.info.unassigned_items);
+  if (run.info.stopped_by_signal || run.info.stopped_by_time_limit) {
+    const std::string cause =
+        run.info.stopped_by_signal
+            ? *run.info.stopped_by_signal
+            : "--time-limit (" + SecondsText(*run.info.stopped_by_time_limit) + " s)";
+    lines.push_back(
+        "Stopped by " + cause + ": " + unassigned +
+        " work items were never started and the cases in flight were abandoned (not run, not "
+        "failures); this report covers the " +
+        std::to_string(run.totals.cases) +
+        " cases stored. The same command with --resume runs the rest.");
+  } else if (run.info.stopped_by_maxfail) {
+    const std::string max = std::to_string(*run.info.stopped_by_maxfail);
+    lines.push_back("Stopped after " + max + " failed cases (--maxfail " + max +
+                    "): " + unassigned +
+                    " work items were never started and the cases not yet begun were left (not "
+                    "run, not failures); this report covers the " +
+                    std::to_string(run.totals.cases) +
+                    " cases that ran. The same command with --resume runs the rest.");
+  } else if (!run.info.ranks_left.empty()) {
+    lines = RanksLeftLines(run);
+  } else {
+    return lines;
+  }
+  for (const OperatorModel& op : run.operators) {
+    const int stored = op.passed + op.waived + op.failed;
+    const int count = op.facts.case_count.value_or(0);
+    if (count > stored) {
+      lines.push_back(op.name + ": " + std::to_string(stored) + " of " + std::to_string(count) +
+                      " cases stored, " + std::to_string(count - stored) + " not run");
+    }
+  }
+  return lines;
 }
 
 }  // namespace opverify

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,12 @@ std::string NotRunReason(const nlohmann::json& run_info);
 
 // A case the run meant to run but did not reach (not one the selection left out).
 bool IsNotRun(const SkippedCase& skipped);
+
+// For a run stopped early (a signal, --time-limit, --maxfail, ranks that
+// left): what the reports cover and what they do not (the work items never
+// started, each operator whose cases were not all stored), one plain-text
+// line each; empty for a run that was not stopped.
+std::vector<std::string> StoppedEarlyLines(const RunModel& run);
 
 // Fills run->skipped from `selection` (selection.json's content; null for a
 // run without one, e.g. a --merge of parts, which then lists nothing).

@@ -51,6 +51,12 @@ struct ScriptedDevice {
     const std::int64_t target = reads + reads_after;
     return read.wait_for(lock, std::chrono::seconds(10), [&] { return reads >= target; });
   }
+  // Waits until the sampler has read the device `count` times in all (the
+  // first read of a monitor may come before the test thread gets here).
+  bool ReadAtLeast(std::int64_t count) {
+    std::unique_lock<std::mutex> lock(mutex);
+    return read.wait_for(lock, std::chrono::seconds(10), [&] { return reads >= count; });
+  }
 };
 
 // Stands in for NVML or npu-smi: reads the scripted device.
@@ -209,7 +215,7 @@ TEST_F(ClockMonitorTest, StopDoesNotWaitOutTheInterval) {
   device_->mhz = 1980;
   auto monitor = Monitor(10.0);
   monitor->Start();
-  ASSERT_TRUE(device_->Set(1980, 1));  // the first sample is taken at once
+  ASSERT_TRUE(device_->ReadAtLeast(1));  // the first sample is taken at once
   const Clock::time_point start = Clock::now();
   const ClockReport report = monitor->Stop();
   EXPECT_LT(SecondsSince(start), 0.5);
@@ -222,7 +228,7 @@ TEST_F(ClockMonitorTest, DestroyingARunningMonitorStopsItPromptly) {
   device_->mhz = 1980;
   auto monitor = Monitor(10.0);
   monitor->Start();
-  ASSERT_TRUE(device_->Set(1980, 1));
+  ASSERT_TRUE(device_->ReadAtLeast(1));
   const Clock::time_point start = Clock::now();
   monitor.reset();
   EXPECT_LT(SecondsSince(start), 0.5);

@@ -42,8 +42,8 @@ json PreviousRunInfo(const fs::path& run_dir) {
   for (const char* key :
        {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing",
         "part", "shard", "stopped_by_signal", "stopped_by_maxfail", "stopped_by_time_limit",
-        "unassigned_items", "sandbox",
-        "compiler_cache", "timeline", "opverify", "started_at", "ranks_left"}) {
+        "unassigned_items", "sandbox", "compiler_cache", "timeline", "opverify", "started_at",
+        "ranks_left"}) {
     if (summary.contains(key)) info[key] = summary[key];
   }
   return info;
@@ -57,9 +57,9 @@ json MergedRunInfo(const std::vector<std::string>& parts) {
   json from = json::array();
   for (const std::string& part : parts) {
     const json part_info = PreviousRunInfo(part);
-    for (const char* key : {"manifest", "manifest_name", "launcher", "backend", "store",
-                            "stopped_by_signal", "stopped_by_maxfail", "stopped_by_time_limit",
-                            "opverify", "started_at"}) {
+    for (const char* key :
+         {"manifest", "manifest_name", "launcher", "backend", "store", "stopped_by_signal",
+          "stopped_by_maxfail", "stopped_by_time_limit", "opverify", "started_at"}) {
       if (!info.contains(key) && part_info.contains(key)) info[key] = part_info[key];
     }
     const opverify::RunInfo recorded = part_info.get<opverify::RunInfo>();

@@ -106,14 +106,12 @@ std::vector<std::string> RanksLeftLines(const RunModel& run) {
   std::vector<std::string> lines = {
       std::to_string(count) + (count == 1 ? " rank" : " ranks") +
       " left the run early; the others went on. " + std::to_string(run.info.unassigned_items) +
-      " work items were never started; this report covers the " +
-      std::to_string(run.totals.cases) +
+      " work items were never started; this report covers the " + std::to_string(run.totals.cases) +
       " cases stored. The same command with --resume runs the rest."};
   for (const RankLeft& left : run.info.ranks_left) {
-    lines.push_back("rank " + std::to_string(left.rank) + " left: " + left.reason +
-                    (left.lost_item ? "; the work item it held (" + left.lost_item->op +
-                                              ") is lost"
-                                        : ""));
+    lines.push_back(
+        "rank " + std::to_string(left.rank) + " left: " + left.reason +
+        (left.lost_item ? "; the work item it held (" + left.lost_item->op + ") is lost" : ""));
   }
   return lines;
 }

@@ -12,7 +12,7 @@ namespace opverify {
 struct BatchFlags {
   BatchOptions options;
   std::string store;  // --store as given (run.json records it)
-  std::string part;  // --part (or its old name --shard) as given; empty when absent
+  std::string part;   // --part (or its old name --shard) as given; empty when absent
   // --references, --history: checked and appended once the reports' data
   // files are written, as opverify-reduce does.
   PerformanceFlags perf;

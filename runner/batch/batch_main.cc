@@ -167,11 +167,11 @@ std::string JobFingerprint(const JobManifest& job) {
     add(op.code.override_spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     add(op.task_sha256.value_or(""));
     const OperatorConfig& config = op.config;
-    add(Printf("%d %d %d %.17g %d %d %d %d %d %s %d %zu", config.non_compute.value_or(false) ? 1 : 0,
-               static_cast<int>(config.standard), static_cast<int>(config.precision_mode),
-               config.timeout_s, config.lint ? 1 : 0, config.runtime_checks ? 1 : 0,
-               config.ghost_replay ? 1 : 0, config.repeat, config.seeds,
-               config.golden_precision.c_str(), config.edge_cases ? 1 : 0,
+    add(Printf("%d %d %d %.17g %d %d %d %d %d %s %d %zu",
+               config.non_compute.value_or(false) ? 1 : 0, static_cast<int>(config.standard),
+               static_cast<int>(config.precision_mode), config.timeout_s, config.lint ? 1 : 0,
+               config.runtime_checks ? 1 : 0, config.ghost_replay ? 1 : 0, config.repeat,
+               config.seeds, config.golden_precision.c_str(), config.edge_cases ? 1 : 0,
                config.allow_torch.size()));
     for (const std::string& name : config.library) add(name);
     for (const std::string& folder : config.python_path) add(folder);

@@ -242,10 +242,12 @@ std::string RankCacheFolder(const BatchOptions& options, int rank, const std::st
   fs::path folder = fs::absolute(options.cache_dir);
   std::error_code ec;
   if (options.part) {
-    const fs::path part = folder / Printf("part-%d-of-%d", options.part->index, options.part->count);
+    const fs::path part =
+        folder / Printf("part-%d-of-%d", options.part->index, options.part->count);
     // Caches kept under the part's old name (shard-I-of-N) are taken over, not
     // compiled again; the first rank's rename wins, the others find it done.
-    const fs::path old = folder / Printf("shard-%d-of-%d", options.part->index, options.part->count);
+    const fs::path old =
+        folder / Printf("shard-%d-of-%d", options.part->index, options.part->count);
     if (!fs::exists(part, ec) && fs::is_directory(old, ec)) fs::rename(old, part, ec);
     folder = part;
   }

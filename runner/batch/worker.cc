@@ -194,8 +194,7 @@ struct ItemPhases {
 // it inherits from with no class, which the reports take from that case.
 class ItemAb {
  public:
-  ItemAb(const WorkerSetup& setup, const OperatorSpec& spec, const RunOptions& run,
-         bool chunked)
+  ItemAb(const WorkerSetup& setup, const OperatorSpec& spec, const RunOptions& run, bool chunked)
       : setup_(setup), spec_(spec), run_(run), chunked_(chunked) {}
 
   // The A/B record of failed case `c`, stored as `case_id`, of dtype `dtype`.

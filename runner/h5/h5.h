@@ -132,12 +132,12 @@ Result<Handle> DatasetType(hid_t dataset);
 // allocates what the extent claims (a crafted file can claim any extent).
 struct DatasetStorage {
   H5D_layout_t layout = H5D_CONTIGUOUS;
-  std::vector<hsize_t> max_dims;         // H5S_UNLIMITED where unlimited
-  std::vector<hsize_t> chunk;            // chunked layout only
-  std::vector<H5Z_filter_t> filters;     // in pipeline order; chunked only
-  hsize_t stored_bytes = 0;              // H5Dget_storage_size: 0 when never written
-  hsize_t stored_chunks = 0;             // chunked only: chunks present in the file
-  int external_files = 0;                // contiguous data kept in other files (h5py's external=)
+  std::vector<hsize_t> max_dims;      // H5S_UNLIMITED where unlimited
+  std::vector<hsize_t> chunk;         // chunked layout only
+  std::vector<H5Z_filter_t> filters;  // in pipeline order; chunked only
+  hsize_t stored_bytes = 0;           // H5Dget_storage_size: 0 when never written
+  hsize_t stored_chunks = 0;          // chunked only: chunks present in the file
+  int external_files = 0;             // contiguous data kept in other files (h5py's external=)
 };
 Result<DatasetStorage> DescribeStorage(hid_t dataset);
 

@@ -95,9 +95,9 @@ py::dict Performance(const OperatorModel& op) {
 json RunInfoOf(const json& summary) {
   json run_info = json::object();
   if (summary.is_object()) {
-    for (const char* key :
-         {"manifest", "manifest_name", "ranks", "launcher", "backend", "store", "resumed", "timing",
-          "part", "shard", "stopped_by_signal", "stopped_by_time_limit", "unassigned_items", "opverify"}) {
+    for (const char* key : {"manifest", "manifest_name", "ranks", "launcher", "backend", "store",
+                            "resumed", "timing", "part", "shard", "stopped_by_signal",
+                            "stopped_by_time_limit", "unassigned_items", "opverify"}) {
       if (summary.contains(key)) run_info[key] = summary[key];
     }
   }

@@ -226,9 +226,10 @@ Message CoordinatorChannel::Await(int tag) {
 AbAnswer CoordinatorChannel::AskAb(const AbAsk& ask) {
   if (link_ == nullptr) return {};
   const std::string payload =
-      ask.op.empty() ? ""
-                     : nlohmann::json{{"op", ask.op}, {"kind", ask.kind}, {"case_id", ask.case_id}}
-                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      ask.op.empty()
+          ? ""
+          : nlohmann::json{{"op", ask.op}, {"kind", ask.kind}, {"case_id", ask.case_id}}.dump(
+                -1, ' ', false, nlohmann::json::error_handler_t::replace);
   // Unasked, the coordinator sends no grant: waiting for one would never end.
   if (!SendOrLog(link_, coordinator_rank_, kTagAbAsk, payload, "an A/B request")) return {};
   const std::string answer = Await(kTagAbGrant).payload;

@@ -172,7 +172,8 @@ Status CheckStored(const h5::DatasetStorage& storage, const std::vector<hsize_t>
   // not this file's to hold: checked against memory only.
   if (bytes == 0 || storage.layout == H5D_VIRTUAL || storage.external_files > 0)
     return Status::Ok();
-  const std::string needs = ": its shape " + DimsText(dims) + " needs " + std::to_string(bytes) + " bytes";
+  const std::string needs =
+      ": its shape " + DimsText(dims) + " needs " + std::to_string(bytes) + " bytes";
   if (storage.stored_bytes == 0) {
     return Status::InvalidInput(source + needs +
                                 " and none are stored (a dataset never written reads as its "
@@ -185,7 +186,8 @@ Status CheckStored(const h5::DatasetStorage& storage, const std::vector<hsize_t>
   }
   std::uintmax_t chunks = 1;
   for (std::size_t i = 0; i < dims.size() && i < storage.chunk.size(); ++i) {
-    if (storage.chunk[i] == 0) return Status::InvalidInput(source + ": a chunk extent is 0: the file is corrupt");
+    if (storage.chunk[i] == 0)
+      return Status::InvalidInput(source + ": a chunk extent is 0: the file is corrupt");
     chunks *= (dims[i] + storage.chunk[i] - 1) / storage.chunk[i];
   }
   if (storage.stored_chunks < chunks) {
@@ -203,12 +205,12 @@ Status CheckStored(const h5::DatasetStorage& storage, const std::vector<hsize_t>
     }
   }
   if (bytes / ratio <= storage.stored_bytes) return Status::Ok();
-  return Status::InvalidInput(source + needs + ", and its " + std::to_string(storage.stored_bytes) +
-                              " stored bytes " +
-                              (ratio == 1 ? std::string("are not compressed")
-                                          : "cannot inflate to more than " +
-                                                std::to_string(kDeflateMaxRatio) + " times that") +
-                              ": the file is corrupt");
+  return Status::InvalidInput(
+      source + needs + ", and its " + std::to_string(storage.stored_bytes) + " stored bytes " +
+      (ratio == 1
+           ? std::string("are not compressed")
+           : "cannot inflate to more than " + std::to_string(kDeflateMaxRatio) + " times that") +
+      ": the file is corrupt");
 }
 
 }  // namespace

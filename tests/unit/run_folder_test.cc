@@ -33,9 +33,9 @@ Agreed Negotiate(int n, const BatchOptions& rank0, const std::string& job_name,
   for (int r = 0; r < n; ++r) {
     ranks.emplace_back([&, r] {
       BatchOptions options = r == 0 ? rank0 : BatchOptions{};
-      agreed.go_on[static_cast<std::size_t>(r)] =
-          NegotiateRunDir(world[static_cast<std::size_t>(r)].get(), job_name,
-                          jobs.empty() ? "job" : jobs[static_cast<std::size_t>(r)], &options, &lock);
+      agreed.go_on[static_cast<std::size_t>(r)] = NegotiateRunDir(
+          world[static_cast<std::size_t>(r)].get(), job_name,
+          jobs.empty() ? "job" : jobs[static_cast<std::size_t>(r)], &options, &lock);
       agreed.run_dirs[static_cast<std::size_t>(r)] = options.run_dir;
     });
   }
@@ -136,7 +136,8 @@ TEST(NegotiateRunDir, RunsLatestMovesOnlyOnceEveryRankHasComeToAgree) {
   RunLock lock;
   BatchOptions first;
   first.run_dir = (runs / "new").string();
-  std::thread rank0([&] { EXPECT_TRUE(NegotiateRunDir(world[0].get(), "job", "job", &first, &lock)); });
+  std::thread rank0(
+      [&] { EXPECT_TRUE(NegotiateRunDir(world[0].get(), "job", "job", &first, &lock)); });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const fs::path seen_by_rank1 = fs::read_symlink(runs / "latest");
   BatchOptions other;

@@ -797,7 +797,8 @@ TEST_F(H5TensorTest, ADatasetTheFileDoesNotHoldIsRefusedBeforeItIsAllocated) {
     Result<h5::Handle> sparse =
         h5::CreateDataset(file->id(), "sparse", H5T_NATIVE_INT32, {100000}, options);
     ASSERT_TRUE(sparse.ok());
-    ASSERT_TRUE(h5::WriteDatasetBlock(sparse->id(), H5T_NATIVE_INT32, {0}, {10000}, part.data()).ok());
+    ASSERT_TRUE(
+        h5::WriteDatasetBlock(sparse->id(), H5T_NATIVE_INT32, {0}, {10000}, part.data()).ok());
     // Never written.
     ASSERT_TRUE(h5::CreateDataset(file->id(), "unwritten", H5T_NATIVE_INT32, {1000}).ok());
     // Zeros at zlib's best ratio: whole, so read.
@@ -829,8 +830,9 @@ TEST_F(H5TensorTest, ADatasetTheFileDoesNotHoldIsRefusedBeforeItIsAllocated) {
                         "only 1 are stored"));
   const Result<LoadedTensor> unwritten = ReadH5Dataset(Path("held.h5"), "/unwritten", std::nullopt);
   ASSERT_FALSE(unwritten.ok());
-  EXPECT_THAT(unwritten.status().message(),
-              HasSubstr("held.h5:/unwritten: its shape (1000) needs 4000 bytes and none are stored"));
+  EXPECT_THAT(
+      unwritten.status().message(),
+      HasSubstr("held.h5:/unwritten: its shape (1000) needs 4000 bytes and none are stored"));
   const Result<LoadedTensor> zeros = ReadH5Dataset(Path("held.h5"), "/zeros", std::nullopt);
   ASSERT_TRUE(zeros.ok()) << zeros.status().ToString();
   EXPECT_EQ(zeros->view.NumElements(), 1 << 20);

@@ -25,6 +25,7 @@
 #include "runner/batch/stored_run.h"
 #include "runner/batch/worker.h"
 #include "runner/common/closest_names.h"
+#include "runner/common/json_text.h"
 #include "runner/common/sha256.h"
 #include "runner/common/strings.h"
 #include "runner/common/terminal_text.h"
@@ -164,7 +165,7 @@ std::string JobFingerprint(const JobManifest& job) {
     add(op.code.task_file);
     add(op.code.impl_file);
     add(op.code.impl_name);
-    add(op.code.override_spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    add(JsonText(op.code.override_spec));
     add(op.task_sha256.value_or(""));
     const OperatorConfig& config = op.config;
     add(Printf("%d %d %d %.17g %d %d %d %d %d %s %d %zu",
@@ -175,9 +176,8 @@ std::string JobFingerprint(const JobManifest& job) {
                config.allow_torch.size()));
     for (const std::string& name : config.library) add(name);
     for (const std::string& folder : config.python_path) add(folder);
-    add(op.bench.ToJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    for (const nlohmann::json& params : op.cases)
-      add(params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    add(JsonText(op.bench.ToJson()));
+    for (const nlohmann::json& params : op.cases) add(JsonText(params));
     add(std::to_string(op.cases.size()));
   }
   return hash.HexDigest();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runner/common/file_name.h"
+#include "runner/common/json_text.h"
 #include "runner/common/strings.h"
 #include "runner/common/terminal_log.h"
 #include "runner/common/terminal_text.h"
@@ -161,8 +162,7 @@ std::vector<int> HearEveryRank(Comm* world, const std::string& fingerprint,
 // Rank 0's word on the run folder to each rank in `ranks`.
 void TellRunDir(Comm* world, const std::vector<int>& ranks, const std::string& run_dir,
                 bool refused) {
-  const std::string word = json({{"run_dir", run_dir}, {"refused", refused}})
-                               .dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string word = JsonText({{"run_dir", run_dir}, {"refused", refused}});
   for (int r : ranks) SendOrLog(world, r, kTagConfig, word, "the run folder");
 }
 

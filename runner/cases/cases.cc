@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "runner/common/json_text.h"
+
 namespace opverify {
 
 using nlohmann::json;
@@ -40,7 +42,7 @@ std::optional<std::string> RepeatedSweepValue(const json& sweep) {
   for (auto parameter = sweep.begin(); parameter != sweep.end(); ++parameter) {
     std::set<std::string> seen;
     for (const json& value : parameter.value()) {
-      const std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+      const std::string text = JsonText(value);
       if (!seen.insert(text).second) return "'" + parameter.key() + "' lists " + text + " twice";
     }
   }
@@ -49,7 +51,7 @@ std::optional<std::string> RepeatedSweepValue(const json& sweep) {
 
 std::string CaseId(const std::string& op_name, const json& params, int index) {
   if (params.is_null()) return op_name + "/#" + std::to_string(index + 1);
-  return op_name + "/" + params.dump(-1, ' ', false, json::error_handler_t::replace);
+  return op_name + "/" + JsonText(params);
 }
 
 std::string EdgeCaseId(const std::string& op_name, const std::string& label) {

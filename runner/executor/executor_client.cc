@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "runner/common/json_text.h"
 #include "runner/common/strings.h"
 #include "runner/executor/protocol.h"
 #include "runner/process/channel.h"
@@ -233,9 +234,7 @@ CallResult ProcessExecutor::ReadReply(const std::string& message) {
 CallResult ProcessExecutor::Call(const nlohmann::json& request, double timeout_s) {
   Unmap();
   if (!alive_) return Died("the executor had already stopped");
-  if (Status sent = SendMessage(
-          request_fd_, request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      !sent.ok())
+  if (Status sent = SendMessage(request_fd_, JsonText(request)); !sent.ok())
     return Died("sending the request: " + sent.ToString());
   CallClock clock(timeout_s, warmup_);
   Received reply;

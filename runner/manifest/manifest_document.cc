@@ -11,6 +11,7 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
+#include "runner/common/json_text.h"
 #include "runner/common/user_file.h"
 #include "runner/manifest/jobs_schema.h"
 
@@ -113,7 +114,7 @@ std::string ValueAt(const json& document, const std::string& pointer) {
   try {
     const json& value = document.at(json::json_pointer(pointer));
     if (value.is_structured()) return "";
-    std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::string text = JsonText(value);
     if (text.size() > kMaxValueChars) text = text.substr(0, kMaxValueChars) + "...";
     return "value: " + text;
   } catch (const json::exception&) {

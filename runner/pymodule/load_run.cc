@@ -13,6 +13,7 @@
 #include "reduce/references.h"
 #include "reduce/run_model.h"
 #include "reduce/skipped_cases.h"
+#include "runner/common/json_text.h"
 #include "runner/results/perf_result.h"
 #include "runner/store/run_records.h"
 
@@ -26,7 +27,7 @@ namespace {
 // every value nlohmann holds; invalid UTF-8 replaced).
 py::object ToPython(const json& value) {
   const py::object loads = py::module_::import("json").attr("loads");  // cached by Python
-  return loads(value.dump(-1, ' ', false, json::error_handler_t::replace));
+  return loads(JsonText(value));
 }
 
 json ReadJsonFile(const std::filesystem::path& path) {

@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "runner/common/json_text.h"
 #include "runner/common/terminal_text.h"
 
 namespace opverify {
@@ -226,10 +227,8 @@ Message CoordinatorChannel::Await(int tag) {
 AbAnswer CoordinatorChannel::AskAb(const AbAsk& ask) {
   if (link_ == nullptr) return {};
   const std::string payload =
-      ask.op.empty()
-          ? ""
-          : nlohmann::json{{"op", ask.op}, {"kind", ask.kind}, {"case_id", ask.case_id}}.dump(
-                -1, ' ', false, nlohmann::json::error_handler_t::replace);
+      ask.op.empty() ? ""
+                     : JsonText({{"op", ask.op}, {"kind", ask.kind}, {"case_id", ask.case_id}});
   // Unasked, the coordinator sends no grant: waiting for one would never end.
   if (!SendOrLog(link_, coordinator_rank_, kTagAbAsk, payload, "an A/B request")) return {};
   const std::string answer = Await(kTagAbGrant).payload;
@@ -288,9 +287,7 @@ void WorkerLoop(Comm* link, int coordinator_rank, const RunItemFunction& run,
     }
     const auto report = [&](const nlohmann::json& summary) {
       // A summary holds untrusted text (error messages): invalid UTF-8 travels as U+FFFD.
-      SendOrLog(link, coordinator_rank, kTagCase,
-                summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                "a case's summary");
+      SendOrLog(link, coordinator_rank, kTagCase, JsonText(summary), "a case's summary");
       // The count of a failed case (after a halt, the second kTagHalt that answers it is
       // passed over later).
       if (channel != nullptr && channel->await_count_ && !channel->halted_ && IsFailedCase(summary))

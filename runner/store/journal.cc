@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/common/json_text.h"
 #include "runner/store/durable_file.h"
 
 namespace opverify {
@@ -79,11 +80,10 @@ Journal::~Journal() {
 }
 
 Status Journal::Append(const JournalEntry& entry, bool sync) {
-  const std::string line = nlohmann::json{{"case_id", entry.case_id},
-                                          {"shard", entry.shard},
-                                          {"n", entry.n},
-                                          {"address", entry.address}}
-                               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+  const std::string line = JsonText({{"case_id", entry.case_id},
+                                     {"shard", entry.shard},
+                                     {"n", entry.n},
+                                     {"address", entry.address}}) +
                            "\n";
   struct stat info {};
   if (fstat(fd_, &info) != 0) return Errno(path_, "fstat failed");

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/common/json_text.h"
 #include "runner/store/shard_files.h"
 
 namespace opverify {
@@ -98,10 +99,12 @@ std::optional<LockHolder> ParseLockHolder(const std::string& text) {
 }
 
 std::string LockHolderText(const LockHolder& holder) {
-  return json{{"host", holder.host},           {"pid", holder.pid},
-              {"pid_start", holder.pid_start}, {"boot_id", holder.boot_id},
-              {"program", holder.program},     {"since", holder.since}}
-             .dump(-1, ' ', false, json::error_handler_t::replace) +
+  return JsonText({{"host", holder.host},
+                   {"pid", holder.pid},
+                   {"pid_start", holder.pid_start},
+                   {"boot_id", holder.boot_id},
+                   {"program", holder.program},
+                   {"since", holder.since}}) +
          "\n";
 }
 

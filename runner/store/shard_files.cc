@@ -117,10 +117,6 @@ std::string NowUtc() {
   return Printf("%s.%06lldZ", text, static_cast<long long>(micros));
 }
 
-std::string JsonText(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 Status WriteStrings(hid_t object, const std::vector<std::pair<const char*, std::string>>& values) {
   for (const auto& [name, value] : values) {
     Status written = h5::WriteStringAttribute(object, name, value);

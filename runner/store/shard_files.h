@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/common/json_text.h"
 #include "runner/common/status.h"
 #include "runner/h5/h5.h"
 #include "runner/store/case_record.h"
@@ -57,8 +58,6 @@ Result<std::vector<JournalEntry>> ReadJournals(const std::filesystem::path& shar
 
 // "2024-05-01T12:34:56.123456Z": UTC, so it sorts as time does.
 std::string NowUtc();
-// `value` as compact JSON text, invalid UTF-8 replaced by U+FFFD.
-std::string JsonText(const nlohmann::json& value);
 // Writes string attributes (name, value) on `object`, stopping at the first failure.
 Status WriteStrings(hid_t object, const std::vector<std::pair<const char*, std::string>>& values);
 

@@ -30,8 +30,7 @@ constexpr hsize_t kShardTableChunkRows = 64;
 // `text` with invalid UTF-8 replaced by U+FFFD: attributes are UTF-8 strings,
 // and an operator's error message may hold any bytes.
 std::string ValidUtf8(const std::string& text) {
-  return json::parse(json(text).dump(-1, ' ', false, json::error_handler_t::replace))
-      .get<std::string>();
+  return json::parse(JsonText(text)).get<std::string>();
 }
 
 // The root attributes, an empty /cases and an empty /table.

@@ -3,12 +3,13 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 8 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|all|tests|gpu|batch|nights|library|perf|perf-large|sandbox|pytest FILE...
+# Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|library|perf|perf-large|sandbox|pytest FILE...
 # `all` is the one to verify a tree with: it builds if needed, then runs every GPU test and the
 # library batches (ours, its planted defects, Liger-Kernel, FlagGems) at once, and leaves at most
 # 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, verdicts.jsonl (one line
 # per operator of every library batch, with its job, verdict, error and runtime types and first
 # failures), summaries.json (each batch's summary.json by job), and all.txt (the two tails).
+# WORKERS=N runs the GPU tests with N pytest workers (default 4).
 # LIBRARY_K=EXPR keeps only those library tests (pytest -k), e.g. "not flaggems" when the device
 # time is short.
 set -uo pipefail
@@ -19,18 +20,94 @@ build=$root/build-gpu
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 case "${1:-}" in
   build)
-    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPVERIFY_WERROR=ON \
+    # SRC, BUILD, JOBS_N and TESTS (ON/OFF) build another tree the same way (the compare mode's).
+    src=${SRC:-$root} build=${BUILD:-$build} log=$out/$(basename "${BUILD:-build}").txt
+    cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPVERIFY_WERROR=ON \
+      -DOPVERIFY_BUILD_TESTS="${TESTS:-ON}" \
       -DPython3_EXECUTABLE="$(command -v python3)" -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)" \
-      -DVALIJSON_INCLUDE_DIR="$root/.carry/include" > "$out/build.txt" 2>&1 || { tail -30 "$out/build.txt"; exit 1; }
-    cmake --build "$build" -j "$(nproc)" >> "$out/build.txt" 2>&1 || { grep -E "error|FAILED" "$out/build.txt" | head -30; exit 1; }
-    echo "build ok"
+      -DVALIJSON_INCLUDE_DIR="$root/.carry/include" > "$log" 2>&1 || { tail -30 "$log"; exit 1; }
+    cmake --build "$build" -j "${JOBS_N:-$(nproc)}" >> "$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -30; exit 1; }
+    echo "build ok ($build)"
+    ;;
+  compare)
+    # Before and after on the device: the source tree in $BEFORE (default .carry/before, made by
+    # `git archive COMMIT | tar -x -C .carry/before`) is built into build-before beside build-gpu
+    # (both at once where missing). jobs/all.json then runs $ROUNDS times (default 2) with each
+    # build in turn (before, after, before, after; $COST_JOB another job), $RANKS ranks (default 4), the benchmark on and
+    # nothing else running: the wall ratio comes from the same call. Then each job of $JOBS
+    # (default: defects library) with both builds side by side, --no-bench. Each build runs its
+    # own tree's job file. To $OUT: compare.txt (walls, ratio, each verdict diff from
+    # tools/verdict_list.py) and compare.tgz (each run's summary.json, junit.xml, verdict list).
+    # $BESIDE, a command, runs beside the verdict runs (its output in compare.tgz's beside.log).
+    before=${BEFORE:-$root/.carry/before}
+    runs=${RUNS:-/tmp/opverify-gpu-runs}/compare
+    rm -rf "$runs"; mkdir -p "$runs"
+    pids=()
+    [ -x "$build/runner/opverify-batch" ] || { JOBS_N=10 "$0" build & pids+=($!); }
+    [ -x "$root/build-before/runner/opverify-batch" ] || \
+      { SRC=$before BUILD=$root/build-before TESTS=OFF JOBS_N=6 "$0" build & pids+=($!); }
+    [ ${#pids[@]} -gt 0 ] && wait "${pids[@]}"
+    [ -x "$build/runner/opverify-batch" ] && [ -x "$root/build-before/runner/opverify-batch" ] || exit 1
+    report=$out/compare.txt
+    one() {  # one() SIDE JOB NAME [FLAGS...]: a run of jobs/JOB.json with SIDE's build and tree
+      local side=$1 job=$2 name=$3; shift 3
+      local tree=$root bin=$build
+      [ "$side" = before ] && tree=$before bin=$root/build-before
+      local t0; t0=$(date +%s.%N)
+      mpirun -np "${RANKS:-4}" --oversubscribe --bind-to none "$bin/runner/opverify-batch" "$tree/jobs/$job.json" \
+        --run-dir "$runs/$name" "$@" > "$runs/$name.log" 2>&1
+      local rc=$?
+      python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)" > "$runs/$name.wall"
+      echo "$name rc=$rc wall=$(cat "$runs/$name.wall") s" >> "$report"
+      python3 "$root/tools/verdict_list.py" "$runs/$name" > "$runs/$name.verdicts" 2>&1
+    }
+    for round in $(seq 1 "${ROUNDS:-2}"); do
+      one before "${COST_JOB:-all}" "all-before-$round"
+      one after "${COST_JOB:-all}" "all-after-$round"
+    done
+    python3 - "$runs" "${ROUNDS:-2}" >> "$report" <<'PY'
+import json, os, statistics, sys
+runs, rounds = sys.argv[1], int(sys.argv[2])
+walls = {}
+for side in ("before", "after"):
+    for r in range(1, rounds + 1):
+        try:
+            s = json.load(open(os.path.join(runs, f"all-{side}-{r}", "summary.json")))
+        except (OSError, ValueError) as e:
+            print(f"all-{side}-{r}: no summary ({e})"); continue
+        wall = float(open(os.path.join(runs, f"all-{side}-{r}.wall")).read())
+        walls.setdefault(side, []).append(wall)
+        print(f"all-{side}-{r}: wall {wall} s (mpirun to exit), run_wall_s {s.get('timing', {}).get('run_wall_s')}, "
+              f"totals {s.get('totals')}, time_split {json.dumps(s.get('time_split'))}")
+if all(walls.get(k) and None not in walls[k] for k in ("before", "after")):
+    b, a = statistics.median(walls["before"]), statistics.median(walls["after"])
+    print(f"cost job wall, median of {rounds}: before {b:.1f} s, after {a:.1f} s, after/before {a / b:.3f}")
+PY
+    pids=()
+    # $BESIDE, a command (e.g. another mode of this script), runs beside the verdict runs.
+    [ -n "${BESIDE:-}" ] && { bash -c "$BESIDE" > "$runs/beside.log" 2>&1 & pids+=($!); }
+    for job in ${JOBS:-defects library}; do
+      for side in before after; do
+        one "$side" "$job" "$job-$side" --no-bench & pids+=($!)
+      done
+    done
+    wait "${pids[@]}"
+    for job in all ${JOBS:-defects library}; do
+      b=$job-before a=$job-after
+      [ "$job" = all ] && b=all-before-1 a=all-after-1
+      echo "== verdicts $job: $b against $a" >> "$report"
+      python3 "$root/tools/verdict_list.py" --diff "$runs/$b" "$runs/$a" >> "$report" 2>&1
+    done
+    [ -f "$runs/beside.log" ] && { echo "== beside: $BESIDE"; tail -8 "$runs/beside.log"; } >> "$report"
+    (cd "$runs" && tar czf "$out/compare.tgz" --ignore-failed-read ./*.log ./*.wall ./*.verdicts ./*/summary.json ./*/junit.xml 2>/dev/null)
+    cat "$report"
     ;;
   all)
     [ -x "$build/runner/opverify-batch" ] || "$0" build || exit 1
     start=$(date +%s)
     # The GPU tests of every file that has them, and the library batches beside them (one
     # device; the batches' ranks and the tests' workers share it and the host's cores).
-    ( OPVERIFY_BUILD_DIR=$build OPVERIFY_GPU_REPORT=$out/gpu_ops.jsonl python3 -m pytest -n 4 -q -p no:cacheprovider -rs \
+    ( OPVERIFY_BUILD_DIR=$build OPVERIFY_GPU_REPORT=$out/gpu_ops.jsonl python3 -m pytest -n "${WORKERS:-4}" -q -p no:cacheprovider -rs --durations=25 \
         "$root/tests/python/test_gpu_ops.py" "$root/tests/python/test_npu_standin.py" \
         "$root/tests/python/test_adversarial.py" "$root/tests/python/test_library.py" \
         "$root/tests/python/test_reference_trust.py" -k "gpu or ghost or cuda or npu" \
@@ -155,5 +232,5 @@ PY
       > "$out/large/bench_accuracy.txt" 2>&1
     echo "bench_accuracy (perf_large) rc=$?"; tail -30 "$out/large/bench_accuracy.txt"
     ;;
-  *) echo "usage: tools/gpu_check.sh build|all|tests|gpu|batch|nights|library|perf|perf-large|sandbox|pytest FILE..." >&2; exit 2 ;;
+  *) echo "usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|library|perf|perf-large|sandbox|pytest FILE..." >&2; exit 2 ;;
 esac

@@ -202,6 +202,11 @@ void AddSpent(const CaseTimings& c, SpentMs* spent) {
   spent->impl_ms += c.impl_ms;
   spent->judge_ms += c.judge_ms;
   spent->wall_ms += c.wall_ms;
+  spent->kernels_compiled += c.kernels_compiled;
+  if (c.compile_cached_ms) {
+    spent->compile_cached_ms = spent->compile_cached_ms.value_or(0) + *c.compile_cached_ms;
+    spent->kernels_cached = spent->kernels_cached.value_or(0) + c.kernels_cached.value_or(0);
+  }
 }
 
 std::optional<TimeSplit> BuildTimeSplit(const RunInfo& info, const SpentMs& spent_ms) {
@@ -220,6 +225,7 @@ std::optional<TimeSplit> BuildTimeSplit(const RunInfo& info, const SpentMs& spen
   const double items_s = t.item_s.value_or(cases_s + split.store_s + split.ab_s);
   split.idle_s = std::max(0.0, split.rank_seconds - items_s);
   split.compile_s = spent_ms.compile_ms / 1e3;
+  if (spent_ms.compile_cached_ms) split.compile_cached_s = *spent_ms.compile_cached_ms / 1e3;
   split.construct_s = spent_ms.construct_ms / 1e3;
   split.probe_s = spent_ms.probe_ms / 1e3;
   split.golden_s = spent_ms.golden_ms / 1e3;
@@ -346,17 +352,16 @@ OperatorModel BuildOperator(const std::string& name, OperatorRecords& records, R
   op.repro = ReproCommand(name, op.facts, records.cases, run->info);
   for (CaseRecord& c : records.cases) op.cases.emplace_back(std::move(c));
   TakeClassesFromOtherChunks(&op.cases);
-  double wall_ms = 0;
   OperatorAllowances allowances = DeclaredAllowances(name, op.facts);
   for (const CaseModel& c : op.cases) {
-    wall_ms += c.content.timings.wall_ms;
+    AddSpent(c.content.timings, &op.spent);
     CountCase(c, &op, &allowances, &sums->spent_ms, run);
   }
   op.allowances = AllowanceUses({allowances});
   sums->allowances.push_back(std::move(allowances));
   const int total = static_cast<int>(op.cases.size());
   op.failed = total - op.passed - op.waived;
-  op.wall_s = wall_ms / 1e3;
+  op.wall_s = op.spent.wall_ms / 1e3;
   op.max_rel_diff = WorstRelativeDiff(op.cases);
   // Cases the selection left out (opverify-batch --filter, ...) are not owed.
   op.all_passed = total > 0 && op.failed == 0 &&

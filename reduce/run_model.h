@@ -73,7 +73,8 @@ struct OperatorModel {
   std::map<std::string, int> error_types;  // of its failed cases
   int reference_suspect =
       0;  // failed cases the A/B classified reference_suspect (opverify-reduce --baseline)
-  double wall_s = 0;  // the cases' summed wall time
+  double wall_s = 0;    // the cases' summed wall time
+  CaseTimings spent;    // the cases' timings, summed (milliseconds)
   std::map<std::string, DtypeCell> dtypes;
   // The largest relative difference over every judged output; unset when none was judged.
   std::optional<double> max_rel_diff;
@@ -151,12 +152,15 @@ struct PerformanceModel {
 // rest of a case's wall time (requests, tensor hand-over, restarts after a
 // failure); "startup" is per work item: starting an executor, importing
 // torch and the operator, the lint; idle is what remains of ranks x run wall
-// time (waiting for work, the last ranks finishing).
+// time (waiting for work, the last ranks finishing). compile_cached_s is the
+// part of compile_s Triton's disk cache served (kernels loaded, not
+// compiled: what a warm --cache-dir saves), unset where no case could tell.
 struct TimeSplit {
   double rank_seconds = 0;
   double compile_s = 0, construct_s = 0, probe_s = 0, golden_s = 0, impl_s = 0, judge_s = 0;
   double executor_s = 0, store_s = 0, ab_s = 0, bench_s = 0, startup_s = 0, idle_s = 0;
   double idle_fraction = 0;
+  std::optional<double> compile_cached_s;
 };
 
 // A case the run did not run: left out by the selection (opverify-batch

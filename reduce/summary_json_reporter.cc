@@ -13,7 +13,8 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-ordered_json OrNull(const std::optional<double>& value) {
+template <typename T>
+ordered_json OrNull(const std::optional<T>& value) {
   return value ? ordered_json(*value) : ordered_json(nullptr);
 }
 
@@ -46,7 +47,7 @@ ordered_json PerformanceJson(const PerformanceModel& p) {
 }
 
 ordered_json TimeSplitJson(const TimeSplit& t) {
-  return {{"rank_seconds", t.rank_seconds},
+  ordered_json out = {{"rank_seconds", t.rank_seconds},
           {"compile_s", t.compile_s},
           {"construct_s", t.construct_s},
           {"probe_s", t.probe_s},
@@ -60,22 +61,34 @@ ordered_json TimeSplitJson(const TimeSplit& t) {
           {"startup_s", t.startup_s},
           {"idle_s", t.idle_s},
           {"idle_fraction", t.idle_fraction}};
+  if (t.compile_cached_s) out["compile_cached_s"] = *t.compile_cached_s;
+  return out;
 }
 
 ordered_json OperatorRow(const OperatorModel& op) {
   ordered_json dtypes = ordered_json::object();
   for (const auto& [dtype, cell] : op.dtypes)
     dtypes[dtype] = {{"cases", cell.cases}, {"failed", cell.failed}};
-  return {{"name", op.name},
-          {"cases", op.passed + op.waived + op.failed},
-          {"passed", op.passed},
-          {"waived", op.waived},
-          {"failed", op.failed},
-          {"error_types", op.error_types},
-          {"reference_suspect", op.reference_suspect},
-          {"wall_s", op.wall_s},
-          {"dtypes", std::move(dtypes)},
-          {"max_rel_diff", OrNull(op.max_rel_diff)}};
+  ordered_json row = {{"name", op.name},
+                      {"cases", op.passed + op.waived + op.failed},
+                      {"passed", op.passed},
+                      {"waived", op.waived},
+                      {"failed", op.failed},
+                      {"error_types", op.error_types},
+                      {"reference_suspect", op.reference_suspect},
+                      {"wall_s", op.wall_s},
+                      {"dtypes", std::move(dtypes)},
+                      {"max_rel_diff", OrNull(op.max_rel_diff)}};
+  // Triton's compilations in its cases, and what of them the disk cache served.
+  const CaseTimings& spent = op.spent;
+  if (spent.kernels_compiled > 0) {
+    row["compile"] = {{"s", spent.compile_ms / 1e3},
+                      {"kernels", spent.kernels_compiled},
+                      {"from_cache_s", OrNull(spent.compile_cached_ms ? std::optional(*spent.compile_cached_ms / 1e3)
+                                                                      : std::nullopt)},
+                      {"kernels_from_cache", OrNull(spent.kernels_cached)}};
+  }
+  return row;
 }
 
 ordered_json FailureJson(const FailureRow& f) {

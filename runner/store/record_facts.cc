@@ -36,6 +36,9 @@ void CaseTimingsFields(const Field& field, Timings& t) {
   field("golden_ms", t.golden_ms);
   field("impl_ms", t.impl_ms);
   field("judge_ms", t.judge_ms);
+  field("kernels_compiled", t.kernels_compiled);
+  field("compile_cached_ms", t.compile_cached_ms);
+  field("kernels_cached", t.kernels_cached);
 }
 
 template <typename Field, typename Verdict>

@@ -61,6 +61,11 @@ void from_json(const nlohmann::json& j, AbRecord& ab);
 struct CaseTimings {
   double wall_ms = 0, construct_ms = 0, probe_ms = 0, compile_ms = 0, golden_ms = 0, impl_ms = 0,
          judge_ms = 0;
+  int kernels_compiled = 0;  // Triton compilations in compile_ms
+  // What of those Triton's disk cache served (loaded, not compiled); unset
+  // where the executor could not tell (no compile listener).
+  std::optional<double> compile_cached_ms;
+  std::optional<int> kernels_cached;
 };
 void from_json(const nlohmann::json& j, CaseTimings& t);
 

@@ -82,3 +82,66 @@ def test_installs_once(triton_knobs):
     hook = triton_knobs.runtime.jit_cache_hook
     clock.install()
     assert triton_knobs.runtime.jit_cache_hook is hook
+
+
+@pytest.fixture
+def triton_with_listener(triton_knobs):
+    triton_knobs.compilation = types.SimpleNamespace(listener=None)
+    return triton_knobs
+
+
+def compile_through_listener(knobs, seconds, cache_hit):
+    """As Triton's JIT: the pre hook, the compiler (which calls the listener
+    with cache_hit), the post hook."""
+    knobs.runtime.jit_cache_hook(key="k")
+    time.sleep(seconds)
+    knobs.compilation.listener(src=None, metadata={}, metadata_group={}, times=None, cache_hit=cache_hit)
+    knobs.runtime.jit_post_compile_hook(key="k")
+
+
+def test_counts_what_the_disk_cache_served(triton_with_listener):
+    seen = []
+    triton_with_listener.compilation.listener = lambda **kw: seen.append(kw["cache_hit"])
+    clock = CompileClock()
+    assert clock.install() and clock.installed == "jit_hooks" and clock.hits_known
+    compile_through_listener(triton_with_listener, 0.03, cache_hit=False)
+    compile_through_listener(triton_with_listener, 0.01, cache_hit=True)
+    compile_through_listener(triton_with_listener, 0.01, cache_hit=True)
+    taken = clock.take()
+    ms, count = taken
+    assert count == 3 and taken.cached_count == 2
+    assert 15 <= taken.cached_ms < ms and ms >= 45
+    assert seen == [False, True, True]  # the listener that was there still hears every compilation
+    again = clock.take()
+    assert again == (0.0, 0) and (again.cached_ms, again.cached_count) == (0.0, 0)
+
+
+def test_a_hit_is_not_carried_into_the_next_compilation(triton_with_listener):
+    clock = CompileClock()
+    clock.install()
+    triton_with_listener.runtime.jit_cache_hook(key="k")
+    triton_with_listener.compilation.listener(cache_hit=True)  # the load raised: no post hook
+    clock.take()
+    compile_through_listener(triton_with_listener, 0, cache_hit=False)
+    assert clock.take().cached_count == 0
+
+
+def test_the_listener_alone_times_and_counts_hits(monkeypatch):
+    module = types.ModuleType("triton")
+    module.knobs = types.SimpleNamespace(compilation=types.SimpleNamespace(listener=None))
+    monkeypatch.setitem(sys.modules, "triton", module)
+    clock = CompileClock()
+    assert clock.install() and clock.installed == "listener"
+    listener = module.knobs.compilation.listener
+    listener(times=types.SimpleNamespace(total=40_000), cache_hit=False)
+    listener(times=types.SimpleNamespace(total=2_000), cache_hit=True)
+    taken = clock.take()
+    assert taken == (42.0, 2) and (taken.cached_ms, taken.cached_count) == (2.0, 1)
+
+
+def test_without_the_listener_hits_are_unknown(triton_knobs):
+    clock = CompileClock()
+    clock.install()
+    compile_once(triton_knobs.runtime, 0)
+    taken = clock.take()
+    assert taken[1] == 1 and taken.cached_ms is None and taken.cached_count is None

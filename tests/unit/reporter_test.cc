@@ -153,6 +153,27 @@ TEST_F(ReporterTest, SummaryJsonHasTheRunInfoTotalsAndEveryFailure) {
   EXPECT_EQ(summary["performance"]["fast_p"]["1.5"], 0.5);
 }
 
+TEST_F(ReporterTest, SummaryJsonSaysWhatOfAnOperatorsCompilationTheCacheServed) {
+  RunModel run = SampleRun();
+  run.operators[0].spent.compile_ms = 1500;
+  run.operators[0].spent.kernels_compiled = 3;
+  run.operators[0].spent.compile_cached_ms = 500;
+  run.operators[0].spent.kernels_cached = 2;
+  run.operators[1].spent.compile_ms = 200;
+  run.operators[1].spent.kernels_compiled = 1;  // hits unknown
+  run.time_split = TimeSplit{};
+  run.time_split->compile_cached_s = 0.5;
+  ASSERT_TRUE(Report(SummaryJsonReporter(), run).ok());
+  const json summary = ReadJson("summary.json");
+  EXPECT_EQ(summary["operators"][0]["compile"],
+            json({{"s", 1.5}, {"kernels", 3}, {"from_cache_s", 0.5}, {"kernels_from_cache", 2}}));
+  EXPECT_EQ(summary["operators"][1]["compile"],
+            json({{"s", 0.2}, {"kernels", 1}, {"from_cache_s", nullptr}, {"kernels_from_cache", nullptr}}));
+  EXPECT_EQ(summary["time_split"]["compile_cached_s"], 0.5);
+  ASSERT_TRUE(Report(SummaryJsonReporter()).ok());  // nothing compiled: no compile row, no cache line
+  EXPECT_FALSE(ReadJson("summary.json")["operators"][0].contains("compile"));
+}
+
 TEST_F(ReporterTest, SummaryJsonKeepsTheKeysInTheSchemasOrder) {
   RunModel run = SampleRun();
   run.time_split = TimeSplit{};

@@ -260,6 +260,34 @@ TEST(RunModel, TheTimeSplitNeedsTheRunsWallTime) {
   EXPECT_DOUBLE_EQ(t.idle_fraction, 0.25);
 }
 
+TEST(RunModel, CompilationsAndWhatTheDiskCacheServedAddUpPerOperatorAndRun) {
+  CaseRecord cold = Case("op", 0, true);  // 30 ms of compile (Case's), 2 kernels compiled
+  cold.timings["kernels_compiled"] = 2;
+  cold.timings["compile_cached_ms"] = 0.0;
+  cold.timings["kernels_cached"] = 0;
+  CaseRecord warm = Case("op", 1, true);  // both loaded from the cache
+  warm.timings["kernels_compiled"] = 2;
+  warm.timings["compile_cached_ms"] = 30.0;
+  warm.timings["kernels_cached"] = 2;
+  CaseRecord untold = Case("other", 0, true);  // no compile listener: hits unknown
+  untold.timings["kernels_compiled"] = 1;
+  const json run_info = {{"ranks", 1}, {"timing", {{"run_wall_s", 1.0}, {"item_s", 1.0}}}};
+  const RunModel run = Build({cold, warm, untold}, run_info);
+  const CaseTimings& op = Op(run, "op").spent;
+  EXPECT_EQ(op.kernels_compiled, 4);
+  EXPECT_DOUBLE_EQ(op.compile_ms, 60.0);
+  ASSERT_TRUE(op.compile_cached_ms.has_value());
+  EXPECT_DOUBLE_EQ(*op.compile_cached_ms, 30.0);
+  EXPECT_EQ(op.kernels_cached, 2);
+  EXPECT_FALSE(Op(run, "other").spent.compile_cached_ms.has_value());
+  EXPECT_EQ(Op(run, "other").spent.kernels_compiled, 1);
+  ASSERT_TRUE(run.time_split && run.time_split->compile_cached_s);
+  EXPECT_DOUBLE_EQ(*run.time_split->compile_cached_s, 0.03);
+  EXPECT_DOUBLE_EQ(run.time_split->compile_s, 0.09);
+  // Without a case that could tell, the run says nothing of the cache.
+  EXPECT_FALSE(Build({untold}, run_info).time_split->compile_cached_s.has_value());
+}
+
 TEST(RunModel, TheReproRunsTheTaskFileAloneUnlessAManifestSweptTheCases) {
   const json run_info = {{"backend", "cpu"}, {"manifest", "/jobs/j.json"}};
   CaseRecord swept = Case("swept", 0, false);

@@ -10,6 +10,11 @@ the installed Triton has neither hook, only the compile listener
 (`knobs.compilation.listener`, the compiler's own stage times) is used;
 where it has none of these, compile time is unknown (None).
 
+Which of those compilations Triton's disk cache served (a kernel loaded, not
+compiled: what a warm `--cache-dir` saves) comes from the same listener,
+chained beside the hooks: Triton calls it inside each compilation with
+`cache_hit`. Where the listener is missing, that part is unknown (None).
+
 The clock also tells the parent when a warm-up begins and ends (the first
 compilation starts, the last one in flight ends; an autotuner's
 benchmarking of its configurations counts too), as events on the reply
@@ -30,12 +35,27 @@ _START = json.dumps({"event": "warmup", "state": "start"})
 _END = json.dumps({"event": "warmup", "state": "end"})
 
 
+class Taken(tuple):
+    """What take() returns: (compile ms, kernels), and as attributes the part
+    of it Triton's disk cache served (cached_ms, cached_count; None where the
+    compile listener is not installed)."""
+
+    def __new__(cls, ms, count, cached_ms=None, cached_count=None):
+        taken = super().__new__(cls, (ms, count))
+        taken.cached_ms, taken.cached_count = cached_ms, cached_count
+        return taken
+
+
 class CompileClock:
     def __init__(self):
         self.installed = None      # "jit_hooks", "listener", or None
+        self.hits_known = False    # the compile listener reports cache hits
         self._started = []         # start times of compilations in flight
         self._ms = 0.0
         self._count = 0
+        self._cached_ms = 0.0
+        self._cached_count = 0
+        self._hit = False          # the compilation in flight was a cache hit
         self._warming = 0          # compilations and autotunings in flight
 
     def _warmup_begins(self):
@@ -59,27 +79,42 @@ class CompileClock:
         triton = sys.modules.get("triton")
         knobs = getattr(triton, "knobs", None) if triton is not None else None
         runtime = getattr(knobs, "runtime", None)
+        compilation = getattr(knobs, "compilation", None)
+        has_listener = compilation is not None and hasattr(compilation, "listener")
         if runtime is not None and hasattr(runtime, "jit_cache_hook") and hasattr(runtime, "jit_post_compile_hook"):
             self._chain(runtime)
             self.installed = "jit_hooks"
+            if has_listener:
+                self._listen(compilation, timed=False)
             return True
-        compilation = getattr(knobs, "compilation", None)
-        if compilation is not None and hasattr(compilation, "listener"):
-            previous = compilation.listener
-
-            def listener(*args, **kwargs):
-                times = kwargs.get("times")
-                total = getattr(times, "total", None)
-                if total is not None:
-                    self._ms += total / 1e3
-                self._count += 1
-                if previous is not None:
-                    previous(*args, **kwargs)
-
-            compilation.listener = listener
+        if has_listener:
+            self._listen(compilation, timed=True)
             self.installed = "listener"
             return True
         return False
+
+    def _listen(self, compilation, timed):
+        """Chains into the compile listener: the cache hit of each compilation
+        and, where it is the only hook (timed), its stage times too."""
+        previous = compilation.listener
+
+        def listener(*args, **kwargs):
+            hit = bool(kwargs.get("cache_hit", False))
+            if timed:
+                total = getattr(kwargs.get("times"), "total", None)
+                ms = total / 1e3 if total is not None else 0.0
+                self._ms += ms
+                self._count += 1
+                if hit:
+                    self._cached_ms += ms
+                    self._cached_count += 1
+            else:
+                self._hit = hit  # the post hook, next, times it
+            if previous is not None:
+                previous(*args, **kwargs)
+
+        compilation.listener = listener
+        self.hits_known = True
 
     def _wrap_autotuner(self):
         """Announces each autotuner benchmark of a configuration as warm-up."""
@@ -109,13 +144,19 @@ class CompileClock:
             # A hook that returns True tells Triton not to compile: nothing to time.
             if not result:
                 self._started.append(time.perf_counter())
+                self._hit = False
                 self._warmup_begins()
             return result
 
         def post(*args, **kwargs):
             if self._started:
-                self._ms += (time.perf_counter() - self._started.pop()) * 1e3
+                ms = (time.perf_counter() - self._started.pop()) * 1e3
+                self._ms += ms
                 self._count += 1
+                if self._hit:
+                    self._cached_ms += ms
+                    self._cached_count += 1
+                    self._hit = False
                 self._warmup_ends()
             if previous_post is not None:
                 return previous_post(*args, **kwargs)
@@ -126,13 +167,15 @@ class CompileClock:
 
     def take(self):
         """Compile milliseconds and kernels compiled since the last take, or
-        (None, None) when compile time is not measured."""
+        (None, None) when compile time is not measured; a Taken, whose
+        cached_ms and cached_count say what of it the disk cache served."""
         if self.installed is None:
-            return None, None
-        ms, count = self._ms, self._count
-        self._ms, self._count = 0.0, 0
+            return Taken(None, None)
+        taken = Taken(self._ms, self._count, *((self._cached_ms, self._cached_count) if self.hits_known else ()))
+        self._ms, self._count, self._cached_ms, self._cached_count = 0.0, 0, 0.0, 0
         # A compilation that raised never reached the post hook.
         self._started.clear()
+        self._hit = False
         while self._warming:
             self._warmup_ends()
-        return ms, count
+        return taken

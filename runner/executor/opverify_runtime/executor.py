@@ -111,14 +111,18 @@ class _Phases:
         self.compile_clock = compile_clock
         self.timings = timings
         self.compile_ms, self.kernels = 0.0, 0
+        self.cached_ms, self.kernels_cached = 0.0, 0  # served by Triton's disk cache
 
     def record(self, name, since):
-        ms, count = self.compile_clock.take()
+        taken = self.compile_clock.take()
+        ms, count = taken
         wall = (time.perf_counter() - since) * 1e3
         if ms is None:
             self.timings[name] = wall
             return
         self.compile_ms, self.kernels = self.compile_ms + ms, self.kernels + count
+        if taken.cached_ms is not None:
+            self.cached_ms, self.kernels_cached = self.cached_ms + taken.cached_ms, self.kernels_cached + taken.cached_count
         self.timings[name] = max(0.0, wall - ms)
 
 
@@ -613,6 +617,9 @@ class Session(BenchRequests):
         if self.compile_clock.installed is not None:
             timings["compile_ms"] = phases.compile_ms
             timings["kernels_compiled"] = phases.kernels
+            if self.compile_clock.hits_known:
+                timings["compile_cached_ms"] = phases.cached_ms
+                timings["kernels_cached"] = phases.kernels_cached
         return actual, impl_args
 
     def _construct_impl(self, seed, device):

@@ -102,7 +102,7 @@ def test_a_persistent_cache_dir_compiles_nothing_the_second_night(opverify_bin, 
                                         {"name": "slow_compile", "dir": SLOW_COMPILE},
                                         {"name": "gelu_mask_bug", "dir": os.path.join(JOBS, "defects")}]}))
     cache = tmp_path / "cache"
-    splits, ab = [], None
+    splits, ab, compiled = [], None, []
     for night in ("one", "two"):
         run_dir = tmp_path / night
         proc = subprocess.run([batch, str(manifest), "--backend", "cuda", "--run-dir", str(run_dir), "--no-bench",
@@ -111,6 +111,8 @@ def test_a_persistent_cache_dir_compiles_nothing_the_second_night(opverify_bin, 
         summary = json.loads((run_dir / "summary.json").read_text())
         assert summary["compiler_cache"] == {"persistent": True, "dir": str(cache)}
         splits.append(summary["time_split"]["compile_s"])
+        compiled.append({op["name"]: op.get("compile") for op in summary["operators"]})
+        assert "compile_cached_s" in summary["time_split"], summary["time_split"]
         with h5py.File(run_dir / "shards" / "rank-0000.h5", "r") as f:
             ab = [json.loads(f["cases"][n].attrs["ab"]) for n in f["cases"]
                   if f["cases"][n].attrs["case_index"] >= 0 and f["cases"][n].attrs["op_name"] == "gelu_mask_bug"
@@ -118,6 +120,11 @@ def test_a_persistent_cache_dir_compiles_nothing_the_second_night(opverify_bin, 
     first, second = splits
     print(f"compile_s: first night {first:.3f}, second night {second:.3f}")
     assert first > 1.0 and second < max(0.25, 0.05 * first), splits
+    # What the disk cache served, per operator: nothing on night one (an empty cache), every
+    # kernel on night two (Triton's compile listener reports each load as a cache hit).
+    one, two = (c["slow_compile"] for c in compiled)
+    assert one["kernels"] >= 1 and one["kernels_from_cache"] == 0, compiled
+    assert two["kernels"] >= 1 and two["kernels_from_cache"] == two["kernels"], compiled
     # The bounded A/B re-runs an operator's first failure of each kind; the others inherit its
     # class (inherited_from) and have no attempts of their own to check.
     rerun = [a for a in ab if "inherited_from" not in a]

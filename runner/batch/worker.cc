@@ -266,8 +266,13 @@ CaseSummary CaseReport(const CaseOutcome& c, const CaseRecord& record, double st
                       c.wall_ms,
                       store_ms,
                       ab_ms,
-                      std::nullopt};
-  if (record.ab.is_object()) summary.ab = record.ab.get<AbRecord>().classification;
+                      std::nullopt,
+                      ""};
+  if (record.ab.is_object()) {
+    const AbRecord ab = record.ab.get<AbRecord>();
+    summary.ab = ab.classification;
+    summary.ab_inherited_from = ab.inherited_from;
+  }
   return summary;
 }
 

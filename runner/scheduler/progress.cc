@@ -70,7 +70,8 @@ void Progress::CaseDone(int rank, const nlohmann::json& report) {
     case RankReportKind::kUnknown:
       break;
   }
-  const CaseSummary summary = report.get<CaseSummary>();
+  CaseSummary summary = report.get<CaseSummary>();
+  TakeInheritedClass(&summary);
   const bool passed = summary.passed;
   (passed ? passed_ : failed_)++;
   case_ms_ += summary.wall_ms;
@@ -88,6 +89,14 @@ void Progress::CaseDone(int rank, const nlohmann::json& report) {
   Tick();
 }
 
+void Progress::TakeInheritedClass(CaseSummary* summary) {
+  if (!summary->ab && !summary->ab_inherited_from.empty()) {
+    const auto origin = ab_classes_.find(summary->ab_inherited_from);
+    if (origin != ab_classes_.end()) summary->ab = origin->second;
+  }
+  if (summary->ab) ab_classes_[summary->case_id] = *summary->ab;
+}
+
 void Progress::WriteJsonl(int rank, const CaseSummary& summary) {
   using nlohmann::ordered_json;
   const bool passed = summary.passed;
@@ -100,6 +109,7 @@ void Progress::WriteJsonl(int rank, const CaseSummary& summary) {
   line["error_type"] = passed ? ordered_json(nullptr) : ordered_json(summary.error_type);
   line["message"] = passed ? ordered_json(nullptr) : ordered_json(summary.message);
   line["ab"] = summary.ab ? ordered_json(*summary.ab) : ordered_json(nullptr);
+  if (!summary.ab_inherited_from.empty()) line["ab_inherited_from"] = summary.ab_inherited_from;
   line["wall_ms"] = summary.wall_ms;
   line["rank"] = rank;
   line["time"] = UtcNow();

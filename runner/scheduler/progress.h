@@ -84,9 +84,14 @@ class Progress {
   void Draw(const std::string& line);
   void PrintAbove(const std::string& text);  // a whole line, the live line redrawn after it
   void WriteJsonl(int rank, const CaseSummary& summary);
+  // A case of a chunked operator whose A/B ran in another chunk: that case's
+  // class, when its line came first (the chain followed through the classes
+  // already known). Every case with a class is remembered for later ones.
+  void TakeInheritedClass(CaseSummary* summary);
 
   ProgressPlan plan_;
   ProgressOutput output_;
+  std::map<std::string, std::string> ab_classes_;  // case id -> its A/B class, as heard
   int items_done_ = 0;
   int passed_ = 0;
   int failed_ = 0;

@@ -23,6 +23,7 @@ void CaseSummaryFields(const Field& field, Summary& s) {
   field("store_ms", s.store_ms);
   field("ab_ms", s.ab_ms);
   field("ab", s.ab);
+  field("ab_inherited_from", s.ab_inherited_from);
 }
 
 template <typename Field, typename Summary>

@@ -32,6 +32,9 @@ struct CaseSummary {
   double store_ms = 0;
   double ab_ms = 0;
   std::optional<std::string> ab;  // the A/B's class; unset without one
+  // The case (of another chunk of its operator) whose A/B class this one
+  // takes, its own class unset until that case's is known; "" for its own.
+  std::string ab_inherited_from;
 };
 void to_json(nlohmann::json& j, const CaseSummary& s);
 void from_json(const nlohmann::json& j, CaseSummary& s);

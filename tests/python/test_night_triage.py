@@ -132,10 +132,20 @@ def test_a_chunked_operators_ab_runs_once_over_its_chunks(batch_bin, tmp_path):
     case inherits the class of the case that ran it, whichever rank that was."""
     manifest, names = make_night(tmp_path, ["off"], cases=3, dtypes=["float32", "float64"])
     run_dir = tmp_path / "run"
+    stream = tmp_path / "cases.jsonl"
     proc = run_batch(batch_bin, manifest, run_dir, "--no-bench", "--schedule", "cost",
-                     "--max-cases-per-item", "2", ranks=2)
+                     "--max-cases-per-item", "2", "--progress", f"jsonl={stream}", ranks=2)
     assert proc.returncode == 1, proc.stderr[-3000:]
     summary = summary_of(run_dir)
+    # The case stream gives an inheriting case its class as soon as the case it inherits from
+    # was heard; before that it names that case, whose own line comes later.
+    lines = [json.loads(line) for line in stream.read_text().splitlines()]
+    order = {line["case_id"]: n for n, line in enumerate(lines)}
+    for n, line in enumerate(lines):
+        if line["ab"] is None:
+            assert order[line["ab_inherited_from"]] > n, lines
+        else:
+            assert line["ab"] == "real_defect", lines
     cases = ab_rows(summary)[names[0]]
     assert len(cases) == 6 and all(ab == "real_defect" for _, ab, _ in cases), cases
     own = [case for case, _, source in cases if source is None]

@@ -214,6 +214,30 @@ TEST(Progress, JsonlIsOneValidObjectPerCaseEvenForHostileText) {
   EXPECT_EQ(lines[1].find('\x1b'), std::string::npos);  // escaped as \u001b
 }
 
+TEST(Progress, AChunksCaseTakesTheClassOfTheCaseWhoseAbItInheritsWhenThatCameFirst) {
+  Captured c(TwoOperators(), WithJsonl());
+  const auto failed = [](const std::string& id, json ab, const std::string& from) {
+    json line = Case(id, false, "AccuracyError", "eco failed");
+    line["ab"] = std::move(ab);
+    if (!from.empty()) line["ab_inherited_from"] = from;
+    return line;
+  };
+  c.progress->CaseDone(0, failed("softmax/#1", "real_defect", ""));
+  c.progress->CaseDone(1, failed("softmax/#3", nullptr, "softmax/#1"));  // another chunk
+  c.progress->CaseDone(1, failed("softmax/#4", nullptr, "softmax/#3"));  // a chain
+  c.progress->CaseDone(1, failed("softmax/#5", nullptr, "softmax/#2"));  // #2's line comes later
+  c.progress->CaseDone(0, failed("softmax/#2", "nondeterministic", ""));
+  const std::vector<std::string> lines = c.JsonlLines();
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(json::parse(lines[0])["ab"], "real_defect");
+  EXPECT_FALSE(json::parse(lines[0]).contains("ab_inherited_from"));
+  EXPECT_EQ(json::parse(lines[1])["ab"], "real_defect");
+  EXPECT_EQ(json::parse(lines[1])["ab_inherited_from"], "softmax/#1");
+  EXPECT_EQ(json::parse(lines[2])["ab"], "real_defect");
+  EXPECT_TRUE(json::parse(lines[3])["ab"].is_null());  // not known yet: named, not guessed
+  EXPECT_EQ(json::parse(lines[3])["ab_inherited_from"], "softmax/#2");
+}
+
 TEST(Progress, TheTimelineHasEachItemOnItsRankWithItsPhases) {
   ProgressOutput quiet;
   quiet.style = ProgressOutput::Style::kNone;

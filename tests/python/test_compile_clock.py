@@ -145,3 +145,12 @@ def test_without_the_listener_hits_are_unknown(triton_knobs):
     compile_once(triton_knobs.runtime, 0)
     taken = clock.take()
     assert taken[1] == 1 and taken.cached_ms is None and taken.cached_count is None
+
+
+def test_a_listener_replaced_after_the_clock_makes_hits_unknown(triton_with_listener):
+    clock = CompileClock()
+    clock.install()
+    triton_with_listener.compilation.listener = lambda **kw: None  # a library's own, set later
+    compile_through_listener(triton_with_listener, 0, cache_hit=True)
+    taken = clock.take()
+    assert taken[1] == 1 and taken.cached_count is None  # unknown, not "none from the cache"

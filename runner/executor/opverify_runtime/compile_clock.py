@@ -49,7 +49,7 @@ class Taken(tuple):
 class CompileClock:
     def __init__(self):
         self.installed = None      # "jit_hooks", "listener", or None
-        self.hits_known = False    # the compile listener reports cache hits
+        self._listening = None     # (Triton's compilation knobs, our listener) once chained
         self._started = []         # start times of compilations in flight
         self._ms = 0.0
         self._count = 0
@@ -114,7 +114,13 @@ class CompileClock:
                 previous(*args, **kwargs)
 
         compilation.listener = listener
-        self.hits_known = True
+        self._listening = (compilation, listener)
+
+    @property
+    def hits_known(self):
+        """Whether the compile listener reports cache hits to this clock: chained, and not
+        replaced since (a library that sets its own would hide them)."""
+        return self._listening is not None and self._listening[0].listener is self._listening[1]
 
     def _wrap_autotuner(self):
         """Announces each autotuner benchmark of a configuration as warm-up."""

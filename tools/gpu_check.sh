@@ -43,7 +43,8 @@ case "${1:-}" in
     runs=${RUNS:-/tmp/opverify-gpu-runs}/compare
     rm -rf "$runs"; mkdir -p "$runs"
     pids=()
-    [ -x "$build/runner/opverify-batch" ] || { JOBS_N=10 "$0" build & pids+=($!); }
+    # Neither needs the C++ tests (the GPU tests are pytest against the binaries).
+    [ -x "$build/runner/opverify-batch" ] || { TESTS=OFF JOBS_N=10 "$0" build & pids+=($!); }
     [ -x "$root/build-before/runner/opverify-batch" ] || \
       { SRC=$before BUILD=$root/build-before TESTS=OFF JOBS_N=6 "$0" build & pids+=($!); }
     [ ${#pids[@]} -gt 0 ] && wait "${pids[@]}"

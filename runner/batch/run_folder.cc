@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "runner/batch/warm_cache.h"
 #include "runner/common/file_name.h"
 #include "runner/common/json_text.h"
 #include "runner/common/strings.h"
@@ -270,6 +271,11 @@ std::string RankCacheFolder(const BatchOptions& options, int rank, const std::st
         rank, folder.string(), fd < 0 ? std::strerror(errno) : "locked");
     if (fd >= 0) close(fd);
     return run_cache;
+  }
+  const WarmedCache warmed = WarmFromSiblings(folder);
+  if (warmed.files > 0 || warmed.skipped > 0) {
+    spdlog::info("rank {}: --cache-dir: {} files taken from the other ranks' caches ({} not linked)",
+                 rank, warmed.files, warmed.skipped);
   }
   return folder.string();
 }

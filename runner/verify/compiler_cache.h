@@ -10,7 +10,8 @@
 namespace opverify {
 
 // TRITON_CACHE_DIR folder/triton, TORCHINDUCTOR_CACHE_DIR folder/inductor
-// and HOME folder/home: for RunOptions::env.
+// and HOME folder/home, and TRITON_CACHE_AUTOTUNING=1 (autotuning results
+// kept in the cache) unless the environment sets it: for RunOptions::env.
 std::vector<std::pair<std::string, std::string>> CompilerCacheEnvironment(
     const std::string& folder);
 

@@ -524,3 +524,64 @@ def test_ranks_that_read_different_jobs_refuse_the_run(batch_bin, tmp_path):
 
     same = run_batch(batch_bin, whole, tmp_path / "same", "--no-bench", ranks=2)
     assert same.returncode == 0, same.stderr[-3000:]
+
+
+ENV_CHECK_TASK = """import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs():
+    return [torch.randn(64)]
+"""
+
+ENV_CHECK_IMPL = """import os
+
+import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        # The executor's compiler cache keeps autotuning results (--cache-dir).
+        if os.environ.get("TRITON_CACHE_AUTOTUNING") != "1":
+            raise RuntimeError("TRITON_CACHE_AUTOTUNING is " + repr(os.environ.get("TRITON_CACHE_AUTOTUNING")))
+        return x.clamp(min=0)
+"""
+
+
+def test_each_ranks_persistent_cache_starts_with_what_its_siblings_compiled(batch_bin, tmp_path):
+    """--cache-dir: before its first executor, a rank links in the Triton cache files the other
+    ranks' folders have and its own lacks (a night's plan rarely gives a rank the operators it had
+    the night before), its own files kept, nothing copied; and the executors keep autotuning
+    results in the cache."""
+    cache = tmp_path / "cache"
+    theirs = cache / "rank-0001" / "triton" / "K1" / "kernel.cubin"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_text("compiled by rank 1 last night")
+    (cache / "rank-0000" / "triton" / "K2").mkdir(parents=True)
+    (cache / "rank-0000" / "triton" / "K2" / "tuned.autotune.json").write_text("rank 0's choice")
+    (cache / "rank-0001" / "triton" / "K2").mkdir(parents=True)
+    (cache / "rank-0001" / "triton" / "K2" / "tuned.autotune.json").write_text("rank 1's own")
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "env_check_torch.py").write_text(ENV_CHECK_TASK)
+    (ops / "env_check_cpu_impl.py").write_text(ENV_CHECK_IMPL)
+    manifest = tmp_path / "job.json"
+    manifest.write_text(json.dumps({"name": "warm", "defaults": {"impl_name": "cpu_impl", "lint": False},
+                                    "operators": [{"name": "env_check", "dir": str(ops)}]}))
+    proc = run_batch(batch_bin, manifest, tmp_path / "run", "--no-bench", "--cache-dir", str(cache), ranks=2)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    ours = cache / "rank-0000" / "triton" / "K1" / "kernel.cubin"
+    assert ours.read_text() == "compiled by rank 1 last night"
+    assert os.stat(ours).st_ino == os.stat(theirs).st_ino  # a link, not a copy
+    assert (cache / "rank-0000" / "triton" / "K2" / "tuned.autotune.json").read_text() == "rank 0's choice"
+    assert (cache / "rank-0001" / "triton" / "K2" / "tuned.autotune.json").read_text() == "rank 1's own"
+    logs = "".join(p.read_text(errors="replace") for p in (tmp_path / "run" / "logs").glob("*"))
+    assert "files taken from the other ranks' caches" in logs + proc.stderr, logs[-3000:]

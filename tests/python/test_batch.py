@@ -6,6 +6,7 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -526,22 +527,6 @@ def test_ranks_that_read_different_jobs_refuse_the_run(batch_bin, tmp_path):
     assert same.returncode == 0, same.stderr[-3000:]
 
 
-ENV_CHECK_TASK = """import torch
-
-
-class Model(torch.nn.Module):
-    def forward(self, x):
-        return torch.relu(x)
-
-
-def get_init_inputs():
-    return []
-
-
-def get_inputs():
-    return [torch.randn(64)]
-"""
-
 ENV_CHECK_IMPL = """import os
 
 import torch
@@ -571,7 +556,7 @@ def test_each_ranks_persistent_cache_starts_with_what_its_siblings_compiled(batc
     (cache / "rank-0001" / "triton" / "K2" / "tuned.autotune.json").write_text("rank 1's own")
     ops = tmp_path / "ops"
     ops.mkdir()
-    (ops / "env_check_torch.py").write_text(ENV_CHECK_TASK)
+    shutil.copy(os.path.join(CPU_OPS, "relu_ok_torch.py"), ops / "env_check_torch.py")  # a relu task
     (ops / "env_check_cpu_impl.py").write_text(ENV_CHECK_IMPL)
     manifest = tmp_path / "job.json"
     manifest.write_text(json.dumps({"name": "warm", "defaults": {"impl_name": "cpu_impl", "lint": False},

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -573,9 +574,18 @@ TEST(Coordinate, AWorkerThatLeavesBeforeItsLoopIsNotWaitedFor) {
 TEST(Coordinate, AWorkerAnsweredWithNeitherWorkNorTheStopLeavesAndItsItemIsLost) {
   // Worker 1 asks for an A/B re-run outside any item: the grant comes where
   // it waits for work, so it leaves; the item handed to it meanwhile is lost.
+  // Worker 0 starts only once worker 1 has left (else, on a loaded machine,
+  // it could run all six items before worker 1's word reaches rank 0).
+  std::atomic<bool> left{false};
   const Served served = ServeWithBody(
-      2, 6, [](int w, Comm* link, const RunItemFunction& run, CoordinatorChannel* channel) {
-        if (w == 1) SendOrLog(link, 0, kTagAbAsk, "", "an A/B request");
+      2, 6, [&left](int w, Comm* link, const RunItemFunction& run, CoordinatorChannel* channel) {
+        if (w == 1) {
+          SendOrLog(link, 0, kTagAbAsk, "", "an A/B request");
+          WorkerLoop(link, 0, run, channel);
+          left = true;
+          return;
+        }
+        while (!left) std::this_thread::yield();
         WorkerLoop(link, 0, run, channel);
       });
   EXPECT_FALSE(served.healthy);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include "runner/common/failure_type.h"
 #include "runner/common/sha256.h"
@@ -110,7 +111,10 @@ void TakeRun(CaseOutcome&& run, bool first, CaseOutcome* c) {
     c->timings = std::move(run.timings);
   } else {
     for (const auto& [key, value] : run.timings.items()) {
-      if (value.is_number() && c->timings.contains(key) && c->timings[key].is_number()) {
+      if (value.is_number_integer() && c->timings.contains(key) &&
+          c->timings[key].is_number_integer()) {  // a count (kernels_compiled) stays a count
+        c->timings[key] = c->timings[key].get<std::int64_t>() + value.get<std::int64_t>();
+      } else if (value.is_number() && c->timings.contains(key) && c->timings[key].is_number()) {
         c->timings[key] = c->timings[key].get<double>() + value.get<double>();
       } else if (!c->timings.contains(key)) {
         c->timings[key] = value;

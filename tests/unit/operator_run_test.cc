@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "runner/verify/case_runs.h"
 #include "runner/verify/executor_session.h"
 #include "tests/support/fake_executor.h"
 
@@ -629,5 +630,28 @@ TEST(SpareExecutor, NoneIsStartedWhenSwitchedOff) {
 
 }  // namespace spare
 }  // namespace boundary
+namespace seeds {
+
+// A case's seeds are summed into one record: times add up as times, and the
+// compile clock's counts stay counts (a count summed as a double reads back as
+// no count at all: the reports' kernels compiled and served from the cache).
+TEST(TakeRun, SeedsAddTheirTimesAndTheirKernelCounts) {
+  CaseOutcome merged;
+  for (int seed = 0; seed < 3; ++seed) {
+    CaseOutcome run;
+    run.passed = true;
+    run.timings = {{"impl_ms", 1.5}, {"compile_ms", 2.0}, {"kernels_compiled", 2},
+                   {"compile_cached_ms", 0.5}, {"kernels_cached", 1}};
+    TakeRun(std::move(run), seed == 0, &merged);
+  }
+  EXPECT_DOUBLE_EQ(merged.timings["impl_ms"].get<double>(), 4.5);
+  EXPECT_DOUBLE_EQ(merged.timings["compile_cached_ms"].get<double>(), 1.5);
+  ASSERT_TRUE(merged.timings["kernels_compiled"].is_number_integer()) << merged.timings.dump();
+  EXPECT_EQ(merged.timings["kernels_compiled"].get<int>(), 6);
+  ASSERT_TRUE(merged.timings["kernels_cached"].is_number_integer());
+  EXPECT_EQ(merged.timings["kernels_cached"].get<int>(), 3);
+}
+
+}  // namespace seeds
 }  // namespace
 }  // namespace opverify

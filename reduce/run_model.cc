@@ -293,15 +293,16 @@ OperatorAllowances DeclaredAllowances(const std::string& name, const OperatorFac
 }
 
 // Counts case `c` into its operator and the run: its verdict, waivers,
-// timings, dtype cell, and its failure row if it failed.
+// timings (the operator's; the run sums the operators'), dtype cell, and its
+// failure row if it failed.
 void CountCase(const CaseModel& c, OperatorModel* op, OperatorAllowances* allowances,
-               SpentMs* spent_ms, RunModel* run) {
+               RunModel* run) {
   op->passed += c.passed && !c.waived ? 1 : 0;
   op->waived += c.waived ? 1 : 0;
   const json& waivers = c.content.waivers;
   allowances->case_waivers.push_back(waivers);
   if (c.waived) run->waived.push_back({c.case_id, c.op_name, waivers});
-  AddSpent(c.content.timings, spent_ms);
+  AddSpent(c.content.timings, &op->spent);
   DtypeCell& cell = op->dtypes[GridDtype(c)];
   cell.cases += 1;
   cell.failed += c.passed ? 0 : 1;
@@ -353,15 +354,12 @@ OperatorModel BuildOperator(const std::string& name, OperatorRecords& records, R
   for (CaseRecord& c : records.cases) op.cases.emplace_back(std::move(c));
   TakeClassesFromOtherChunks(&op.cases);
   OperatorAllowances allowances = DeclaredAllowances(name, op.facts);
-  for (const CaseModel& c : op.cases) {
-    AddSpent(c.content.timings, &op.spent);
-    CountCase(c, &op, &allowances, &sums->spent_ms, run);
-  }
+  for (const CaseModel& c : op.cases) CountCase(c, &op, &allowances, run);
+  AddSpent(op.spent, &sums->spent_ms);
   op.allowances = AllowanceUses({allowances});
   sums->allowances.push_back(std::move(allowances));
   const int total = static_cast<int>(op.cases.size());
   op.failed = total - op.passed - op.waived;
-  op.wall_s = op.spent.wall_ms / 1e3;
   op.max_rel_diff = WorstRelativeDiff(op.cases);
   // Cases the selection left out (opverify-batch --filter, ...) are not owed.
   op.all_passed = total > 0 && op.failed == 0 &&

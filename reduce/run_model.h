@@ -73,8 +73,8 @@ struct OperatorModel {
   std::map<std::string, int> error_types;  // of its failed cases
   int reference_suspect =
       0;  // failed cases the A/B classified reference_suspect (opverify-reduce --baseline)
-  double wall_s = 0;    // the cases' summed wall time
-  CaseTimings spent;    // the cases' timings, summed (milliseconds)
+  CaseTimings spent;  // the cases' timings, summed (milliseconds)
+  double wall_s() const { return spent.wall_ms / 1e3; }  // the cases' summed wall time
   std::map<std::string, DtypeCell> dtypes;
   // The largest relative difference over every judged output; unset when none was judged.
   std::optional<double> max_rel_diff;
@@ -190,7 +190,7 @@ struct RunModel {
   // an operator without results, or with fewer cases than it has. Empty
   // without a plan.
   std::vector<std::string> incomplete;
-  std::vector<SkippedCase> skipped;     // by AddSkippedCases (reduce/skipped_cases.h)
+  std::vector<SkippedCase> skipped;  // by AddSkippedCases (reduce/skipped_cases.h)
   // The operator records of operators none of whose cases ran (each left out
   // by the selection once its task was loaded): not in `operators`.
   std::map<std::string, OperatorFacts> facts_without_cases;

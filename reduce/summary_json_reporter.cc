@@ -48,19 +48,19 @@ ordered_json PerformanceJson(const PerformanceModel& p) {
 
 ordered_json TimeSplitJson(const TimeSplit& t) {
   ordered_json out = {{"rank_seconds", t.rank_seconds},
-          {"compile_s", t.compile_s},
-          {"construct_s", t.construct_s},
-          {"probe_s", t.probe_s},
-          {"golden_s", t.golden_s},
-          {"impl_s", t.impl_s},
-          {"judge_s", t.judge_s},
-          {"executor_s", t.executor_s},
-          {"store_s", t.store_s},
-          {"ab_s", t.ab_s},
-          {"bench_s", t.bench_s},
-          {"startup_s", t.startup_s},
-          {"idle_s", t.idle_s},
-          {"idle_fraction", t.idle_fraction}};
+                      {"compile_s", t.compile_s},
+                      {"construct_s", t.construct_s},
+                      {"probe_s", t.probe_s},
+                      {"golden_s", t.golden_s},
+                      {"impl_s", t.impl_s},
+                      {"judge_s", t.judge_s},
+                      {"executor_s", t.executor_s},
+                      {"store_s", t.store_s},
+                      {"ab_s", t.ab_s},
+                      {"bench_s", t.bench_s},
+                      {"startup_s", t.startup_s},
+                      {"idle_s", t.idle_s},
+                      {"idle_fraction", t.idle_fraction}};
   if (t.compile_cached_s) out["compile_cached_s"] = *t.compile_cached_s;
   return out;
 }
@@ -76,17 +76,18 @@ ordered_json OperatorRow(const OperatorModel& op) {
                       {"failed", op.failed},
                       {"error_types", op.error_types},
                       {"reference_suspect", op.reference_suspect},
-                      {"wall_s", op.wall_s},
+                      {"wall_s", op.wall_s()},
                       {"dtypes", std::move(dtypes)},
                       {"max_rel_diff", OrNull(op.max_rel_diff)}};
   // Triton's compilations in its cases, and what of them the disk cache served.
   const CaseTimings& spent = op.spent;
   if (spent.kernels_compiled > 0) {
-    row["compile"] = {{"s", spent.compile_ms / 1e3},
-                      {"kernels", spent.kernels_compiled},
-                      {"from_cache_s", OrNull(spent.compile_cached_ms ? std::optional(*spent.compile_cached_ms / 1e3)
-                                                                      : std::nullopt)},
-                      {"kernels_from_cache", OrNull(spent.kernels_cached)}};
+    row["compile"] = {
+        {"s", spent.compile_ms / 1e3},
+        {"kernels", spent.kernels_compiled},
+        {"from_cache_s", spent.compile_cached_ms ? ordered_json(*spent.compile_cached_ms / 1e3)
+                                                 : ordered_json(nullptr)},
+        {"kernels_from_cache", OrNull(spent.kernels_cached)}};
   }
   return row;
 }

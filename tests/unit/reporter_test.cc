@@ -69,7 +69,7 @@ RunModel SampleRun() {
   bad.passed = 1;
   bad.failed = 1;
   bad.error_types = {{"AccuracyError", 1}};
-  bad.wall_s = 0.5;
+  bad.spent.wall_ms = 500;
   bad.dtypes = {{"float16", {2, 1}}};
   bad.max_rel_diff = 0.5;
   bad.repro = "opverify-batch '/jobs/sample.json' --filter '<b>bad</b>'";
@@ -77,7 +77,7 @@ RunModel SampleRun() {
   relu.name = "relu";
   relu.cases = {CaseModel(Case("relu", 0, true))};
   relu.passed = 1;
-  relu.wall_s = 0.25;
+  relu.spent.wall_ms = 250;
   relu.dtypes = {{"float32", {1, 0}}};
   relu.all_passed = true;
   relu.repro = "opverify verify --op_name 'relu'";
@@ -140,8 +140,12 @@ TEST_F(ReporterTest, SummaryJsonHasTheRunInfoTotalsAndEveryFailure) {
   const json summary = ReadJson("summary.json");
   EXPECT_EQ(summary["run_dir"], "/runs/sample");
   EXPECT_EQ(summary["manifest_name"], "sample");
-  EXPECT_EQ(summary["totals"],
-            json({{"operators", 2}, {"cases", 3}, {"passed", 2}, {"waived", 0}, {"failed", 1}, {"lost", 0}}));
+  EXPECT_EQ(summary["totals"], json({{"operators", 2},
+                                     {"cases", 3},
+                                     {"passed", 2},
+                                     {"waived", 0},
+                                     {"failed", 1},
+                                     {"lost", 0}}));
   EXPECT_FALSE(summary.contains("time_split"));
   EXPECT_EQ(summary["ab"], json({{"real_defect", 1}}));
   ASSERT_EQ(summary["failures"].size(), 1u);
@@ -167,10 +171,13 @@ TEST_F(ReporterTest, SummaryJsonSaysWhatOfAnOperatorsCompilationTheCacheServed) 
   const json summary = ReadJson("summary.json");
   EXPECT_EQ(summary["operators"][0]["compile"],
             json({{"s", 1.5}, {"kernels", 3}, {"from_cache_s", 0.5}, {"kernels_from_cache", 2}}));
-  EXPECT_EQ(summary["operators"][1]["compile"],
-            json({{"s", 0.2}, {"kernels", 1}, {"from_cache_s", nullptr}, {"kernels_from_cache", nullptr}}));
+  EXPECT_EQ(summary["operators"][1]["compile"], json({{"s", 0.2},
+                                                      {"kernels", 1},
+                                                      {"from_cache_s", nullptr},
+                                                      {"kernels_from_cache", nullptr}}));
   EXPECT_EQ(summary["time_split"]["compile_cached_s"], 0.5);
-  ASSERT_TRUE(Report(SummaryJsonReporter()).ok());  // nothing compiled: no compile row, no cache line
+  ASSERT_TRUE(
+      Report(SummaryJsonReporter()).ok());  // nothing compiled: no compile row, no cache line
   EXPECT_FALSE(ReadJson("summary.json")["operators"][0].contains("compile"));
 }
 

@@ -110,7 +110,7 @@ TEST(RunModel, TotalsAndVerdictsAddUpPerOperatorAndRun) {
   ASSERT_EQ(run.failures.size(), 3u);
   EXPECT_EQ(run.failures[0].case_id, "a/0");  // by operator, then case
   EXPECT_EQ(run.failures[2].case_id, "b/1");
-  EXPECT_DOUBLE_EQ(Op(run, "b").wall_s, 0.2);
+  EXPECT_DOUBLE_EQ(Op(run, "b").wall_s(), 0.2);
 }
 
 TEST(RunModel, AFailureKeepsItsAbClassAndTheRunCountsIt) {

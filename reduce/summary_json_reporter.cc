@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "reduce/executor_starts.h"
 #include "reduce/performance_gates.h"
 #include "reduce/report_extras.h"
 #include "reduce/report_file.h"
@@ -126,6 +127,8 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
                        {"passed", run.totals.passed},       {"waived", run.totals.waived},
                        {"failed", run.totals.failed},       {"lost", run.totals.lost}};
   if (run.time_split) summary["time_split"] = TimeSplitJson(*run.time_split);
+  if (std::optional<ordered_json> starts = ExecutorStartsJson(CollectExecutorStarts(run)))
+    summary["executor_starts"] = std::move(*starts);
   summary["performance"] = PerformanceJson(run.performance);
   summary["error_types"] = run.error_types;
   summary["ab"] = run.ab;

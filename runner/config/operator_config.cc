@@ -103,6 +103,24 @@ Status ApplyManifestFields(const nlohmann::json& fields, const std::string& wher
   config->ghost_replay = fields.value("ghost_replay", config->ghost_replay);
   config->library = fields.value("library", config->library);
   config->python_path = fields.value("python_path", config->python_path);
+  if (fields.contains("preload")) config->preload = fields["preload"].get<std::vector<std::string>>();
+  return CheckPreload(*config, where);
+}
+
+Status CheckPreload(const OperatorConfig& config, const std::string& where) {
+  const std::vector<std::string>& library = config.library;
+  for (const std::string& module : config.PreloadModules()) {
+    const bool ours = std::any_of(library.begin(), library.end(), [&](const std::string& package) {
+      return module == package || module.rfind(package + ".", 0) == 0;
+    });
+    if (ours) continue;
+    std::string declared;
+    for (const std::string& package : library) declared += (declared.empty() ? "" : ", ") + package;
+    return Status::InvalidInput(where + ": preload '" + module +
+                                "' is not a declared library package or a submodule of one (library: " +
+                                (declared.empty() ? "none" : declared) +
+                                "): a spare executor imports only the library's own code");
+  }
   return Status::Ok();
 }
 

@@ -70,10 +70,19 @@ struct OperatorConfig {
   std::vector<std::string> library;
   // Absolute folders put first on the executor's sys.path (a library carried as source).
   std::vector<std::string> python_path;
+  // What a spare implementation executor imports as it starts, before it is
+  // handed an operator (docs/MANIFEST.md, "preload"): unset, the library's
+  // packages; empty, nothing. Each a library package or a submodule of one.
+  std::optional<std::vector<std::string>> preload;
+  std::vector<std::string> PreloadModules() const { return preload ? *preload : library; }
   // Declared exceptions: the operator's own, then its libraries' (no manifest
   // key of ApplyManifestFields: the manifest knows where each was declared).
   std::vector<TorchAllowance> allow_torch;
 };
+
+// Each of config.PreloadModules() is a library package or a submodule of
+// one; else an error naming it, at `where`.
+Status CheckPreload(const OperatorConfig& config, const std::string& where);
 
 // A manifest entry's fields (defaults already merged in; schemas/jobs.schema.json
 // has checked them) over `config`: each key that is present replaces its field.

@@ -137,6 +137,9 @@ int main(int argc, char** argv) {
       session.attr("startup")["interpreter_ms"] = interpreter_ms;
       session.attr("startup")["runtime_ms"] = runtime_ms;
       g_session = session.ptr();
+      // A spare's head start: the library it was started for (OPVERIFY_PRELOAD),
+      // imported after the runtime is sealed (executor.py, Session.preload).
+      session.attr("preload")();
     } catch (const py::error_already_set& e) {
       std::fprintf(stderr, "opverify-executor: cannot load opverify_runtime.executor from %s: %s\n",
                    opverify::RuntimeDir().c_str(), e.what());

@@ -181,6 +181,9 @@ SpawnOptions ExecutorSpawn(const ExecutorOptions& options, const std::string& pr
   SpawnOptions spawn;
   spawn.argv = {program};
   spawn.env_set = options.env;
+  // Only the rank says what a spare preloads (OperatorSession::StartOptions):
+  // never one left in the user's environment (a reference executor must not).
+  spawn.env_unset.push_back("OPVERIFY_PRELOAD");
   spawn.env_set.insert(spawn.env_set.end(), folders.env.begin(), folders.env.end());
   spawn.new_session = true;
   spawn.fds = {{channels.null_fd, STDIN_FILENO},

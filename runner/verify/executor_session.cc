@@ -113,6 +113,17 @@ bool OperatorSession::ready() const {
 
 ExecutorOptions OperatorSession::StartOptions(bool reference) const {
   ExecutorOptions executor_options = options_.executor;
+  // A spare imports the library as it starts (executor.py, Session.preload):
+  // the variable is part of its start options, so a spare preloaded for one
+  // library is never handed to an operator of another (ExecutorPool::TakeSpare).
+  const std::vector<std::string> preload = spec_.config.PreloadModules();
+  if (!reference && UsesSpares() && options_.preload && !preload.empty()) {
+    executor_options.env.emplace_back(
+        "OPVERIFY_PRELOAD", json{{"library", spec_.config.library},
+                                 {"modules", preload},
+                                 {"python_path", spec_.config.python_path}}
+                                .dump());
+  }
   if (reference) {
     // A home of its own in its scratch folder: nothing an implementation
     // wrote in the rank's home is read by the process that makes the goldens.
@@ -261,7 +272,17 @@ CallResult OperatorSession::Open() {
   }
   if (implementation_ && implementation_->alive()) return loaded;
   implementation_.reset();
-  return StartAndLoad(&implementation_, false, proto::kRoleImplementation);
+  CallResult implementation = StartAndLoad(&implementation_, false, proto::kRoleImplementation);
+  if (!implementation.succeeded() && loaded.reply.contains("case_count")) {
+    // What the task says of its cases, from the reference's load, which never
+    // imported the implementation: an implementation whose load died, or whose
+    // reply is not believed (RuntimeTampered), fails every case, not the first.
+    if (!implementation.reply.is_object()) implementation.reply = json::object();
+    for (const char* key : {"case_count", "edge_cases", "non_compute"}) {
+      if (loaded.reply.contains(key)) implementation.reply[key] = loaded.reply[key];
+    }
+  }
+  return implementation;
 }
 
 CallResult OperatorSession::RunCase(const proto::RunCaseRequest& request, double timeout_s) {

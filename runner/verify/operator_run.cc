@@ -151,6 +151,9 @@ bool OperatorRun::Load() {
   // What the load told, also when it failed after counting the cases.
   const auto load = loaded.As<proto::LoadReply>();
   case_count_ = load.case_count;
+  // A load that failed before any process counted the cases: a sweep's are
+  // known here, and each fails (not only the first).
+  if (!loaded.succeeded() && case_count_ == 0) case_count_ = static_cast<int>(spec_.params.size());
   out_.case_count = case_count_;
   // The generated edge cases come after the operator's own, labelled (a
   // load that failed once they were made still names them).
@@ -365,6 +368,11 @@ void OperatorRun::JudgeRun(const CallResult& call, const proto::RunCaseReply& r,
 bool SharedGoldenFromEnvironment() {
   const char* shared = std::getenv("OPVERIFY_SHARED_GOLDEN");
   return shared != nullptr && std::string(shared) == "1";
+}
+
+bool PreloadFromEnvironment() {
+  const char* off = std::getenv("OPVERIFY_NO_PRELOAD");
+  return off == nullptr || std::string(off) != "1";
 }
 
 SparePrestart SparePrestartFromEnvironment() {

@@ -63,6 +63,10 @@ enum class SparePrestart {
 // kNever when OPVERIFY_NO_SPARE=1, else kOnOpen.
 SparePrestart SparePrestartFromEnvironment();
 
+// false when OPVERIFY_NO_PRELOAD=1 (perf/preload_cost.py's baseline): spare
+// implementation executors then import nothing of the library before their load.
+bool PreloadFromEnvironment();
+
 struct RunOptions {
   std::string backend = "auto";  // auto, cuda, npu, cpu
   // How every executor starts: its program, environment (cache dirs,
@@ -75,6 +79,9 @@ struct RunOptions {
   // false: the trust boundary, a reference and an implementation executor.
   bool shared_golden = SharedGoldenFromEnvironment();
   SparePrestart prestart = SparePrestartFromEnvironment();  // needs pool; never with shared_golden
+  // Spare implementation executors import the operator's library as they
+  // start (OperatorConfig::preload; docs/PERFORMANCE.md): only where spares serve.
+  bool preload = PreloadFromEnvironment();
   ExecutorFactory start_executor;  // empty: ProcessExecutor::StartClient (tests give a fake)
 };
 

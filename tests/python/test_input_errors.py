@@ -171,3 +171,25 @@ def test_a_folder_or_file_name_that_is_not_utf8_is_named_readably_not_run_as_mis
         stderr = proc.stderr.decode("utf-8")  # raises on a raw byte
         assert said in stderr and "\ufffd" in stderr, stderr
         assert not (tmp_path / "run").exists()
+
+
+def test_a_sweep_whose_task_file_does_not_import_fails_every_case_and_loses_none(batch_bin, tmp_path):
+    # The load fails before any process has counted the cases: the sweep's count is known to the
+    # rank, and every case fails with the import error (it used to be the first alone, the rest
+    # "missing", and --resume ran them again forever).
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "broken_task_torch.py").write_text('import torch\nraise RuntimeError("planted: the task does not import")\n')
+    (ops / "broken_task_cpu_impl.py").write_text(
+        "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x\n")
+    manifest = tmp_path / "job.json"
+    manifest.write_text(json.dumps({"name": "broken", "defaults": {"impl_name": "cpu_impl", "lint": False},
+                                    "operators": [{"name": "broken_task", "dir": str(ops),
+                                                   "sweep": {"n": [1, 2, 3]}}]}))
+    proc = run_batch(batch_bin, manifest, tmp_path / "run", "--no-ab")
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    result = json.loads((tmp_path / "run" / "ops" / "broken_task" / "verify_result.json").read_text())
+    assert [f["error_type"] for f in result["failures"]] == ["ImportError"] * 3, result["failures"]
+    assert "planted: the task does not import" in result["failures"][2]["error_msg"]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert not summary["incomplete"] and not summary["problems"], (summary["incomplete"], summary["problems"])

@@ -181,6 +181,30 @@ TEST_F(ReporterTest, SummaryJsonSaysWhatOfAnOperatorsCompilationTheCacheServed) 
   EXPECT_FALSE(ReadJson("summary.json")["operators"][0].contains("compile"));
 }
 
+TEST_F(ReporterTest, SummaryJsonSaysHowTheImplementationExecutorsStarted) {
+  RunModel run = SampleRun();
+  run.operators[0].facts.startup = {
+      {"spare", false},
+      {"open_ms", 2000.0},
+      {"executor", {{"interpreter_ms", 10.0}, {"torch_ms", 1500.0}}}};
+  run.operators[1].facts.startup = {
+      {"spare", true},
+      {"spare_wait_ms", 5.0},
+      {"open_ms", 12.0},
+      {"executor",
+       {{"interpreter_ms", 20.0}, {"torch_ms", 1300.0}, {"preload_ms", 800.0}, {"preloaded", {"lib"}}}}};
+  ASSERT_TRUE(Report(SummaryJsonReporter(), run).ok());
+  const json starts = ReadJson("summary.json")["executor_starts"];
+  EXPECT_EQ(starts["executors"], 2);
+  EXPECT_EQ(starts["from_spares"], 1);
+  EXPECT_EQ(starts["preloaded"], 1);
+  EXPECT_EQ(starts["open_ms"], json({{"median", 1006.0}, {"p90", 2000.0}, {"max", 2000.0}, {"total_s", 2.012}}));
+  EXPECT_EQ(starts["own_ms_median"],
+            json({{"interpreter_ms", 15.0}, {"preload_ms", 800.0}, {"torch_ms", 1400.0}}));
+  ASSERT_TRUE(Report(SummaryJsonReporter()).ok());  // no start recorded: no section
+  EXPECT_FALSE(ReadJson("summary.json").contains("executor_starts"));
+}
+
 TEST_F(ReporterTest, SummaryJsonKeepsTheKeysInTheSchemasOrder) {
   RunModel run = SampleRun();
   run.time_split = TimeSplit{};

@@ -157,6 +157,69 @@ class Session(BenchRequests):
         # Where this process's start went (milliseconds; executor_main.cc adds
         # the interpreter's and the runtime's share): the load and ping replies say it.
         self.startup = {"torch_ms": _preload_torch()}
+        self._loads = 0        # loads answered: the first keeps the identities taken before any library
+        self._preloaded = None  # what preload() imported: {library, modules, python_path, error?}
+        self._identities = None
+
+    def preload(self):
+        """A spare implementation executor's head start (OPVERIFY_PRELOAD, set by
+        the rank: OperatorSession::StartOptions; docs/PERFORMANCE.md): the
+        declared library's modules imported as the process starts, before it is
+        handed an operator, where the load would import them anyway. What the
+        load does before an implementation's import is done first, so nothing
+        is checked later than before: torch's identities taken and the runtime
+        sealed (runtime_seal.h) before any library code runs. A module that
+        does not import is the load's ImportError, as import_library says it.
+        Called once by executor_main.cc, before the first request."""
+        wanted = os.environ.get("OPVERIFY_PRELOAD")
+        if not wanted:
+            return
+        started = time.perf_counter()
+        try:
+            spec = json.loads(wanted)
+            self._preloaded = {key: [str(item) for item in spec.get(key) or []]
+                               for key in ("library", "modules", "python_path")}
+        except (ValueError, AttributeError, TypeError) as error:
+            self._preloaded = {"library": [], "modules": [], "python_path": [],
+                               "error": CaseError("RuntimeError", f"executor: OPVERIFY_PRELOAD is unreadable: {error}")}
+            return
+        try:
+            import torch
+            self.torch = torch
+            self._identities = self._torch_identities()
+            from . import lint  # noqa: F401 - imported to be sealed, as _load_implementation does
+            if runtime_seal is not None:
+                runtime_seal.seal()
+        except BaseException as error:  # noqa: BLE001 - the load says it; the process must come up
+            self._preloaded["error"] = CaseError("RuntimeError", "executor: preload: " + describe(error))
+            return
+        for folder in reversed(self._preloaded["python_path"]):
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
+        library = self._preloaded["library"]
+        try:
+            runtime_evidence.import_library(
+                self._preloaded["modules"],
+                declared_with=lambda name: "library/--library" if name in library else "preload")
+        except CaseError as error:
+            self._preloaded["error"] = error
+        self.startup["preload_ms"] = round((time.perf_counter() - started) * 1e3, 1)
+        self.startup["preloaded"] = self._preloaded["modules"]
+
+    def _check_preloaded(self, request):
+        """A preloaded executor serves only an implementation's load with the
+        library and import path it was preloaded for (the rank keys spares by
+        it: anything else is a bug of ours, refused)."""
+        if self._preloaded is None:
+            return
+        library = list(request.get("library") or [])
+        covered = all(any(name == package or name.startswith(package + ".") for package in library)
+                      for name in self._preloaded["modules"])
+        if (self.role != "implementation" or list(request.get("python_path") or []) != self._preloaded["python_path"]
+                or not covered):
+            raise CaseError("RuntimeError", f"executor: preloaded {self._preloaded['modules']} for an "
+                            f"implementation of library {self._preloaded['library']}, asked to load a "
+                            f"{self.role} of library {library}")
 
     # -- protocol ---------------------------------------------------------
     def handle_json(self, text):
@@ -209,6 +272,7 @@ class Session(BenchRequests):
         self.torch = torch
         self._check_untainted()
         self._read_load_settings(request, torch)
+        self._check_preloaded(request)
         # The task and its cases first: an implementation that fails to import
         # fails every case, and the error reply says how many there are.
         self._load_task(request, torch)
@@ -220,14 +284,17 @@ class Session(BenchRequests):
         return dict(self._known, startup=self.startup), []
 
     def _check_untainted(self):
-        """The first load records torch's identities; a later one refuses a
+        """The first load records torch's identities (a preloaded executor's
+        were taken before its library was imported); a later one refuses a
         process whose earlier operator replaced any (ExecutorTainted)."""
-        if getattr(self, "_identities", None) is None:
-            self._identities = self._torch_identities()
-        else:
-            changed = self._tainted()
-            if changed:
-                raise CaseError("ExecutorTainted", "an earlier operator replaced " + ", ".join(changed[:10]))
+        self._loads += 1
+        if self._loads == 1:
+            if self._identities is None:
+                self._identities = self._torch_identities()
+            return
+        changed = self._tainted()
+        if changed:
+            raise CaseError("ExecutorTainted", "an earlier operator replaced " + ", ".join(changed[:10]))
 
     def _read_load_settings(self, request, torch):
         """The load request's backend, role, seed, golden precision, import
@@ -297,6 +364,8 @@ class Session(BenchRequests):
         from . import lint  # noqa: F401 - imported to be sealed
         if runtime_seal is not None:
             runtime_seal.seal()
+        if self._preloaded and self._preloaded.get("error"):
+            raise self._preloaded["error"]  # the library's import failed as the process started
         if reference_as_impl:
             # The reference trust check: torch's own device run of the reference
             # is judged against the CPU golden; the implementation is not imported.

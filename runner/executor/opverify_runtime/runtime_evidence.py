@@ -59,15 +59,16 @@ TORCH_KERNEL_MARKERS = ("at::native::", "Memcpy", "Memset", "memcpy", "memset", 
                         "CatArrayBatchedCopy", "copy_kernel", "elementwise_kernel<", "unrolled_elementwise")
 
 
-def import_library(library):
-    """Imports each declared package: one that cannot be imported fails the load."""
+def import_library(library, declared_with=lambda name: "library/--library"):
+    """Imports each declared package (or preloaded module): one that cannot be
+    imported fails the load; `declared_with(name)` says where it was named."""
     import importlib
     from .case_io import CaseError, describe
     for name in library:
         try:
             importlib.import_module(name)
         except BaseException as error:  # noqa: BLE001 - whatever the library's import raises
-            raise CaseError("ImportError", f"library {name!r} (declared with library/--library) does not import: "
+            raise CaseError("ImportError", f"library {name!r} (declared with {declared_with(name)}) does not import: "
                             + describe(error)) from error
 
 

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""What a spare executor's preload of the declared library saves
+(docs/PERFORMANCE.md, "The library preloaded by the spares"): a batch of
+library-backed operators on the cpu backend, run in turn with the spares
+importing the library as they start (the default) and without
+(OPVERIFY_NO_PRELOAD=1: the library imported by each operator's load, as
+before), in the same run; the medians of their wall times, of each
+operator's wait for its implementation executor (`open_ms`), and whether
+the two paths gave every case the same verdict.
+
+The library is generated into a temporary folder, shaped like a large
+Triton library carried as source (FlagGems: 838 files, 6.4 MB): --modules
+modules of --kib KiB of plain functions each, all imported by the package,
+which the executors compile from source at every import (the sandbox keeps
+the library folder read-only, so no bytecode is cached, as for a library
+carried as source on a device). Each operator's implementation calls one of
+its functions; the lint is off (the library computes with torch on the cpu).
+
+  /usr/bin/python3 perf/preload_cost.py [--build build] [--runs 3] [--operators 12] [--cases 4]
+                                        [--modules 400] [--kib 8]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import verdict_list  # noqa: E402 - tools/verdict_list.py: a run's verdicts from junit.xml
+
+PATHS = {"preload": {}, "no_preload": {"OPVERIFY_NO_PRELOAD": "1"}}
+
+TASK = '''import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return x * {factor}
+
+
+def get_inputs(n=256):
+    return [torch.randn(n)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+IMPL = '''import torch
+
+from genlib.mod{index:04d} import scale_{index}
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        return scale_{index}(x)
+'''
+
+
+def module_text(index, kib):
+    """One generated module: plain functions until it holds `kib` KiB."""
+    parts = [f'"""Generated module {index} of genlib (perf/preload_cost.py)."""\n',
+             f"def scale_{index}(x):\n    return x * {1.0 + index % 7}\n\n"]
+    k = 0
+    while sum(map(len, parts)) < kib * 1024:
+        parts.append(f"def helper_{index}_{k}(a, b, c={k}):\n"
+                     f"    total = a * {k} + b - c\n"
+                     f"    values = [total + i for i in range({k % 5 + 1})]\n"
+                     f"    return sum(values) if values else total\n\n")
+        k += 1
+    return "".join(parts)
+
+
+def write_library_and_job(folder, modules, kib, operators, cases):
+    lib = os.path.join(folder, "lib", "genlib")
+    os.makedirs(lib)
+    for index in range(modules):
+        with open(os.path.join(lib, f"mod{index:04d}.py"), "w") as f:
+            f.write(module_text(index, kib))
+    with open(os.path.join(lib, "__init__.py"), "w") as f:
+        f.write('"""A generated library (perf/preload_cost.py): every module imported by the package."""\n')
+        f.write("".join(f"from . import mod{index:04d}\n" for index in range(modules)))
+    ops = os.path.join(folder, "ops")
+    os.makedirs(ops)
+    for index in range(operators):
+        with open(os.path.join(ops, f"gen{index}_torch.py"), "w") as f:
+            f.write(TASK.format(factor=1.0 + index % 7))
+        with open(os.path.join(ops, f"gen{index}_cpu_impl.py"), "w") as f:
+            f.write(IMPL.format(index=index))
+    job = {"name": "preload_cost", "description": "perf/preload_cost.py's generated library-backed operators",
+           "defaults": {"impl_name": "cpu_impl", "lint": False, "timeout_s": 300, "seeds": 1,
+                        "library": ["genlib"], "python_path": ["lib"], "bench": {"enabled": False}},
+           "operators": [{"name": f"gen{index}", "dir": "ops", "sweep": {"n": [(1 << 20) + k for k in range(cases)]}}
+                         for index in range(operators)]}
+    path = os.path.join(folder, "job.json")
+    with open(path, "w") as f:
+        json.dump(job, f, indent=1)
+    return path
+
+
+def startups(run_dir):
+    """Each operator's implementation executor start (`extra.startup`), from the shards' operator rows."""
+    import h5py
+    waits = []
+    for name in sorted(n for n in os.listdir(os.path.join(run_dir, "shards")) if n.endswith(".h5")):
+        with h5py.File(os.path.join(run_dir, "shards", name)) as shard:
+            table = shard["table"][:]
+            for i, row in enumerate(table):
+                if row["kind"] == b"operator":
+                    extra = json.loads(shard["cases"][f"{i:06d}"].attrs["extra"])
+                    if "open_ms" in extra.get("startup", {}):
+                        waits.append(extra["startup"])
+    return waits
+
+
+def median_of(starts, key):
+    """The median of the executors' own `key` (0 where none reported it)."""
+    values = [s.get("executor", {}).get(key) for s in starts]
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else 0.0
+
+
+def one_run(build, job, run_dir, path):
+    env = dict(os.environ)
+    env.pop("OPVERIFY_NO_PRELOAD", None)
+    env.update(PATHS[path])
+    command = [os.path.join(build, "runner", "opverify-batch"), job, "--backend", "cpu", "--run-dir", run_dir]
+    started = time.monotonic()
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=3600, env=env)
+    wall = time.monotonic() - started
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return wall, startups(run_dir), verdict_list.verdicts(run_dir)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--operators", type=int, default=12)
+    parser.add_argument("--modules", type=int, default=400)
+    parser.add_argument("--kib", type=int, default=8)
+    parser.add_argument("--cases", type=int, default=4, help="cases per operator (1M-element tensors)")
+    args = parser.parse_args()
+    walls = {path: [] for path in PATHS}
+    waits = {path: [] for path in PATHS}
+    verdicts = {}
+    with tempfile.TemporaryDirectory(prefix="opverify-preload-cost-") as folder:
+        job = write_library_and_job(folder, args.modules, args.kib, args.operators, args.cases)
+        for k in range(args.runs):
+            for label in PATHS:  # in turn: the machine's load hits each alike
+                wall, opened, seen = one_run(args.build, job, os.path.join(folder, f"{label}{k}"), label)
+                walls[label].append(wall)
+                waits[label].extend(opened)
+                verdicts.setdefault(label, seen)
+                print(f"run {k + 1} {label:10s} {wall:7.2f} s  open_ms median "
+                      f"{statistics.median(s['open_ms'] for s in opened):8.1f}  library import (ms, median) "
+                      f"{median_of(opened, 'preload_ms'):8.1f}  cases {len(seen)}", flush=True)
+    preload, baseline = (statistics.median(walls[path]) for path in PATHS)
+    print(json.dumps({"operators": args.operators, "modules": args.modules, "kib": args.kib, "runs": args.runs,
+                      "preload_s": round(preload, 2), "no_preload_s": round(baseline, 2),
+                      "ratio": round(preload / baseline, 3),
+                      "open_ms_median": {path: round(statistics.median(s["open_ms"] for s in waits[path]), 1)
+                                         for path in PATHS},
+                      "spares_preloaded_ms_median": round(median_of(waits["preload"], "preload_ms"), 1),
+                      "verdicts_identical": verdicts["preload"] == verdicts["no_preload"],
+                      "cases": len(verdicts["preload"])}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""Spare implementation executors import the operator's declared library as they start
+(docs/PERFORMANCE.md, "The library preloaded by the spares"): the real opverify-batch on the
+cpu backend, one rank, the manifest's order, with the preload (the default) and without
+(OPVERIFY_NO_PRELOAD=1). The fixtures (tests/fixtures/library/preload/README.md): an honest
+library, one that does not import, one that replaces the runtime's code at import, and a
+library nobody declares that a reference executor must never import."""
+import json
+import os
+import subprocess
+
+import h5py
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "library", "preload")
+BUILD = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+
+
+def batch(manifest, run_dir, **env):
+    environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", **MPI_ENV)
+    for name in ("OPVERIFY_NO_PRELOAD", "OPVERIFY_NO_SPARE", "OPVERIFY_SHARED_GOLDEN", "OPVERIFY_PRELOAD"):
+        environment.pop(name, None)
+    environment.update(env)
+    return subprocess.run([os.path.join(BUILD, "runner", "opverify-batch"), str(manifest), "--backend", "cpu",
+                           "--run-dir", str(run_dir), "--schedule", "fifo", "--no-ab"],
+                          capture_output=True, text=True, timeout=600, env=environment)
+
+
+def verdicts(run_dir):
+    """op -> [error type or None per case]."""
+    out = {}
+    for folder in sorted((run_dir / "ops").iterdir()):
+        result = json.loads((folder / "verify_result.json").read_text())
+        failed = {f["case_idx"]: f["error_type"] for f in result["failures"]}
+        out[folder.name] = [failed.get(i) for i in range(1, result["total_cases"] + 1)]
+    return out
+
+
+def startups(run_dir):
+    """op -> how its implementation executor started (the operator row's extra.startup)."""
+    out = {}
+    for shard in sorted((run_dir / "shards").glob("rank-*.h5")):
+        with h5py.File(shard) as h5:
+            for i, row in enumerate(h5["table"][:]):
+                if row["kind"] == b"operator":
+                    out[row["op_name"].decode()] = json.loads(h5["cases"][f"{i:06d}"].attrs["extra"])["startup"]
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("preload")
+    done = {}
+    for label, env in (("preload", {}), ("no_preload", {"OPVERIFY_NO_PRELOAD": "1"})):
+        run_dir = folder / label
+        proc = batch(os.path.join(FIXTURES, "preload.json"), run_dir, **env)
+        assert proc.returncode == 1, proc.stderr[-3000:]  # the planted failures
+        done[label] = run_dir
+    return done
+
+
+def test_the_preload_changes_no_verdict(runs):
+    with_preload, without = verdicts(runs["preload"]), verdicts(runs["no_preload"])
+    assert with_preload == without
+    assert with_preload["with_goodlib"] == [None, None] and with_preload["with_goodlib2"] == [None, None]
+    assert with_preload["zeros"] == ["AccuracyError", "AccuracyError"]
+
+
+def test_a_spare_serves_the_next_operator_of_its_library_with_the_library_imported(runs):
+    started = startups(runs["preload"])
+    second = started["with_goodlib2"]  # after with_goodlib, whose spares were preloaded for goodlib
+    assert second["spare"] is True, second
+    assert second["executor"]["preloaded"] == ["goodlib"] and second["executor"]["preload_ms"] >= 0, second
+    assert "preloaded" not in started["zeros"].get("executor", {}), started["zeros"]  # no library: nothing
+    for op, start in startups(runs["no_preload"]).items():
+        assert "preloaded" not in start.get("executor", {}), (op, start)
+
+
+def test_a_library_that_replaces_the_runtime_at_import_is_caught_with_the_preload_too(runs):
+    # Sealed before the preload imports it; every case fails, not only the first (the count
+    # comes from the reference's load when the implementation's reply is not believed).
+    for label in runs:
+        assert verdicts(runs[label])["with_sealbreaker"] == ["RuntimeTampered", "RuntimeTampered"], label
+
+
+def test_a_library_that_does_not_import_fails_its_operator_naming_it(runs):
+    for label in runs:
+        result = json.loads((runs[label] / "ops" / "with_brokenlib" / "verify_result.json").read_text())
+        assert [f["error_type"] for f in result["failures"]] == ["ImportError", "ImportError"], label
+        message = result["failures"][0]["error_msg"]
+        assert "library 'brokenlib' (declared with library/--library) does not import" in message, message
+        assert "planted import failure" in message
+
+
+def test_no_executor_takes_a_preload_from_the_users_environment(tmp_path):
+    # evillib makes torch.mul return zeros: a reference executor that imported it would make zero
+    # goldens, and `zeros` would pass (or its load would be refused); an operator of goodlib would
+    # be refused a process preloaded for another library.
+    planted = json.dumps({"library": ["evillib"], "modules": ["evillib"],
+                          "python_path": [os.path.join(FIXTURES, "lib")]})
+    proc = batch(os.path.join(FIXTURES, "preload.json"), tmp_path / "run", OPVERIFY_PRELOAD=planted)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    seen = verdicts(tmp_path / "run")
+    assert seen["zeros"] == ["AccuracyError", "AccuracyError"], seen
+    assert seen["with_goodlib"] == [None, None] and seen["with_goodlib2"] == [None, None], seen
+
+
+def write_manifest(path, **defaults):
+    manifest = json.load(open(os.path.join(FIXTURES, "preload.json")))
+    manifest["defaults"].update(defaults)
+    manifest["defaults"]["python_path"] = [os.path.join(FIXTURES, "lib")]
+    manifest["operators"] = [dict(op, dir=os.path.join(FIXTURES, "ops")) for op in manifest["operators"]
+                             if op["name"] in ("with_goodlib", "with_goodlib2")]
+    path.write_text(json.dumps(manifest))
+    return path
+
+
+def test_the_manifest_refuses_a_preload_outside_the_declared_library(tmp_path):
+    manifest = write_manifest(tmp_path / "job.json", preload=["goodlib.scale", "os"])
+    proc = batch(manifest, tmp_path / "run")
+    assert proc.returncode == 2
+    assert "preload 'os' is not a declared library package or a submodule of one (library: goodlib)" in proc.stderr
+
+
+def test_a_submodule_preloads_and_an_empty_list_preloads_nothing(tmp_path):
+    for preload, expected in ((["goodlib.scale"], ["goodlib.scale"]), ([], None)):
+        run_dir = tmp_path / f"run{len(preload)}"
+        proc = batch(write_manifest(tmp_path / "job.json", preload=preload), run_dir)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        second = startups(run_dir)["with_goodlib2"]
+        assert second["spare"] is True and second["executor"].get("preloaded") == expected, second

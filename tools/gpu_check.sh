@@ -3,7 +3,7 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 8 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|library|perf|perf-large|sandbox|pytest FILE...
+# Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|preload|library|perf|perf-large|sandbox|pytest FILE...
 # `all` is the one to verify a tree with: it builds if needed, then runs every GPU test and the
 # library batches (ours, its planted defects, Liger-Kernel, FlagGems) at once, and leaves at most
 # 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, verdicts.jsonl (one line
@@ -190,6 +190,39 @@ PY
     done
     wait "${pids[@]}"
     for f in "$out"/night-*.txt; do echo "== $f"; tail -4 "$f"; done
+    ;;
+  preload)
+    # A library night without and with the spares' preload (docs/PERFORMANCE.md, "The library
+    # preloaded by the spares"), in turn, $ROUNDS times (default 1): $JOB (default liger_release)
+    # with $RANKS ranks (default 8), --no-bench unless $FLAGS says otherwise, each stopped by
+    # --time-limit $LIMIT (default 240 s). To $OUT: preload.txt (walls, each summary's
+    # executor_starts and time_split, the verdict diff) and preload.tgz (the summaries and junit files).
+    [ -x "$build/runner/opverify-batch" ] || "$0" build || exit 1
+    runs=${RUNS:-/tmp/opverify-gpu-runs}
+    job=${JOB:-liger_release}
+    report=$out/preload.txt
+    : > "$report"
+    for round in $(seq 1 "${ROUNDS:-1}"); do
+      for mode in no_preload preload; do
+        run=$runs/$mode-$round
+        rm -rf "$run"
+        value=0; [ "$mode" = no_preload ] && value=1
+        begin=$(date +%s)
+        OPVERIFY_NO_PRELOAD=$value mpirun -np "${RANKS:-8}" --oversubscribe --bind-to none -x OPVERIFY_NO_PRELOAD \
+          "$build/runner/opverify-batch" "$root/jobs/$job.json" --run-dir "$run" --time-limit "${LIMIT:-240}" \
+          ${FLAGS:---no-bench} > "$runs/$mode-$round.log" 2>&1
+        echo "$mode round $round: rc=$? wall $(( $(date +%s) - begin )) s" >> "$report"
+        python3 - "$run/summary.json" >> "$report" 2>&1 <<'PY'
+import json, sys
+summary = json.load(open(sys.argv[1]))
+print(json.dumps({"executor_starts": summary.get("executor_starts"), "time_split": summary.get("time_split"),
+                  "totals": summary.get("totals")}))
+PY
+      done
+      python3 "$root/tools/verdict_list.py" --diff "$runs/no_preload-$round" "$runs/preload-$round" >> "$report" 2>&1
+    done
+    (cd "$runs" && tar czf "$out/preload.tgz" --ignore-failed-read ./*.log ./*/summary.json ./*/junit.xml 2>/dev/null)
+    cat "$report"
     ;;
   library)
     # The real libraries (docs/LIBRARIES.md): jobs/library.json, jobs/library_defects.json,

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""What a spare executor's preload of the declared library saves
-(docs/PERFORMANCE.md, "The library preloaded by the spares"): a batch of
-library-backed operators on the cpu backend, run in turn with the spares
-importing the library as they start (the default) and without
-(OPVERIFY_NO_PRELOAD=1: the library imported by each operator's load, as
-before), in the same run; the medians of their wall times, of each
-operator's wait for its implementation executor (`open_ms`), and whether
-the two paths gave every case the same verdict.
+"""What the library's start-up cuts save (docs/PERFORMANCE.md, "The library
+preloaded by the spares", "The library's bytecode"): a batch of
+library-backed operators on the cpu backend, run in turn with both (the
+default: the library's sources compiled to bytecode before the first
+executor, and the spares importing the library as they start), with the
+preload alone (OPVERIFY_NO_BYTECODE=1) and with neither (also
+OPVERIFY_NO_PRELOAD=1: as before), in the same run; the medians of their
+wall times, of each operator's wait for its implementation executor
+(`open_ms`) and of the spares' library import, and whether every path gave
+every case the same verdict.
 
 The library is generated into a temporary folder, shaped like a large
 Triton library carried as source (FlagGems: 838 files, 6.4 MB): --modules
@@ -22,6 +24,7 @@ its functions; the lint is off (the library computes with torch on the cpu).
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -32,7 +35,10 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import verdict_list  # noqa: E402 - tools/verdict_list.py: a run's verdicts from junit.xml
 
-PATHS = {"preload": {}, "no_preload": {"OPVERIFY_NO_PRELOAD": "1"}}
+# The default (spares preload the library, its sources compiled to bytecode first), the preload
+# alone, and neither (as before both).
+PATHS = {"both": {}, "preload": {"OPVERIFY_NO_BYTECODE": "1"},
+         "neither": {"OPVERIFY_NO_PRELOAD": "1", "OPVERIFY_NO_BYTECODE": "1"}}
 
 TASK = '''import torch
 
@@ -126,8 +132,11 @@ def median_of(starts, key):
 
 def one_run(build, job, run_dir, path):
     env = dict(os.environ)
-    env.pop("OPVERIFY_NO_PRELOAD", None)
+    for name in ("OPVERIFY_NO_PRELOAD", "OPVERIFY_NO_BYTECODE"):
+        env.pop(name, None)
     env.update(PATHS[path])
+    # Each path starts without the bytecode an earlier run wrote.
+    shutil.rmtree(os.path.join(os.path.dirname(job), "lib", "genlib", "__pycache__"), ignore_errors=True)
     command = [os.path.join(build, "runner", "opverify-batch"), job, "--backend", "cpu", "--run-dir", run_dir]
     started = time.monotonic()
     proc = subprocess.run(command, capture_output=True, text=True, timeout=3600, env=env)
@@ -157,18 +166,18 @@ def main():
                 walls[label].append(wall)
                 waits[label].extend(opened)
                 verdicts.setdefault(label, seen)
-                print(f"run {k + 1} {label:10s} {wall:7.2f} s  open_ms median "
+                print(f"run {k + 1} {label:8s} {wall:7.2f} s  open_ms median "
                       f"{statistics.median(s['open_ms'] for s in opened):8.1f}  library import (ms, median) "
                       f"{median_of(opened, 'preload_ms'):8.1f}  cases {len(seen)}", flush=True)
-    preload, baseline = (statistics.median(walls[path]) for path in PATHS)
+    medians = {path: statistics.median(walls[path]) for path in PATHS}
     print(json.dumps({"operators": args.operators, "modules": args.modules, "kib": args.kib, "runs": args.runs,
-                      "preload_s": round(preload, 2), "no_preload_s": round(baseline, 2),
-                      "ratio": round(preload / baseline, 3),
+                      "wall_s": {path: round(medians[path], 2) for path in PATHS},
+                      "ratio_to_neither": {path: round(medians[path] / medians["neither"], 3) for path in PATHS},
                       "open_ms_median": {path: round(statistics.median(s["open_ms"] for s in waits[path]), 1)
                                          for path in PATHS},
-                      "spares_preloaded_ms_median": round(median_of(waits["preload"], "preload_ms"), 1),
-                      "verdicts_identical": verdicts["preload"] == verdicts["no_preload"],
-                      "cases": len(verdicts["preload"])}, indent=1))
+                      "preload_ms_median": {path: round(median_of(waits[path], "preload_ms"), 1) for path in PATHS},
+                      "verdicts_identical": all(verdicts[path] == verdicts["neither"] for path in PATHS),
+                      "cases": len(verdicts["neither"])}, indent=1))
 
 
 if __name__ == "__main__":

@@ -192,25 +192,27 @@ PY
     for f in "$out"/night-*.txt; do echo "== $f"; tail -4 "$f"; done
     ;;
   preload)
-    # A library night without and with the spares' preload (docs/PERFORMANCE.md, "The library
-    # preloaded by the spares"), in turn, $ROUNDS times (default 1): $JOB (default liger_release)
-    # with $RANKS ranks (default 8), --no-bench unless $FLAGS says otherwise, each stopped by
-    # --time-limit $LIMIT (default 240 s). To $OUT: preload.txt (walls, each summary's
-    # executor_starts and time_split, the verdict diff) and preload.tgz (the summaries and junit files).
+    # A library night with neither of the start-up cuts and with both (docs/PERFORMANCE.md, "The
+    # library preloaded by the spares", "The library's bytecode"), in turn, $ROUNDS times (default
+    # 1), each starting without the library's bytecode: $JOB (default liger_release) with $RANKS
+    # ranks (default 8), --no-bench unless $FLAGS says otherwise, each stopped by --time-limit
+    # $LIMIT (default 240 s). To $OUT: preload.txt (walls, each summary's executor_starts and
+    # time_split, the verdict diff) and preload.tgz (the logs, summaries and junit files).
     [ -x "$build/runner/opverify-batch" ] || "$0" build || exit 1
     runs=${RUNS:-/tmp/opverify-gpu-runs}
     job=${JOB:-liger_release}
     report=$out/preload.txt
     : > "$report"
     for round in $(seq 1 "${ROUNDS:-1}"); do
-      for mode in no_preload preload; do
+      for mode in neither both; do
         run=$runs/$mode-$round
         rm -rf "$run"
-        value=0; [ "$mode" = no_preload ] && value=1
+        find "$root/jobs" -path '*/src/*' -name __pycache__ -prune -exec rm -rf {} +
+        off=0; [ "$mode" = neither ] && off=1
         begin=$(date +%s)
-        OPVERIFY_NO_PRELOAD=$value mpirun -np "${RANKS:-8}" --oversubscribe --bind-to none -x OPVERIFY_NO_PRELOAD \
-          "$build/runner/opverify-batch" "$root/jobs/$job.json" --run-dir "$run" --time-limit "${LIMIT:-240}" \
-          ${FLAGS:---no-bench} > "$runs/$mode-$round.log" 2>&1
+        OPVERIFY_NO_PRELOAD=$off OPVERIFY_NO_BYTECODE=$off mpirun -np "${RANKS:-8}" --oversubscribe --bind-to none \
+          -x OPVERIFY_NO_PRELOAD -x OPVERIFY_NO_BYTECODE "$build/runner/opverify-batch" "$root/jobs/$job.json" \
+          --run-dir "$run" --time-limit "${LIMIT:-240}" ${FLAGS:---no-bench} > "$runs/$mode-$round.log" 2>&1
         echo "$mode round $round: rc=$? wall $(( $(date +%s) - begin )) s" >> "$report"
         python3 - "$run/summary.json" >> "$report" 2>&1 <<'PY'
 import json, sys
@@ -219,7 +221,7 @@ print(json.dumps({"executor_starts": summary.get("executor_starts"), "time_split
                   "totals": summary.get("totals")}))
 PY
       done
-      python3 "$root/tools/verdict_list.py" --diff "$runs/no_preload-$round" "$runs/preload-$round" >> "$report" 2>&1
+      python3 "$root/tools/verdict_list.py" --diff "$runs/neither-$round" "$runs/both-$round" >> "$report" 2>&1
     done
     (cd "$runs" && tar czf "$out/preload.tgz" --ignore-failed-read ./*.log ./*/summary.json ./*/junit.xml 2>/dev/null)
     cat "$report"

@@ -18,6 +18,7 @@
 #include "runner/batch/batch_reports.h"
 #include "runner/batch/console.h"
 #include "runner/batch/launch.h"
+#include "runner/batch/library_bytecode.h"
 #include "runner/batch/rank_role.h"
 #include "runner/batch/run_folder.h"
 #include "runner/batch/selection.h"
@@ -266,6 +267,22 @@ WorkerSetup MakeWorkerSetup(const JobManifest& job, const BatchOptions& options,
   return setup;
 }
 
+// The declared libraries carried as source, compiled to bytecode before the
+// node's executors import them (library_bytecode.h); a failure costs only time.
+void CompileLibraries(const JobManifest& job, const std::string& run_dir, int rank) {
+  const std::vector<std::string> sources = LibrarySources(job);
+  const std::string log = (fs::path(run_dir) / "logs" / Printf("rank-%04d.bytecode.log", rank)).string();
+  const CompiledSources compiled = CompileLibrarySources(sources, DefaultExecutorProgram(), log);
+  if (!compiled.ran) return;
+  if (compiled.ok) {
+    spdlog::info("rank {}: the libraries' sources compiled to bytecode ({} folders, {:.1f} s)", rank,
+                 sources.size(), compiled.seconds);
+  } else {
+    spdlog::warn("rank {}: the libraries' sources were not all compiled to bytecode ({}); executors "
+                 "compile what is missing as they import it", rank, compiled.detail);
+  }
+}
+
 // Shows this rank's executors the device of its node-local rank.
 void BindDevice(const LaunchInfo& launch, const std::string& backend, int rank,
                 WorkerSetup* setup) {
@@ -429,6 +446,7 @@ int Run(int argc, char** argv) {
   spdlog::info("opverify-batch {}: rank {} of {} ({}), run folder {}, compiler cache {}",
                options.jobs_path, rank, size, launch.launcher, options.run_dir, cache);
   WorkerSetup setup = MakeWorkerSetup(*job, options, rank, run_cache.value(), cache);
+  if (launch.local_rank == 0) CompileLibraries(*job, options.run_dir, rank);
   return RunRankWork(world.get(), *flags, *job, launch, items, setup, console.value());
 }
 

@@ -52,6 +52,12 @@ Result<std::unique_ptr<EmbeddedPython>> EmbeddedPython::Start(const EmbedOptions
   PyConfig_InitPythonConfig(&config);
   config.install_signal_handlers = 0;
   config.parse_argv = 0;
+  if (options.isolated) {
+    config.isolated = 1;
+    config.site_import = 0;
+    config.use_environment = 0;
+    config.user_site_directory = 0;
+  }
   Status status = FromPyStatus(PyConfig_SetBytesString(&config, &config.executable, executable.c_str()),
                                "executable " + executable);
   if (status.ok()) {

@@ -19,6 +19,9 @@ struct EmbedOptions {
   std::string python_executable;        // empty: OPVERIFY_PYTHON, else the build's
   std::vector<std::string> extra_paths;  // prepended to sys.path
   std::vector<std::string> argv{"opverify"};
+  // No site (no .pth file runs), no user site, no PYTHON* variables: the
+  // standard library alone (opverify-executor --compile-sources).
+  bool isolated = false;
 };
 
 // Holds the interpreter for the lifetime of the object (one per process).

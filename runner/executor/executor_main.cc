@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runner/common/version.h"
 #include "runner/embed/embedded_python.h"
@@ -98,18 +99,60 @@ PYBIND11_EMBEDDED_MODULE(opverify_channel, module) {
   });
 }
 
+// opverify-executor --compile-sources PATH...: each folder's (or file's)
+// Python sources compiled to bytecode beside them (__pycache__), with this
+// interpreter, isolated (the standard library's compileall alone: no site, no
+// user code runs, none is imported). A batch rank runs it on the declared
+// libraries carried as source before its first executor (library_bytecode.h).
+// Exit 0 when every source compiled, 1 when one did not (a syntax error:
+// importing it says so), 3 when Python cannot start.
+namespace {
+int CompileSources(const char* program, const std::vector<std::string>& paths) {
+  opverify::EmbedOptions options;
+  options.argv = {program};
+  options.isolated = true;
+  auto interpreter = opverify::EmbeddedPython::Start(options);
+  if (!interpreter.ok()) {
+    std::fprintf(stderr, "opverify-executor: %s\n", interpreter.status().ToString().c_str());
+    return 3;
+  }
+  bool all = true;
+  try {
+    py::module_ compileall = py::module_::import("compileall");
+    py::module_ os_path = py::module_::import("os.path");
+    for (const std::string& path : paths) {
+      const bool folder = os_path.attr("isdir")(path).cast<bool>();
+      const py::object done = compileall.attr(folder ? "compile_dir" : "compile_file")(path, py::arg("quiet") = 1);
+      if (!done.cast<bool>()) {
+        std::fprintf(stderr, "opverify-executor: --compile-sources: %s: not every source compiled\n",
+                     path.c_str());
+        all = false;
+      }
+    }
+  } catch (const py::error_already_set& e) {
+    std::fprintf(stderr, "opverify-executor: --compile-sources: %s\n", e.what());
+    return 1;
+  }
+  return all ? 0 : 1;
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   // Started by opverify with its pipes on fds 3 and 4; by hand, only these.
   if (argc > 1) {
     const std::string arg = argv[1];
+    if (arg == "--compile-sources") return CompileSources(argv[0], {argv + 2, argv + argc});
     if (arg == "--version") {
       std::printf("%s\n", opverify::VersionLine().c_str());
       return 0;
     }
     std::fprintf(arg == "--help" ? stdout : stderr,
-                 "usage: opverify-executor [--version]\n"
+                 "usage: opverify-executor [--version | --compile-sources PATH...]\n"
                  "Runs one operator's cases for opverify, which starts it with its request\n"
-                 "and reply pipes (docs/EXECUTOR.md); it takes no arguments.\n");
+                 "and reply pipes (docs/EXECUTOR.md); it takes no arguments.\n"
+                 "--compile-sources: the Python sources under each PATH compiled to bytecode\n"
+                 "beside them, by this interpreter (opverify-batch does it for the declared\n"
+                 "libraries carried as source).\n");
     return arg == "--help" ? 0 : 2;
   }
   // The start-up split the load and ping replies carry (Session.startup).

@@ -6,6 +6,7 @@ library, one that does not import, one that replaces the runtime's code at impor
 library nobody declares that a reference executor must never import."""
 import json
 import os
+import shutil
 import subprocess
 
 import h5py
@@ -131,3 +132,45 @@ def test_a_submodule_preloads_and_an_empty_list_preloads_nothing(tmp_path):
         assert proc.returncode == 0, proc.stderr[-3000:]
         second = startups(run_dir)["with_goodlib2"]
         assert second["spare"] is True and second["executor"].get("preloaded") == expected, second
+
+
+# ---- the library's bytecode, compiled once per run (runner/batch/library_bytecode.h) ----------
+
+def copied_fixtures(tmp_path):
+    folder = tmp_path / "preload"
+    shutil.copytree(FIXTURES, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    manifest = json.load(open(folder / "preload.json"))
+    manifest["operators"] = [op for op in manifest["operators"] if op["name"] in ("with_goodlib", "zeros")]
+    (folder / "job.json").write_text(json.dumps(manifest))
+    return folder
+
+
+@pytest.mark.parametrize("off", [False, True])
+def test_the_declared_librarys_sources_are_compiled_before_the_executors_import_them(tmp_path, off):
+    folder = copied_fixtures(tmp_path)
+    proc = batch(folder / "job.json", tmp_path / "run", **({"OPVERIFY_NO_BYTECODE": "1"} if off else {}))
+    assert proc.returncode == 1, proc.stderr[-3000:]  # zeros fails, with_goodlib passes
+    assert verdicts(tmp_path / "run") == {"with_goodlib": [None, None], "zeros": ["AccuracyError", "AccuracyError"]}
+    compiled = sorted(p.name.split(".")[0] for p in (folder / "lib" / "goodlib").glob("__pycache__/*.pyc"))
+    assert compiled == ([] if off else ["__init__", "scale"])
+    # Only the declared library: not the other libraries beside it, nor the operators' files.
+    assert not list((folder / "lib" / "evillib").glob("__pycache__"))
+    assert not list((folder / "ops").glob("__pycache__"))
+
+
+def test_compile_sources_runs_only_the_standard_library_and_says_what_did_not_compile(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    marker = tmp_path / "site_code_ran"
+    (site / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("X = 1\n")
+    (package / "broken.py").write_text("def f(:\n")
+    env = dict(os.environ, PYTHONPATH=str(site))
+    proc = subprocess.run([os.path.join(BUILD, "runner", "opverify-executor"), "--compile-sources", str(package)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "not every source compiled" in proc.stderr
+    assert [p.name.split(".")[0] for p in package.glob("__pycache__/*.pyc")] == ["__init__"]
+    assert not marker.exists()  # isolated: no site, no PYTHONPATH

@@ -1,0 +1,57 @@
+#include "runner/batch/library_bytecode.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "runner/process/subprocess.h"
+
+namespace opverify {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> LibrarySources(const JobManifest& job) {
+  std::vector<std::string> sources;
+  std::set<std::string> seen;
+  for (const OperatorJob& op : job.operators) {
+    for (const std::string& folder : op.config.python_path) {
+      for (const std::string& package : op.config.library) {
+        std::error_code ec;
+        fs::path found = fs::path(folder) / package;
+        if (!fs::is_directory(found, ec)) found += ".py";
+        if (!fs::is_directory(found, ec) && !fs::is_regular_file(found, ec)) continue;
+        if (seen.insert(found.string()).second) sources.push_back(found.string());
+      }
+    }
+  }
+  return sources;
+}
+
+CompiledSources CompileLibrarySources(const std::vector<std::string>& sources,
+                                      const std::string& executor_program,
+                                      const std::string& log_path, double timeout_s) {
+  CompiledSources done;
+  const char* off = std::getenv("OPVERIFY_NO_BYTECODE");
+  if (sources.empty() || (off != nullptr && std::string(off) == "1")) return done;
+  done.ran = true;
+  const auto started = std::chrono::steady_clock::now();
+  SpawnOptions spawn;
+  spawn.argv = {executor_program, "--compile-sources"};
+  spawn.argv.insert(spawn.argv.end(), sources.begin(), sources.end());
+  spawn.stdout_path = log_path;
+  spawn.stderr_path = "=stdout";
+  Result<Subprocess> child = Subprocess::Spawn(spawn);
+  if (!child.ok()) {
+    done.detail = child.status().ToString();
+    return done;
+  }
+  std::optional<ExitStatus> status = child->Wait(timeout_s);
+  if (!status) status = child->Terminate();
+  done.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  done.ok = status->success();
+  if (!done.ok) done.detail = "--compile-sources: " + status->Describe() + " (" + log_path + ")";
+  return done;
+}
+
+}  // namespace opverify

@@ -166,7 +166,7 @@ void PrintDeclaredExceptions(const RunModel& run, std::FILE* out) {
 void PrintFailedCases(const RunModel& run, const std::string& run_dir, std::FILE* out) {
   std::vector<FailedCase> failed;
   for (const FailureRow& f : run.failures)
-    failed.push_back({f.case_id, f.error_type.text(), f.message});
+    failed.push_back({f.case_id, f.error_type.text(), f.message, f.AbClass().value_or("")});
   const std::string report = (std::filesystem::path(run_dir) / "report.md").string();
   const bool colour = ColourWanted(out);
   for (const std::string& line : FailureListLines(failed, kFailureListCap, report))

@@ -204,7 +204,7 @@ int PrintVerifyEnd(const VerifyArgs& args, const OperatorOutcome& outcome,
   for (const CaseOutcome& c : outcome.cases) {
     if (!c.passed && !args.seed_compat)
       failed.push_back(
-          {args.op_name + " case " + std::to_string(c.index + 1), c.error_type, c.error_msg});
+          {args.op_name + " case " + std::to_string(c.index + 1), c.error_type, c.error_msg, ""});
   }
   for (const std::string& line : FailureListLines(failed, kFailureListCap, output.string()))
     std::printf("%s\n", line.c_str());

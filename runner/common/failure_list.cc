@@ -10,6 +10,7 @@ std::vector<std::string> FailureListLines(const std::vector<FailedCase>& failed,
   for (std::size_t i = 0; i < failed.size() && i < cap; ++i) {
     const FailedCase& f = failed[i];
     std::string line = "FAILED " + TerminalLine(f.id, 200) + "  " + TerminalLine(f.error_type, 60);
+    if (!f.ab_class.empty()) line += " (" + TerminalLine(f.ab_class, 40) + ")";
     const std::string message = TerminalLine(f.message, 160);
     if (!message.empty()) line += "  " + message;
     lines.push_back(std::move(line));

@@ -12,12 +12,13 @@ struct FailedCase {
   std::string id;          // "softmax/#1", as the reports show it
   std::string error_type;  // "AccuracyError"
   std::string message;     // the error message (any length, any lines)
+  std::string ab_class;    // the A/B's classification ("real_defect"); "" without one
 };
 
 // The console shows at most this many failed cases by default.
 inline constexpr std::size_t kFailureListCap = 50;
 
-// "FAILED <id>  <ErrorType>  <message>" for each of the first `cap` cases
+// "FAILED <id>  <ErrorType> (<A/B class>)  <message>" for each of the first `cap` cases
 // (every part terminal-safe, the message on one line of at most 160 code
 // points), then "... and N more (see <where>)" for the rest.
 std::vector<std::string> FailureListLines(const std::vector<FailedCase>& failed, std::size_t cap,

@@ -82,7 +82,8 @@ void Progress::CaseDone(int rank, const nlohmann::json& report) {
     const std::string id = TerminalLine(summary.case_id, 200);
     const std::string where = Printf("(rank %d, %.0f ms)", rank, summary.wall_ms);
     PrintAbove(passed ? (summary.waived ? "WAIVED " : "PASSED ") + id + " " + where
-                      : "FAILED " + id + "  " + TerminalLine(summary.error_type, 60) + "  " +
+                      : "FAILED " + id + "  " + TerminalLine(summary.error_type, 60) +
+                            (summary.ab ? " (" + TerminalLine(*summary.ab, 40) + ")" : "") + "  " +
                             TerminalLine(summary.message, kMessageLimit) + " " + where);
   }
   if (output_.jsonl != nullptr) WriteJsonl(rank, summary);

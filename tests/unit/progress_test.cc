@@ -172,6 +172,20 @@ TEST(Progress, VerboseLinesNameTheCaseAndAFailuresTypeWithoutEscapes) {
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
 }
 
+TEST(Progress, AVerboseFailedLineSaysTheAbClass) {
+  ProgressOutput output;
+  output.style = ProgressOutput::Style::kNone;
+  output.verbose = true;
+  Captured c(TwoOperators(), output);
+  c.progress->ItemStarted(1, 0, 0);
+  CaseSummary failed = Case("softmax/#2", false, "AccuracyError", "too far");
+  failed.ab = "real_defect";
+  c.progress->CaseDone(1, failed);
+  EXPECT_NE(c.Text().find("FAILED softmax/#2  AccuracyError (real_defect)  too far (rank 1, 12 ms)\n"),
+            std::string::npos)
+      << c.Text();
+}
+
 TEST(Progress, ALiveLineIsCutToTheTerminalWidth) {
   ProgressOutput output;
   output.style = ProgressOutput::Style::kLine;
@@ -275,19 +289,23 @@ TEST(Progress, TheTimelineHasEachItemOnItsRankWithItsPhases) {
 TEST(FailureList, OneLineEachCappedWithTheCountOfTheRest) {
   std::vector<FailedCase> failed;
   for (int i = 1; i <= 53; ++i)
-    failed.push_back({"op/#" + std::to_string(i), "AccuracyError", "first\nsecond\tthird"});
+    failed.push_back({"op/#" + std::to_string(i), "AccuracyError", "first\nsecond\tthird", ""});
   failed[0].id = "evil\x1b[2J/#1";
   const std::vector<std::string> lines = FailureListLines(failed, 50, "run/report.md");
   ASSERT_EQ(lines.size(), 51u);
   EXPECT_EQ(lines[0], "FAILED evil/#1  AccuracyError  first second third");
   EXPECT_EQ(lines[49], "FAILED op/#50  AccuracyError  first second third");
   EXPECT_EQ(lines[50], "... and 3 more (see run/report.md)");
-  const std::vector<std::string> all = FailureListLines({{"a/#1", "Crash", ""}}, 50, "x");
+  const std::vector<std::string> all = FailureListLines({{"a/#1", "Crash", "", ""}}, 50, "x");
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0], "FAILED a/#1  Crash");
   const std::string long_message(1000, 'm');
-  const std::string cut = FailureListLines({{"a/#1", "Crash", long_message}}, 50, "x")[0];
+  const std::string cut = FailureListLines({{"a/#1", "Crash", long_message, ""}}, 50, "x")[0];
   EXPECT_EQ(cut, "FAILED a/#1  Crash  " + std::string(157, 'm') + "...");
+  // The A/B's class after the type, as the failing-operators lines show it.
+  const std::vector<std::string> classified =
+      FailureListLines({{"a/#1", "AccuracyError", "too far", "reference_suspect"}}, 50, "x");
+  EXPECT_EQ(classified[0], "FAILED a/#1  AccuracyError (reference_suspect)  too far");
 }
 
 }  // namespace

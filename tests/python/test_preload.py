@@ -67,6 +67,7 @@ def test_the_preload_changes_no_verdict(runs):
     assert with_preload == without
     assert with_preload["with_goodlib"] == [None, None] and with_preload["with_goodlib2"] == [None, None]
     assert with_preload["zeros"] == ["AccuracyError", "AccuracyError"]
+    assert with_preload["with_forgelib"] == ["AccuracyError", "AccuracyError"]  # torch.mul replaced at import
 
 
 def test_a_spare_serves_the_next_operator_of_its_library_with_the_library_imported(runs):

@@ -175,3 +175,21 @@ def test_compile_sources_runs_only_the_standard_library_and_says_what_did_not_co
     assert "not every source compiled" in proc.stderr
     assert [p.name.split(".")[0] for p in package.glob("__pycache__/*.pyc")] == ["__init__"]
     assert not marker.exists()  # isolated: no site, no PYTHONPATH
+
+
+def test_under_mpirun_two_ranks_give_the_same_verdicts_and_one_compiles_the_bytecode(tmp_path, runs):
+    folder = copied_fixtures(tmp_path)
+    manifest = json.load(open(folder / "preload.json"))
+    (folder / "job.json").write_text(json.dumps(manifest))
+    environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", **MPI_ENV)
+    for name in ("OPVERIFY_NO_PRELOAD", "OPVERIFY_NO_BYTECODE", "OPVERIFY_PRELOAD"):
+        environment.pop(name, None)
+    run_dir = tmp_path / "run"
+    proc = subprocess.run(["mpirun", "-np", "2", "--oversubscribe", os.path.join(BUILD, "runner", "opverify-batch"),
+                           str(folder / "job.json"), "--backend", "cpu", "--run-dir", str(run_dir), "--no-ab"],
+                          capture_output=True, text=True, timeout=600, env=environment)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert verdicts(run_dir) == verdicts(runs["preload"])
+    logs = sorted(p.name for p in (run_dir / "logs").glob("rank-*.bytecode.log"))
+    assert logs == ["rank-0000.bytecode.log"], logs  # the node's first rank alone
+    assert list((folder / "lib" / "goodlib").glob("__pycache__/*.pyc"))

@@ -34,9 +34,10 @@ struct CompiledSources {
 };
 
 // `executor_program --compile-sources SOURCES...`, its output in `log_path`
-// (compileall's word on a source that does not compile), waited for up to timeout_s.
+// (compileall's word on a source that does not compile), waited for up to timeout_s
+// (then stopped: the executors compile what is missing as they import it).
 CompiledSources CompileLibrarySources(const std::vector<std::string>& sources,
                                       const std::string& executor_program,
-                                      const std::string& log_path, double timeout_s = 600);
+                                      const std::string& log_path, double timeout_s = 120);
 
 }  // namespace opverify

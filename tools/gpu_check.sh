@@ -3,7 +3,7 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 8 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|preload|library|perf|perf-large|sandbox|pytest FILE...
+# Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|library|perf|perf-large|sandbox|pytest FILE...
 # `all` is the one to verify a tree with: it builds if needed, then runs every GPU test and the
 # library batches (ours, its planted defects, Liger-Kernel, FlagGems) at once, and leaves at most
 # 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, verdicts.jsonl (one line
@@ -224,6 +224,36 @@ PY
       python3 "$root/tools/verdict_list.py" --diff "$runs/neither-$round" "$runs/both-$round" >> "$report" 2>&1
     done
     (cd "$runs" && tar czf "$out/preload.tgz" --ignore-failed-read ./*.log ./*/summary.json ./*/junit.xml 2>/dev/null)
+    cat "$report"
+    ;;
+  two-nights)
+    # Issue 23's nights in one call: $JOB (default flaggems_override) twice on one --cache-dir, night
+    # two on night one's caches, with $RANKS ranks (default 12), $FLAGS added (default
+    # "--no-bench --dtype float32": about 260 cases of all 199 operators, so that both nights and
+    # the build fit one device call), each stopped by --time-limit $LIMIT (default 200 s). To $OUT:
+    # nights.txt (walls; each summary's totals, time_split and executor_starts; the verdict diff)
+    # and nights.tgz (the logs, summaries and junit files).
+    [ -x "$build/runner/opverify-batch" ] || "$0" build || exit 1
+    runs=${RUNS:-/tmp/opverify-gpu-runs}
+    job=${JOB:-flaggems_override}
+    report=$out/nights.txt
+    : > "$report"
+    rm -rf "$runs/cache" "$runs/night-1" "$runs/night-2"
+    for night in 1 2; do
+      begin=$(date +%s)
+      # shellcheck disable=SC2086 # FLAGS is a list of flags
+      mpirun -np "${RANKS:-12}" --oversubscribe --bind-to none "$build/runner/opverify-batch" "$root/jobs/$job.json" \
+        --run-dir "$runs/night-$night" --cache-dir "$runs/cache" --time-limit "${LIMIT:-200}" \
+        ${FLAGS:---no-bench --dtype float32} > "$runs/night-$night.log" 2>&1
+      echo "night $night: rc=$? wall $(( $(date +%s) - begin )) s" >> "$report"
+      python3 - "$runs/night-$night/summary.json" >> "$report" 2>&1 <<'PY'
+import json, sys
+summary = json.load(open(sys.argv[1]))
+print(json.dumps({key: summary.get(key) for key in ("totals", "time_split", "executor_starts")}))
+PY
+    done
+    python3 "$root/tools/verdict_list.py" --diff "$runs/night-1" "$runs/night-2" >> "$report" 2>&1
+    (cd "$runs" && tar czf "$out/nights.tgz" --ignore-failed-read ./night-*.log ./night-*/summary.json ./night-*/junit.xml 2>/dev/null)
     cat "$report"
     ;;
   library)

@@ -18,6 +18,11 @@ out=${OUT:-$root/gpu-check-out}
 mkdir -p "$out"
 build=$root/build-gpu
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# A night's totals, time split and executor starts (summary.json), on one line.
+night_figures() {
+  python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))
+print(json.dumps({k: s.get(k) for k in ("totals", "time_split", "executor_starts")}))' "$1" 2>&1
+}
 case "${1:-}" in
   build)
     # SRC, BUILD, JOBS_N and TESTS (ON/OFF) build another tree the same way (the compare mode's).
@@ -214,12 +219,7 @@ PY
           -x OPVERIFY_NO_PRELOAD -x OPVERIFY_NO_BYTECODE "$build/runner/opverify-batch" "$root/jobs/$job.json" \
           --run-dir "$run" --time-limit "${LIMIT:-240}" ${FLAGS:---no-bench} > "$runs/$mode-$round.log" 2>&1
         echo "$mode round $round: rc=$? wall $(( $(date +%s) - begin )) s" >> "$report"
-        python3 - "$run/summary.json" >> "$report" 2>&1 <<'PY'
-import json, sys
-summary = json.load(open(sys.argv[1]))
-print(json.dumps({"executor_starts": summary.get("executor_starts"), "time_split": summary.get("time_split"),
-                  "totals": summary.get("totals")}))
-PY
+        night_figures "$run/summary.json" >> "$report"
       done
       python3 "$root/tools/verdict_list.py" --diff "$runs/neither-$round" "$runs/both-$round" >> "$report" 2>&1
     done
@@ -246,11 +246,7 @@ PY
         --run-dir "$runs/night-$night" --cache-dir "$runs/cache" --time-limit "${LIMIT:-200}" \
         ${FLAGS:---no-bench --dtype float32} > "$runs/night-$night.log" 2>&1
       echo "night $night: rc=$? wall $(( $(date +%s) - begin )) s" >> "$report"
-      python3 - "$runs/night-$night/summary.json" >> "$report" 2>&1 <<'PY'
-import json, sys
-summary = json.load(open(sys.argv[1]))
-print(json.dumps({key: summary.get(key) for key in ("totals", "time_split", "executor_starts")}))
-PY
+      night_figures "$runs/night-$night/summary.json" >> "$report"
     done
     python3 "$root/tools/verdict_list.py" --diff "$runs/night-1" "$runs/night-2" >> "$report" 2>&1
     (cd "$runs" && tar czf "$out/nights.tgz" --ignore-failed-read ./night-*.log ./night-*/summary.json ./night-*/junit.xml 2>/dev/null)

@@ -5,10 +5,11 @@ library-backed operators on the cpu backend, run in turn with both (the
 default: the library's sources compiled to bytecode before the first
 executor, and the spares importing the library as they start), with the
 preload alone (OPVERIFY_NO_BYTECODE=1) and with neither (also
-OPVERIFY_NO_PRELOAD=1: as before), in the same run; the medians of their
-wall times, of each operator's wait for its implementation executor
-(`open_ms`) and of the spares' library import, and whether every path gave
-every case the same verdict.
+OPVERIFY_NO_PRELOAD=1: as before), in the same run; the medians over the
+runs of their wall times, of each run's median wait of an operator for its
+implementation executor (`open_ms`) and of the spares' library import
+(summary.json's executor_starts), and whether every path gave every case
+the same verdict.
 
 The library is generated into a temporary folder, shaped like a large
 Triton library carried as source (FlagGems: 838 files, 6.4 MB): --modules
@@ -108,26 +109,13 @@ def write_library_and_job(folder, modules, kib, operators, cases):
     return path
 
 
-def startups(run_dir):
-    """Each operator's implementation executor start (`extra.startup`), from the shards' operator rows."""
-    import h5py
-    waits = []
-    for name in sorted(n for n in os.listdir(os.path.join(run_dir, "shards")) if n.endswith(".h5")):
-        with h5py.File(os.path.join(run_dir, "shards", name)) as shard:
-            table = shard["table"][:]
-            for i, row in enumerate(table):
-                if row["kind"] == b"operator":
-                    extra = json.loads(shard["cases"][f"{i:06d}"].attrs["extra"])
-                    if "open_ms" in extra.get("startup", {}):
-                        waits.append(extra["startup"])
-    return waits
-
-
-def median_of(starts, key):
-    """The median of the executors' own `key` (0 where none reported it)."""
-    values = [s.get("executor", {}).get(key) for s in starts]
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else 0.0
+def starts(run_dir):
+    """The operators' wait for their executor and the spares' library import (medians, ms), from
+    summary.json's executor_starts."""
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        figures = json.load(f).get("executor_starts") or {}
+    return {"open_ms": (figures.get("open_ms") or {}).get("median", 0.0),
+            "preload_ms": (figures.get("own_ms_median") or {}).get("preload_ms", 0.0)}
 
 
 def one_run(build, job, run_dir, path):
@@ -143,7 +131,7 @@ def one_run(build, job, run_dir, path):
     wall = time.monotonic() - started
     if proc.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    return wall, startups(run_dir), verdict_list.verdicts(run_dir)
+    return wall, starts(run_dir), verdict_list.verdicts(run_dir)
 
 
 def main():
@@ -156,26 +144,26 @@ def main():
     parser.add_argument("--cases", type=int, default=4, help="cases per operator (1M-element tensors)")
     args = parser.parse_args()
     walls = {path: [] for path in PATHS}
-    waits = {path: [] for path in PATHS}
+    figures = {path: [] for path in PATHS}  # each run's executor_starts medians
     verdicts = {}
     with tempfile.TemporaryDirectory(prefix="opverify-preload-cost-") as folder:
         job = write_library_and_job(folder, args.modules, args.kib, args.operators, args.cases)
         for k in range(args.runs):
             for label in PATHS:  # in turn: the machine's load hits each alike
-                wall, opened, seen = one_run(args.build, job, os.path.join(folder, f"{label}{k}"), label)
+                wall, started, seen = one_run(args.build, job, os.path.join(folder, f"{label}{k}"), label)
                 walls[label].append(wall)
-                waits[label].extend(opened)
+                figures[label].append(started)
                 verdicts.setdefault(label, seen)
-                print(f"run {k + 1} {label:8s} {wall:7.2f} s  open_ms median "
-                      f"{statistics.median(s['open_ms'] for s in opened):8.1f}  library import (ms, median) "
-                      f"{median_of(opened, 'preload_ms'):8.1f}  cases {len(seen)}", flush=True)
+                print(f"run {k + 1} {label:8s} {wall:7.2f} s  open_ms median {started['open_ms']:8.1f}  "
+                      f"library import (ms, median) {started['preload_ms']:8.1f}  cases {len(seen)}", flush=True)
     medians = {path: statistics.median(walls[path]) for path in PATHS}
     print(json.dumps({"operators": args.operators, "modules": args.modules, "kib": args.kib, "runs": args.runs,
                       "wall_s": {path: round(medians[path], 2) for path in PATHS},
                       "ratio_to_neither": {path: round(medians[path] / medians["neither"], 3) for path in PATHS},
-                      "open_ms_median": {path: round(statistics.median(s["open_ms"] for s in waits[path]), 1)
+                      "open_ms_median": {path: round(statistics.median(f["open_ms"] for f in figures[path]), 1)
                                          for path in PATHS},
-                      "preload_ms_median": {path: round(median_of(waits[path], "preload_ms"), 1) for path in PATHS},
+                      "preload_ms_median": {path: round(statistics.median(f["preload_ms"] for f in figures[path]), 1)
+                                            for path in PATHS},
                       "verdicts_identical": all(verdicts[path] == verdicts["neither"] for path in PATHS),
                       "cases": len(verdicts["neither"])}, indent=1))
 

@@ -1,6 +1,9 @@
 #include "reduce/executor_starts.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
 #include <cmath>
 #include <numeric>
 
@@ -23,7 +26,11 @@ double Median(const std::vector<double>& values) {
 
 double Rounded(double value) { return std::round(value * 10) / 10; }
 
-}  // namespace
+struct ExecutorStarts {
+  int executors = 0, from_spares = 0, preloaded = 0;
+  std::vector<double> open_ms;                        // each operator's wait, in operator order
+  std::map<std::string, std::vector<double>> own_ms;  // the executors' own split: part -> values
+};
 
 ExecutorStarts CollectExecutorStarts(const RunModel& run) {
   ExecutorStarts starts;
@@ -43,7 +50,10 @@ ExecutorStarts CollectExecutorStarts(const RunModel& run) {
   return starts;
 }
 
-std::optional<nlohmann::ordered_json> ExecutorStartsJson(const ExecutorStarts& starts) {
+}  // namespace
+
+std::optional<nlohmann::ordered_json> ExecutorStartsJson(const RunModel& run) {
+  const ExecutorStarts starts = CollectExecutorStarts(run);
   if (starts.executors == 0) return std::nullopt;
   const std::vector<double>& waits = starts.open_ms;
   nlohmann::ordered_json own = nlohmann::ordered_json::object();

@@ -7,10 +7,7 @@
 // executor's start goes").
 #pragma once
 
-#include <map>
 #include <optional>
-#include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,19 +15,12 @@
 
 namespace opverify {
 
-struct ExecutorStarts {
-  int executors = 0;    // operators whose implementation executor's start was recorded
-  int from_spares = 0;  // ... that a spare started ahead served
-  int preloaded = 0;    // ... that had imported the operator's library before its load
-  std::vector<double> open_ms;  // each such operator's wait for its executor, in operator order
-  std::map<std::string, std::vector<double>> own_ms;  // the executors' own split: part -> values
-};
-
-ExecutorStarts CollectExecutorStarts(const RunModel& run);
-
 // {executors, from_spares, preloaded, open_ms: {median, p90, max, total_s},
-//  own_ms_median: {interpreter_ms, runtime_ms, torch_ms, preload_ms, ...}};
-// nullopt where no start was recorded (every operator's record older, or none ran).
-std::optional<nlohmann::ordered_json> ExecutorStartsJson(const ExecutorStarts& starts);
+//  own_ms_median: {interpreter_ms, runtime_ms, torch_ms, preload_ms, ...}}: how
+// many operators' implementation executors started (their start recorded),
+// how many a spare served, how many had imported the operator's library
+// before its load, the operators' waits, the medians of the executors' own
+// split; nullopt where no start was recorded (older records, or none ran).
+std::optional<nlohmann::ordered_json> ExecutorStartsJson(const RunModel& run);
 
 }  // namespace opverify

@@ -127,7 +127,7 @@ Status SummaryJsonReporter::ReportRun(const RunModel& run) {
                        {"passed", run.totals.passed},       {"waived", run.totals.waived},
                        {"failed", run.totals.failed},       {"lost", run.totals.lost}};
   if (run.time_split) summary["time_split"] = TimeSplitJson(*run.time_split);
-  if (std::optional<ordered_json> starts = ExecutorStartsJson(CollectExecutorStarts(run)))
+  if (std::optional<ordered_json> starts = ExecutorStartsJson(run))
     summary["executor_starts"] = std::move(*starts);
   summary["performance"] = PerformanceJson(run.performance);
   summary["error_types"] = run.error_types;

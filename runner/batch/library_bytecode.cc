@@ -1,11 +1,11 @@
 #include "runner/batch/library_bytecode.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <set>
 
 #include "runner/process/subprocess.h"
+#include "runner/verify/operator_run.h"
 
 namespace opverify {
 
@@ -19,8 +19,10 @@ std::vector<std::string> LibrarySources(const JobManifest& job) {
       for (const std::string& package : op.config.library) {
         std::error_code ec;
         fs::path found = fs::path(folder) / package;
-        if (!fs::is_directory(found, ec)) found += ".py";
-        if (!fs::is_directory(found, ec) && !fs::is_regular_file(found, ec)) continue;
+        if (!fs::is_directory(found, ec)) {
+          found += ".py";  // a single-module library
+          if (!fs::is_regular_file(found, ec)) continue;
+        }
         if (seen.insert(found.string()).second) sources.push_back(found.string());
       }
     }
@@ -32,8 +34,7 @@ CompiledSources CompileLibrarySources(const std::vector<std::string>& sources,
                                       const std::string& executor_program,
                                       const std::string& log_path, double timeout_s) {
   CompiledSources done;
-  const char* off = std::getenv("OPVERIFY_NO_BYTECODE");
-  if (sources.empty() || (off != nullptr && std::string(off) == "1")) return done;
+  if (sources.empty() || EnvironmentFlag("OPVERIFY_NO_BYTECODE")) return done;
   done.ran = true;
   const auto started = std::chrono::steady_clock::now();
   SpawnOptions spawn;

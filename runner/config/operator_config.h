@@ -88,6 +88,7 @@ Status CheckPreload(const OperatorConfig& config, const std::string& where);
 // has checked them) over `config`: each key that is present replaces its field.
 // The keys are the fields' names (docs/MANIFEST.md). `where` names the entry
 // in messages. `python_path` is taken as given: the manifest makes it absolute.
+// The result must pass CheckPreload (its error, else Ok).
 Status ApplyManifestFields(const nlohmann::json& fields, const std::string& where, OperatorConfig* config);
 
 }  // namespace opverify

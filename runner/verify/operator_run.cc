@@ -365,19 +365,17 @@ void OperatorRun::JudgeRun(const CallResult& call, const proto::RunCaseReply& r,
 
 }  // namespace
 
-bool SharedGoldenFromEnvironment() {
-  const char* shared = std::getenv("OPVERIFY_SHARED_GOLDEN");
-  return shared != nullptr && std::string(shared) == "1";
+bool EnvironmentFlag(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && std::string(value) == "1";
 }
 
-bool PreloadFromEnvironment() {
-  const char* off = std::getenv("OPVERIFY_NO_PRELOAD");
-  return off == nullptr || std::string(off) != "1";
-}
+bool SharedGoldenFromEnvironment() { return EnvironmentFlag("OPVERIFY_SHARED_GOLDEN"); }
+
+bool PreloadFromEnvironment() { return !EnvironmentFlag("OPVERIFY_NO_PRELOAD"); }
 
 SparePrestart SparePrestartFromEnvironment() {
-  const char* off = std::getenv("OPVERIFY_NO_SPARE");
-  return off != nullptr && std::string(off) == "1" ? SparePrestart::kNever : SparePrestart::kOnOpen;
+  return EnvironmentFlag("OPVERIFY_NO_SPARE") ? SparePrestart::kNever : SparePrestart::kOnOpen;
 }
 
 Result<OperatorSpec> SpecFromVerifyDir(const std::string& dir, const std::string& op_name,

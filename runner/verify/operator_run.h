@@ -48,6 +48,9 @@ struct OperatorSpec {
       skip_by_inputs;
 };
 
+// Whether the environment variable `name` is "1" (the measurement switches below).
+bool EnvironmentFlag(const char* name);
+
 // OPVERIFY_SHARED_GOLDEN=1: the golden made in the implementation's own
 // (pooled) executor, as before the trust boundary (docs/SECURITY.md). Only
 // for measuring what the boundary costs (perf/trust_cost.py).

@@ -144,7 +144,9 @@ def test_branches_the_arguments_do_not_rule_out_are_still_reached(call, lines):
     assert loss_violations(call) == lines
 
 
-KERNEL_FILE = """import torch
+KERNEL_FILE = """import functools
+
+import torch
 import triton
 import triton.language as tl
 
@@ -195,7 +197,9 @@ class ModelNew(torch.nn.Module):
     ("MODE = 'slow'\nMODE = 'fast'\n\ndef run(x):\n    if MODE == 'fast':\n        return torch.softmax(x, -1)\n"
      "    return _launch(x)", "run(x)", False),                         # bound twice: not a constant
     ("def run(x, mode):\n    if mode == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)\n\n"
-     "fast = run", "fast(x, 'slow')", False),                            # through an alias: not matched
+     "fast = run", "fast(x, 'slow')", True),                             # through an alias: run's own call
+    ("def run(x, mode):\n    if mode == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)\n\n"
+     "fast = functools.partial(run, mode='fast')", "fast(x)", False),   # a partial binds its own
     ("MODE = 'slow'\n\ndef run(x):\n    if MODE == 'fast':\n        return torch.softmax(x, -1)\n    return _launch(x)\n\n"
      "run.__globals__['MODE'] = 'fast'", "run(x)", False),               # written by name: not a constant
     ("def run(x, mode):\n    if (mode := 'fast') == 'fast':\n        return torch.softmax(x, -1)\n"

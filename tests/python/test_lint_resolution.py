@@ -223,6 +223,24 @@ def test_branches_the_arguments_known_values_rule_out_are_not_reached(arguments,
         assert 3 in result["regression_types"] and "torch.sum" in violation_calls(result)
 
 
+@pytest.mark.parametrize("call, pruned", [
+    ("lintpkg_aten.rows(x, -1)", True), ("lintpkg_aten.rows(x)", False),
+    ("lintpkg_aten.rows_through_a_local_alias(x)", True), ("lintpkg_aten.rows_through_a_local_alias(x, None)", False),
+    ("lintpkg_aten.rows_through_a_default(x)", True),
+    ("lintpkg_aten.rows_kept(x, -1)", False),
+])
+def test_a_call_through_an_alias_decides_branches_as_a_call_of_the_function(call, pruned):
+    """`rows = reduce_rows` (module level, local, a parameter's default) renames the function:
+    its call binds the arguments as reduce_rows' own, so the same branches are ruled out as
+    when it is called by its name (fla's `chunk_gdn = chunk_gated_delta_rule` was type 3 for
+    branches the arguments do not take). A partial binds some itself: nothing is pruned."""
+    result = lint_call("lintpkg_aten", call)
+    if pruned:
+        assert_valid(result)
+    else:
+        assert 3 in result["regression_types"] and "torch.sum" in violation_calls(result)
+
+
 @pytest.mark.parametrize("arguments, pruned", [("x", True), ("x, None", True), ("x, sorter=None, vendor='other'", True),
                                                ("x, s", False), ("x, s, 'other'", False)])
 def test_statements_after_a_branch_that_returns_and_decided_conditional_expressions(arguments, pruned):
@@ -309,3 +327,79 @@ def test_an_overrides_own_row_computing_with_torch_is_type_3_at_the_librarys_lin
     assert [(v["call"], os.path.basename(v["file"])) for v in violations] == [("torch.cumsum", "__init__.py")]
     assert result["override"]["overrides"] == "torch.sort"
 
+
+
+# ---- a library shaped like flash-linear-attention's --------------------------------------------
+
+def lint_layer(construct, call):
+    """The lint of an implementation that builds `construct` in __init__ and returns `call`."""
+    source = textwrap.dedent(f'''\
+        import torch
+        import lintpkg_layers
+
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layer = {construct}
+
+            def forward(self, x, c):
+                return {call}
+    ''')
+    return lint.lint_source(source, "op_triton_impl.py", library=["lintpkg_layers"], python_path=[FIXTURES])
+
+
+@pytest.mark.parametrize("construct, call, torch_op", [
+    ("lintpkg_layers.Double()", "self.layer(x)", None),
+    ("lintpkg_layers.Double()", "self.layer(x, c)", "torch.repeat_interleave"),
+    ("lintpkg_layers.Double()", "self.layer(x, check=True)", "torch.isfinite"),
+    ("lintpkg_layers.OwnCall()", "self.layer(x)", None),
+    ("lintpkg_layers.OwnCall()", "self.layer(x, cu_seqlens=c)", "torch.repeat_interleave"),
+    ("lintpkg_layers.Aliased()", "self.layer(x)", "torch.repeat_interleave"),
+])
+def test_a_layer_called_as_an_instance_decides_branches_with_the_calls_arguments(construct, call, torch_op):
+    """`self.layer(x)` runs the layer's forward (torch's nn.Module.__call__), or the class's own
+    __call__, with x and the defaults: the branches they rule out are not reached (fla's
+    ShortConvolution was type 3 for its variable-length path, taken only with cu_seqlens)."""
+    result = lint_layer(construct, call)
+    if torch_op is None:
+        assert_valid(result)
+    else:
+        assert 3 in result["regression_types"] and torch_op in violation_calls(result)
+
+
+@pytest.mark.parametrize("call, torch_op", [
+    ("lintpkg_layers.double_forwarding(x)", None),
+    ("lintpkg_layers.double(x, check=False)", None),
+    ("lintpkg_layers.double_forwarding(x, c)", "torch.repeat_interleave"),
+    ("lintpkg_layers.double_forwarding(x, check=True)", "torch.isfinite"),
+    ("lintpkg_layers.double_forwarding(x, **c)", "torch.isfinite"),
+    ("lintpkg_layers.double_mutating(x)", "torch.isfinite"),
+])
+def test_args_and_kwargs_forwarded_empty_and_read_with_get_decide_branches(call, torch_op):
+    """A launcher's `*args, **kwargs` that the call left empty stay empty where they are only
+    forwarded (`f(*args, **kwargs)`) and read (`kwargs.get("check", False)` is False); one the
+    function writes into (`kwargs.setdefault`) or a call's own `**c` is not known."""
+    result = lint_call("lintpkg_layers", call, params="x, c")
+    if torch_op is None:
+        assert_valid(result)
+    else:
+        assert 3 in result["regression_types"] and torch_op in violation_calls(result)
+
+
+def test_questions_about_torchs_state_are_not_compute():
+    """torch.compiler.is_compiling(), torch.jit.is_scripting(), torch._dynamo.is_compiling():
+    a bool that chooses a path (fla's activations), not PyTorch compute nor compiled code."""
+    assert_valid(lint_call("lintpkg_layers", "lintpkg_layers.double_by_state(x)"))
+
+
+def test_a_module_named_like_the_operator_is_the_librarys_not_the_reference():
+    """`from lintpkg_shadow.ops.neg import neg` in neg_triton_impl.py names the library's module
+    neg.py, found by the import system (the package binds `neg` to the function, so an
+    attribute walk finds no module): not the reference task module neg_torch.py."""
+    result = lint_call("lintpkg_shadow", "neg(x)", imports="from lintpkg_shadow.ops.neg import neg",
+                       filename="neg_triton_impl.py")
+    assert_valid(result)
+    refused = lint_call("lintpkg_shadow", "neg(x)", imports="from neg_torch import Model as neg",
+                        filename="neg_triton_impl.py")
+    assert refused["checks"]["no_reference_use"]["passed"] is False

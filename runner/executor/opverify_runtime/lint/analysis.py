@@ -312,7 +312,7 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
                 default = s.params[name]
                 if default is not None:
                     via = f"default argument '{name}' (line {default.lineno})"
-                    refs += [r.routed(via) for r in self.resolve(default, self.enclosing[default], seen, depth + 1)]
+                    refs += [r.routed(via, True) for r in self.resolve(default, self.enclosing[default], seen, depth + 1)]
                 return refs
             s = s.outer
         if hasattr(builtins, name):
@@ -345,9 +345,9 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
         if b.kind == "class":
             return [Ref("class", b.value)]
         where = {"module": "module-level alias", "class": "class attribute", "function": "local alias"}[scope.kind]
-        via = f"{where} '{name}' (line {b.line})"
-        refs = self.resolve(b.value, scope, seen, depth + 1)
-        return [r.routed(via) if r.kind in ("path", "func") else r for r in refs]
+        via, refs = f"{where} '{name}' (line {b.line})", self.resolve(b.value, scope, seen, depth + 1)
+        renames = scope.kind != "class" and isinstance(b.value, (ast.Name, ast.Attribute))  # g = f: g(x) is f(x)
+        return [r.routed(via, renames) if r.kind in ("path", "func") else r for r in refs]
 
     def _mro(self, info, seen=None):
         seen = seen or set()

@@ -135,7 +135,7 @@ class _Library:
         for r in refs:
             found = self._library_path(r.value, seen, depth) if r.kind == "path" and \
                 self.library_index.owns(r.value) else None
-            out.extend([f.routed(r.via) if r.via and f.kind in ("path", "func") else f for f in found]
+            out.extend([f.routed(r.via, r.same_call) if r.via and f.kind in ("path", "func") else f for f in found]
                        if found else [r])
         return out
 
@@ -237,7 +237,7 @@ class _Library:
         last declared-library module exporting it; None when no library module does."""
         for module, _, via in reversed(stars):
             if self._is_library_module(module) and self._exports(module, name, seen, depth):
-                return [r.routed(via) for r in self._module_member(module, name, seen, depth) or []]
+                return [r.routed(via, same_call=True) for r in self._module_member(module, name, seen, depth) or []]
         return None
 
     def library_entry(self, text):

@@ -27,13 +27,22 @@ class _ModuleChecks:
         return last.endswith("_torch") or (self.op is not None and last in (self.op, self.op + "_torch"))
 
     def _in_declared_library(self, module):
-        """Whether `module` is a module of a declared library package, or a name one defines,
-        found in its source (the package's own name not being the reference's)."""
+        """Whether `module` is a module of a declared library package, or a name one of its
+        modules defines, found in its source (the package's own name not being the
+        reference's). A module is found as the import system finds it, not as an attribute:
+        `from fla.ops.utils.solve_tril import solve_tril` names the module solve_tril.py
+        although the package `fla.ops.utils` binds `solve_tril` to the function."""
         if module.startswith(".") or not self.library_index.owns(module):
             return False
         top = module.split(".")[0]
         if top == "__main__" or top.endswith("_torch") or (self.op is not None and top in (self.op, self.op + "_torch")):
             return False
+        if self.library_index.find(module) is not None:
+            return True  # a module the import system finds in the package (`from pkg.op import op`)
+        parent, _, attr = module.rpartition(".")
+        if parent and self.library_index.find(parent) is not None and \
+                self._module_member(parent, attr, frozenset(), 1):
+            return True  # a name that module binds (`solve_tril` in solve_tril.py)
         return bool(self._library_path(module, frozenset(), 1))
 
     def check_module(self):

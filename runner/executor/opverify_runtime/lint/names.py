@@ -51,6 +51,16 @@ ALLOWED_TORCH_CALLS = {
         "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     )
 }
+# Questions about torch's own state (is it compiling, scripting, tracing?) that libraries ask to
+# choose a code path: a bool, no compute, no code compiled (torch.jit and torch._dynamo are
+# otherwise no_dynamic_code).
+TORCH_STATE_QUERIES = {
+    "torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch.compiler.is_exporting",
+    "torch._dynamo.is_compiling", "torch._dynamo.external_utils.is_compiling", "torch._utils.is_compiling",
+    "torch.jit.is_scripting", "torch.jit.is_tracing", "torch._C._get_tracing_state",
+    "torch.fx._symbolic_trace.is_fx_tracing", "torch.is_inference_mode_enabled",
+}
+ALLOWED_TORCH_CALLS |= TORCH_STATE_QUERIES
 # ATen operators that compute nothing: metadata queries, views, allocation, and the copies and
 # fills the tensor methods ALLOWED_TENSOR_METHODS allows. Called directly (torch.ops.aten.<op>,
 # torch._C._VariableFunctions.<op>, ...) any other ATen operator is PyTorch compute.

@@ -188,12 +188,28 @@ class _Reachability:
                     self.report("no_hidden_torch_compute", node.lineno, _shown(_unparse(node), r.value),
                                 f"{reason}, passed around as a value" + (f" through {r.via}" if r.via else ""),
                                 r.value)
-            elif r.kind == "func":
+            elif r.kind == "func" and not self._renamed(node, fn):
                 queue.append(r.value)
         if not refs and isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_TENSOR_METHODS:
             self.report("no_hidden_torch_compute", node.lineno, _unparse(node),
                         f"the tensor method .{node.attr} is taken as a value to be called elsewhere",
                         "Tensor." + node.attr)
+
+    def _renamed(self, node, fn):
+        """Whether the function `node` names is only given another name here: a parameter's
+        default, or a local alias (`impl = launcher`). Every use of that name is scanned where
+        it is used (a call, with its arguments; anything else, as a value), so the function is
+        not followed here with its arguments unknown. A name bound `global`/`nonlocal` is not
+        local: its uses are elsewhere."""
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.arguments):
+            return node in parent.defaults or node in parent.kw_defaults
+        if not (isinstance(parent, ast.Assign) and parent.value is node
+                and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and all(isinstance(t, ast.Name) for t in parent.targets)):
+            return False
+        names = {t.id for t in parent.targets}
+        return not any(isinstance(n, (ast.Global, ast.Nonlocal)) and names & set(n.names) for n in ast.walk(fn))
 
     def _scan_call(self, call, fn, is_forward, scope, queue):
         func = call.func
@@ -223,7 +239,7 @@ class _Reachability:
                 if reason is not None:
                     self._forbidden(call, fn, _shown(func_text, r.value), reason, r.via, r.value)
             elif r.kind == "func":
-                queue.append((r.value, self._call_context(call, r.value, func, scope, self._node_env, r.via)))
+                queue.append((r.value, self._call_context(call, r.value, func, scope, self._node_env, r.same_call)))
                 self._launches_through_params(call, r.value, scope, func)
             elif r.kind in ("kernel_run", "kernel_launcher"):
                 self._record_launch(r.value, call.lineno)
@@ -235,10 +251,7 @@ class _Reachability:
                         if m.kind == "func":
                             queue.append(m.value)
             elif r.kind == "instance":
-                for name in ("forward", "__call__"):
-                    for m in self._class_member(r.value, name, frozenset(), 0) or []:
-                        if m.kind == "func":
-                            queue.append(m.value)
+                self._scan_instance_call(call, r, func, scope, queue)
             elif r.kind == "selfattr" and r.value not in NN_MODULE_API and not generated:
                 # (a library's cache of the functions it generated, self.overloads[key], is
                 # the generated module's function: left to the runtime evidence above)
@@ -255,6 +268,21 @@ class _Reachability:
         if is_forward and isinstance(func, ast.Attribute) and func.attr == "append":
             self.report("no_forbidden_torch_ops", call.lineno, f"{func_text}(...)",
                         "forward() may not build lists with append (host-side state belongs in the kernel)")
+
+    def _scan_instance_call(self, call, ref, func, scope, queue):
+        """`obj(...)`: the class's own __call__ with the call's arguments, or (an nn.Module's
+        __call__ being torch's) its forward with them; forward with none known where a
+        __call__ of the class's may call it otherwise."""
+        calls = [m for m in self._class_member(ref.value, "__call__", frozenset(), 0) or [] if m.kind == "func"]
+        for name in ("forward", "__call__"):
+            for m in self._class_member(ref.value, name, frozenset(), 0) or []:
+                if m.kind != "func":
+                    continue
+                bound = {}
+                if name == "__call__" or not calls:
+                    bound = self._call_context(call, m.value, func, scope, self._node_env,
+                                               ref.same_call and m.same_call, instance_call=True)
+                queue.append((m.value, bound))
 
     def _generated_module_lookup(self, call, scope):
         """`getattr(m, wrapper_name)` in a declared library, m a module it generated: the

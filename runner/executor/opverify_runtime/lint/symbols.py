@@ -6,7 +6,7 @@ import os
 import re
 
 from .names import (ALLOWED_TENSOR_METHODS, ALLOWED_TORCH_CALLS, ATEN_NON_COMPUTE, ATEN_ROOTS, DYNAMIC_DUNDERS,
-                    NN_HOLDERS, PATH_RULES, SDPA, TORCH_VALUES)
+                    NN_HOLDERS, PATH_RULES, SDPA, TORCH_STATE_QUERIES, TORCH_VALUES)
 
 class Ref:
     """What an expression may denote: kind in path (a dotted module path), func (a def or
@@ -14,14 +14,21 @@ class Ref:
     selfattr, param, passthrough (a decorator factory), wrapped (what a declared library's
     decorator made of a kernel, and its methods' results: launches the lint cannot see),
     generated (a module loaded at run time, and its attributes), value (a number or dtype
-    record such as torch.finfo(...))."""
-    __slots__ = ("kind", "value", "via")
+    record such as torch.finfo(...)). `via` names the first indirection the expression
+    reached it through (an alias, a partial, a default argument, ...); `same_call` says
+    whether a call of the expression still binds its arguments as a call of the value does
+    (only renaming on the way: an alias, a star import, a default argument), so that the
+    branches a call's constants decide can be pruned through it."""
+    __slots__ = ("kind", "value", "via", "same_call")
 
-    def __init__(self, kind, value, via=None):
-        self.kind, self.value, self.via = kind, value, via
+    def __init__(self, kind, value, via=None, same_call=True):
+        self.kind, self.value, self.via, self.same_call = kind, value, via, same_call
 
-    def routed(self, via):
-        return self if self.via is not None or via is None else Ref(self.kind, self.value, via)
+    def routed(self, via, same_call=False):
+        """This ref reached through one more indirection `via` (kept only if it is the first)."""
+        if via is None:
+            return self
+        return Ref(self.kind, self.value, self.via or via, self.same_call and same_call)
 
 
 class Binding:
@@ -164,6 +171,8 @@ def _op_name(filename):
 def _classify_path(path):
     """(check, reason) for a module path the module-wide checks forbid, or None."""
     parts = path.split(".")
+    if path in TORCH_STATE_QUERIES:
+        return None
     if _root(path) in ("torch", "torch_npu", "triton") and any(p in DYNAMIC_DUNDERS for p in parts[1:]):
         return "no_dynamic_lookup", f"{path} looks torch attributes up by string, hiding them from the lint"
     if path.startswith("torch.") and parts[1].startswith("_foreach_"):

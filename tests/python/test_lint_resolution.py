@@ -375,6 +375,9 @@ def test_a_layer_called_as_an_instance_decides_branches_with_the_calls_arguments
     ("lintpkg_layers.double_forwarding(x, check=True)", "torch.isfinite"),
     ("lintpkg_layers.double_forwarding(x, **c)", "torch.isfinite"),
     ("lintpkg_layers.double_mutating(x)", "torch.isfinite"),
+    ("lintpkg_layers.DoubleFunction.apply(x)", None),
+    ("lintpkg_layers.DoubleFunction.apply(x, c)", "torch.repeat_interleave"),
+    ("lintpkg_layers.double_fn(x, c)", "torch.repeat_interleave"),
 ])
 def test_args_and_kwargs_forwarded_empty_and_read_with_get_decide_branches(call, torch_op):
     """A launcher's `*args, **kwargs` that the call left empty stay empty where they are only

@@ -13,7 +13,7 @@ from .names import CONVENTIONAL_NAMES, GENERATED_MODULE_CALLS, METADATA_VALUES, 
 from .reachability import _Reachability
 from .registry import own_rows
 from .symbols import (ClassInfo, Ref, Scope, _const_str, _dotted, _fold_str, _is_jit_path, _is_tuner_path,
-                      _op_name, _unparse)
+                      _op_name, _renames, _unparse)
 
 
 RETURNED_KINDS = ("kernel", "kernel_launcher", "wrapped", "generated")
@@ -346,7 +346,7 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
             return [Ref("class", b.value)]
         where = {"module": "module-level alias", "class": "class attribute", "function": "local alias"}[scope.kind]
         via, refs = f"{where} '{name}' (line {b.line})", self.resolve(b.value, scope, seen, depth + 1)
-        renames = scope.kind != "class" and isinstance(b.value, (ast.Name, ast.Attribute))  # g = f: g(x) is f(x)
+        renames = scope.kind != "class" and _renames(b.value)  # a class attribute's function is a method
         return [r.routed(via, renames) if r.kind in ("path", "func") else r for r in refs]
 
     def _mro(self, info, seen=None):

@@ -168,6 +168,13 @@ def _op_name(filename):
     return m.group(1) if m else None
 
 
+def _renames(expr):
+    """Whether `g = expr` only gives another name to what expr denotes, so that g(x) binds its
+    arguments as a call of it does (`g = f`, `g = mod.f`); not `g = Fn.apply` (forward's first
+    parameter is the context apply adds)."""
+    return isinstance(expr, ast.Name) or isinstance(expr, ast.Attribute) and expr.attr != "apply"
+
+
 def _classify_path(path):
     """(check, reason) for a module path the module-wide checks forbid, or None."""
     parts = path.split(".")

@@ -5,7 +5,7 @@
 # $RUNS (default /tmp/opverify-gpu-runs).
 # Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|library|perf|perf-large|sandbox|pytest FILE...
 # `all` is the one to verify a tree with: it builds if needed, then runs every GPU test and the
-# library batches (ours, its planted defects, Liger-Kernel, FlagGems) at once, and leaves at most
+# library batches (ours, its planted defects, Liger-Kernel, FlagGems, flash-linear-attention) at once, and leaves at most
 # 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, verdicts.jsonl (one line
 # per operator of every library batch, with its job, verdict, error and runtime types and first
 # failures), summaries.json (each batch's summary.json by job), and all.txt (the two tails).
@@ -121,7 +121,7 @@ PY
     tests_pid=$!
     ( OPVERIFY_BUILD_DIR=$build OPVERIFY_LIBRARY_RANKS=${RANKS:-4} OPVERIFY_FLAGGEMS_RANKS=${FLAGGEMS_RANKS:-8} \
         OPVERIFY_LIBRARY_OUT=$out python3 -m pytest -q -p no:cacheprovider -rs ${LIBRARY_K:+-k "$LIBRARY_K"} \
-        "$root/tests/python/test_gpu_library.py" \
+        "$root/tests/python/test_gpu_library.py" "$root/tests/python/test_fla.py" \
         > "$out/library.txt" 2>&1; echo "library rc=$? after $(( $(date +%s) - start )) s" >> "$out/library.txt" ) &
     library_pid=$!
     wait $tests_pid $library_pid
@@ -254,11 +254,12 @@ PY
     ;;
   library)
     # The real libraries (docs/LIBRARIES.md): jobs/library.json, jobs/library_defects.json,
-    # jobs/liger.json and jobs/flaggems_override.json (each skipped without its source in jobs/*/src)
-    # through tests/python/test_gpu_library.py, each batch with $RANKS ranks (default 4, sharing the
+    # jobs/liger.json, jobs/flaggems_override.json and jobs/fla.json (each skipped without its source
+    # in jobs/*/src) through tests/python/test_gpu_library.py and test_fla.py, each batch with $RANKS ranks (default 4, sharing the
     # device; FlagGems with $FLAGGEMS_RANKS, default 8); summaries and verdict tables to $OUT.
     OPVERIFY_BUILD_DIR=$build OPVERIFY_LIBRARY_RANKS=${RANKS:-4} OPVERIFY_FLAGGEMS_RANKS=${FLAGGEMS_RANKS:-8} \
       OPVERIFY_LIBRARY_OUT=$out python3 -m pytest -q -p no:cacheprovider -rs "$root/tests/python/test_gpu_library.py" \
+      "$root/tests/python/test_fla.py" \
       > "$out/library.txt" 2>&1
     echo "library rc=$?"; tail -40 "$out/library.txt"
     ;;

@@ -1,0 +1,24 @@
+"""fla.ops.simple_gla.chunk_simple_gla: gated linear attention with one log decay g per head and
+step, o_t = q_t S_t / sqrt(K), S_t = exp(g_t) S_{t-1} + k_t v_t^T, against the step-by-step
+recurrence in float32. Case parameters: batch, seq, heads, dim, dtype."""
+import torch
+import torch.nn.functional as F
+
+from fla_reference import Decayed, qkv
+
+CASES = [dict(batch=2, seq=256, heads=4, dim=64, dtype="bfloat16")]
+
+
+Model = Decayed
+
+
+def get_init_inputs():
+    return []
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]
+
+
+def get_inputs(batch=2, seq=256, heads=4, dim=64, dtype="bfloat16"):
+    return qkv(batch, seq, heads, dim, dtype) + [F.logsigmoid(torch.randn(batch, seq, heads))]

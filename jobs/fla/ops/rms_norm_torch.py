@@ -1,0 +1,25 @@
+"""fla.modules.layernorm.rms_norm without bias: x * rsqrt(mean(x^2) + eps) * weight, in float32,
+rounded to the input's dtype. Case parameters: rows, cols, dtype."""
+import torch
+
+from fla_reference import norm_inputs, wide
+
+CASES = [dict(rows=1023, cols=1024, dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x, w, b):
+        xf = wide(x)
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * wide(w)).to(x.dtype)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]
+
+
+def get_inputs(rows=1023, cols=1024, dtype="bfloat16"):
+    return norm_inputs(rows, cols, dtype)

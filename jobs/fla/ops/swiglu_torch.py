@@ -1,0 +1,26 @@
+"""fla.modules.activations.swiglu: silu(x) * y, in float32, rounded to the input's dtype.
+Case parameters: rows, cols, dtype."""
+import torch
+import torch.nn.functional as F
+
+from fla_reference import wide
+
+CASES = [dict(rows=1023, cols=1000, dtype="bfloat16")]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x, y):
+        return (F.silu(wide(x)) * wide(y)).to(x.dtype)
+
+
+def get_init_inputs():
+    return []
+
+
+def get_input_groups():
+    return [get_inputs(**p) for p in CASES]
+
+
+def get_inputs(rows=1023, cols=1000, dtype="bfloat16"):
+    dt = getattr(torch, dtype)
+    return [(torch.randn(rows, cols) * 2.0).to(dt), torch.randn(rows, cols).to(dt)]

@@ -406,3 +406,27 @@ def test_a_module_named_like_the_operator_is_the_librarys_not_the_reference():
     refused = lint_call("lintpkg_shadow", "neg(x)", imports="from neg_torch import Model as neg",
                         filename="neg_triton_impl.py")
     assert refused["checks"]["no_reference_use"]["passed"] is False
+
+
+@pytest.mark.parametrize("construct, call", [("None", "lintpkg_layers.ScaledFunction.apply(x, 0.1, True)"),
+                                             ("lintpkg_layers.Normed(4)", "self.layer(x)")])
+def test_values_stored_on_ctx_autocasts_dtype_and_a_torch_bases_input_check_are_not_compute(construct, call):
+    """`ctx.dropout = ...` read back as `ctx.dropout` is the value stored, not the tensor method
+    .dropout; torch.get_autocast_dtype() is a question; a BatchNorm subclass's
+    self._check_input_dim(x) is torch's check of the input's rank (attorch's layers were type 3
+    for each)."""
+    assert_valid(lint_layer(construct, call))
+
+
+def test_a_tensor_method_taken_as_a_value_is_still_hidden_compute():
+    result = lint_call("lintpkg_layers", "lintpkg_layers.sum_as_value(x, c)", params="x, c")
+    assert 3 in result["regression_types"] and "stats.sum" in violation_calls(result)
+
+
+def test_a_kernel_rebound_through_jit_and_tuner_calls_is_launched():
+    """`k = triton.jit(k)` then `k = triton.heuristics({...})(k)` (unsloth's rope): the k each
+    call wraps is the binding before it, and heuristics/autotune called with their configs give
+    a decorator, not the configs' lambdas. It was type 2 (no kernel launched)."""
+    result = lint_call("lintpkg_layers", "lintpkg_layers.halve(x)")
+    assert_valid(result)
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_halve"]

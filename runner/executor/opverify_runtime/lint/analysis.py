@@ -438,11 +438,10 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
                         s = s.outer
                     if s is not None:
                         out.append(Ref("super", s.cls))
-                elif (_is_jit_path(p) or _is_tuner_path(p)):
-                    if call.args:
-                        out += self.resolve(call.args[0], scope, seen, depth + 1)
-                    else:
-                        out.append(Ref("passthrough", p))
+                elif _is_jit_path(p) and call.args:  # triton.jit(fn); autotune/heuristics take configs
+                    out += self.resolve(call.args[0], scope, seen, depth + 1)
+                elif _is_jit_path(p) or _is_tuner_path(p):
+                    out.append(Ref("passthrough", p))
             elif r.kind == "wrapped":
                 out.append(r)
             elif r.kind == "passthrough" and call.args:

@@ -181,13 +181,16 @@ class _Library:
         if scope is None or depth > 24:
             return None
         key = (attr, id(scope))
-        if key in seen:
+        # `k = triton.heuristics(...)(k)`: the k inside is the binding before that line
+        limit = min((k[2] for k in seen if len(k) == 3 and k[:2] == key), default=None)
+        if key in seen and limit is None:
             return []
         seen = seen | {key}
         stars = self.library_stars.get(module, [])
         events = [(b.line, b) for b in scope.bindings.get(attr, []) if not self._imports_itself(b, module, attr)]
         events += [(line, star) for star, line in stars
                    if self.library_index.owns(star) and self._exports(star, attr, seen, depth + 1)]
+        events = [(line, b) for line, b in events if limit is None or line < limit]
         if not events:
             outside = [star for star, _ in stars if not self.library_index.owns(star)]
             return [Ref("path", f"{outside[0]}.{attr}")] if guess_stars and outside else None
@@ -196,7 +199,7 @@ class _Library:
             if isinstance(binder, str):  # a star import
                 out.extend(self._module_member(binder, attr, seen, depth + 1) or [])
             else:
-                out.extend(self._binding_refs(attr, binder, scope, seen, depth + 1))
+                out.extend(self._binding_refs(attr, binder, scope, seen | {key + (binder.line,)}, depth + 1))
         return self._into_library(out, seen, depth + 1)
 
     @staticmethod

@@ -48,6 +48,7 @@ ALLOWED_TORCH_CALLS = {
         # allocation and metadata
         "empty_permuted", "zeros_like", "numel", "is_same_size", "is_nonzero", "is_signed",
         "is_inference", "is_storage", "get_device", "is_autocast_enabled", "get_autocast_gpu_dtype",
+        "get_autocast_dtype", "get_autocast_cpu_dtype", "is_autocast_cpu_enabled", "is_autocast_available",
         "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     )
 }
@@ -131,8 +132,8 @@ NN_MODULE_API = set("""
 parameters named_parameters buffers named_buffers children named_children modules named_modules
 register_buffer register_parameter register_module add_module state_dict load_state_dict to cuda
 cpu float half double bfloat16 type train eval requires_grad_ zero_grad extra_repr get_parameter
-get_buffer get_submodule apply register_forward_hook register_forward_pre_hook
-""".split())
+get_buffer get_submodule apply register_forward_hook register_forward_pre_hook _get_name _check_input_dim
+""".split())  # _check_input_dim: the batch/instance norms' check of the input's rank (it raises)
 HOOK_REGISTRARS = {"register_forward_hook", "register_forward_pre_hook"}
 
 # Module-wide path classes: (prefix, check, reason). A prefix matches itself and its members.

@@ -190,10 +190,21 @@ class _Reachability:
                                 r.value)
             elif r.kind == "func" and not self._renamed(node, fn):
                 queue.append(r.value)
-        if not refs and isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_TENSOR_METHODS:
+        if not refs and isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_TENSOR_METHODS \
+                and not self._stored_attribute(node, fn):
             self.report("no_hidden_torch_compute", node.lineno, _unparse(node),
                         f"the tensor method .{node.attr} is taken as a value to be called elsewhere",
                         "Tensor." + node.attr)
+
+    @staticmethod
+    def _stored_attribute(node, fn):
+        """Whether `name.attr` read here is a value the function itself stored there
+        (`ctx.dropout = p > 0`, then `ctx.dropout` passed on): data, not the tensor method of that
+        name. What was stored is scanned where it is stored."""
+        if not isinstance(node.value, ast.Name):
+            return False
+        return any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr == node.attr
+                   and isinstance(n.value, ast.Name) and n.value.id == node.value.id for n in ast.walk(fn))
 
     def _renamed(self, node, fn):
         """Whether the function `node` names is only given another name here: a parameter's

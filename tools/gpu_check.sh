@@ -10,8 +10,8 @@
 # per operator of every library batch, with its job, verdict, error and runtime types and first
 # failures), summaries.json (each batch's summary.json by job), and all.txt (the two tails).
 # WORKERS=N runs the GPU tests with N pytest workers (default 4).
-# LIBRARY_K=EXPR keeps only those library tests (pytest -k), e.g. "not flaggems" when the device
-# time is short.
+# LIBRARY_K=EXPR keeps only those library tests (pytest -k; all and library), e.g. "not flaggems"
+# when the device time is short, "fla and not flaggems" for flash-linear-attention alone.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -258,8 +258,8 @@ PY
     # in jobs/*/src) through tests/python/test_gpu_library.py and test_fla.py, each batch with $RANKS ranks (default 4, sharing the
     # device; FlagGems with $FLAGGEMS_RANKS, default 8); summaries and verdict tables to $OUT.
     OPVERIFY_BUILD_DIR=$build OPVERIFY_LIBRARY_RANKS=${RANKS:-4} OPVERIFY_FLAGGEMS_RANKS=${FLAGGEMS_RANKS:-8} \
-      OPVERIFY_LIBRARY_OUT=$out python3 -m pytest -q -p no:cacheprovider -rs "$root/tests/python/test_gpu_library.py" \
-      "$root/tests/python/test_fla.py" \
+      OPVERIFY_LIBRARY_OUT=$out python3 -m pytest -q -p no:cacheprovider -rs ${LIBRARY_K:+-k "$LIBRARY_K"} \
+      "$root/tests/python/test_gpu_library.py" "$root/tests/python/test_fla.py" \
       > "$out/library.txt" 2>&1
     echo "library rc=$?"; tail -40 "$out/library.txt"
     ;;

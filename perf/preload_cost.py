@@ -7,9 +7,12 @@ executor, and the spares importing the library as they start), with the
 preload alone (OPVERIFY_NO_BYTECODE=1) and with neither (also
 OPVERIFY_NO_PRELOAD=1: as before), in the same run; the medians over the
 runs of their wall times, of each run's median wait of an operator for its
-implementation executor (`open_ms`) and of the spares' library import
-(summary.json's executor_starts), and whether every path gave every case
-the same verdict.
+implementation executor (`open_ms`), of the spares' library import and of
+the executors' import of opverify's runtime (summary.json's
+executor_starts), and whether every path gave every case the same verdict.
+Each run starts from no bytecode: the library's is removed, and the runtime
+is a fresh copy (OPVERIFY_RUNTIME_DIR), as a device receives it; with the
+bytecode on, the runtime's is compiled with the library's.
 
 The library is generated into a temporary folder, shaped like a large
 Triton library carried as source (FlagGems: 838 files, 6.4 MB): --modules
@@ -114,8 +117,9 @@ def starts(run_dir):
     summary.json's executor_starts."""
     with open(os.path.join(run_dir, "summary.json")) as f:
         figures = json.load(f).get("executor_starts") or {}
+    own = figures.get("own_ms_median") or {}
     return {"open_ms": (figures.get("open_ms") or {}).get("median", 0.0),
-            "preload_ms": (figures.get("own_ms_median") or {}).get("preload_ms", 0.0)}
+            "preload_ms": own.get("preload_ms", 0.0), "runtime_ms": own.get("runtime_ms", 0.0)}
 
 
 def one_run(build, job, run_dir, path):
@@ -123,8 +127,13 @@ def one_run(build, job, run_dir, path):
     for name in ("OPVERIFY_NO_PRELOAD", "OPVERIFY_NO_BYTECODE"):
         env.pop(name, None)
     env.update(PATHS[path])
-    # Each path starts without the bytecode an earlier run wrote.
+    # Each path starts without the bytecode an earlier run wrote, the library's and opverify's
+    # runtime's (a fresh copy of it, as a device receives: OPVERIFY_RUNTIME_DIR).
     shutil.rmtree(os.path.join(os.path.dirname(job), "lib", "genlib", "__pycache__"), ignore_errors=True)
+    runtime = run_dir + "-runtime"
+    shutil.copytree(os.path.join(ROOT, "runner", "executor", "opverify_runtime"),
+                    os.path.join(runtime, "opverify_runtime"), ignore=shutil.ignore_patterns("__pycache__"))
+    env["OPVERIFY_RUNTIME_DIR"] = runtime
     command = [os.path.join(build, "runner", "opverify-batch"), job, "--backend", "cpu", "--run-dir", run_dir]
     started = time.monotonic()
     proc = subprocess.run(command, capture_output=True, text=True, timeout=3600, env=env)
@@ -155,7 +164,8 @@ def main():
                 figures[label].append(started)
                 verdicts.setdefault(label, seen)
                 print(f"run {k + 1} {label:8s} {wall:7.2f} s  open_ms median {started['open_ms']:8.1f}  "
-                      f"library import (ms, median) {started['preload_ms']:8.1f}  cases {len(seen)}", flush=True)
+                      f"library import (ms, median) {started['preload_ms']:8.1f}  "
+                      f"runtime import {started['runtime_ms']:6.1f}  cases {len(seen)}", flush=True)
     medians = {path: statistics.median(walls[path]) for path in PATHS}
     print(json.dumps({"operators": args.operators, "modules": args.modules, "kib": args.kib, "runs": args.runs,
                       "wall_s": {path: round(medians[path], 2) for path in PATHS},
@@ -163,6 +173,8 @@ def main():
                       "open_ms_median": {path: round(statistics.median(f["open_ms"] for f in figures[path]), 1)
                                          for path in PATHS},
                       "preload_ms_median": {path: round(statistics.median(f["preload_ms"] for f in figures[path]), 1)
+                                            for path in PATHS},
+                      "runtime_ms_median": {path: round(statistics.median(f["runtime_ms"] for f in figures[path]), 1)
                                             for path in PATHS},
                       "verdicts_identical": all(verdicts[path] == verdicts["neither"] for path in PATHS),
                       "cases": len(verdicts["neither"])}, indent=1))

@@ -270,16 +270,17 @@ WorkerSetup MakeWorkerSetup(const JobManifest& job, const BatchOptions& options,
 // The declared libraries carried as source, compiled to bytecode before the
 // node's executors import them (library_bytecode.h); a failure costs only time.
 void CompileLibraries(const JobManifest& job, const std::string& run_dir, int rank) {
-  const std::vector<std::string> sources = LibrarySources(job);
+  std::vector<std::string> sources = LibrarySources(job);
+  for (std::string& runtime : RuntimeSources()) sources.push_back(std::move(runtime));
   const std::string log = (fs::path(run_dir) / "logs" / Printf("rank-%04d.bytecode.log", rank)).string();
   const CompiledSources compiled = CompileLibrarySources(sources, DefaultExecutorProgram(), log);
   if (!compiled.ran) return;
   if (compiled.ok) {
-    spdlog::info("rank {}: the libraries' sources compiled to bytecode ({} folders, {:.1f} s)", rank,
-                 sources.size(), compiled.seconds);
+    spdlog::info("rank {}: the libraries' and the runtime's sources compiled to bytecode ({} folders, "
+                 "{:.1f} s)", rank, sources.size(), compiled.seconds);
   } else {
-    spdlog::warn("rank {}: the libraries' sources were not all compiled to bytecode ({}); executors "
-                 "compile what is missing as they import it", rank, compiled.detail);
+    spdlog::warn("rank {}: the libraries' and the runtime's sources were not all compiled to bytecode "
+                 "({}); executors compile what is missing as they import it", rank, compiled.detail);
   }
 }
 

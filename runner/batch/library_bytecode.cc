@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <set>
 
+#include <unistd.h>
+
+#include "runner/embed/embedded_python.h"
 #include "runner/process/subprocess.h"
 #include "runner/verify/operator_run.h"
 
@@ -28,6 +31,16 @@ std::vector<std::string> LibrarySources(const JobManifest& job) {
     }
   }
   return sources;
+}
+
+std::vector<std::string> RuntimeSources() {
+  const fs::path runtime = fs::path(RuntimeDir()) / "opverify_runtime";
+  std::error_code ec;
+  if (EnvironmentFlag("OPVERIFY_NO_BYTECODE") || !fs::is_directory(runtime, ec) ||
+      access(runtime.c_str(), W_OK) != 0) {
+    return {};
+  }
+  return {runtime.string()};
 }
 
 CompiledSources CompileLibrarySources(const std::vector<std::string>& sources,

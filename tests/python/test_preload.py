@@ -146,17 +146,30 @@ def copied_fixtures(tmp_path):
     return folder
 
 
+def fresh_runtime(tmp_path):
+    """A copy of opverify's runtime without bytecode, as a device receives it (OPVERIFY_RUNTIME_DIR)."""
+    runtime = tmp_path / "runtime"
+    shutil.copytree(os.path.join(ROOT, "runner", "executor", "opverify_runtime"), runtime / "opverify_runtime",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return runtime
+
+
 @pytest.mark.parametrize("off", [False, True])
 def test_the_declared_librarys_sources_are_compiled_before_the_executors_import_them(tmp_path, off):
-    folder = copied_fixtures(tmp_path)
-    proc = batch(folder / "job.json", tmp_path / "run", **({"OPVERIFY_NO_BYTECODE": "1"} if off else {}))
+    """And opverify's runtime's, where its folder is writable (a source tree's)."""
+    folder, runtime = copied_fixtures(tmp_path), fresh_runtime(tmp_path)
+    proc = batch(folder / "job.json", tmp_path / "run", OPVERIFY_RUNTIME_DIR=str(runtime),
+                 **({"OPVERIFY_NO_BYTECODE": "1"} if off else {}))
     assert proc.returncode == 1, proc.stderr[-3000:]  # zeros fails, with_goodlib passes
     assert verdicts(tmp_path / "run") == {"with_goodlib": [None, None], "zeros": ["AccuracyError", "AccuracyError"]}
     compiled = sorted(p.name.split(".")[0] for p in (folder / "lib" / "goodlib").glob("__pycache__/*.pyc"))
     assert compiled == ([] if off else ["__init__", "scale"])
+    runtime_compiled = {p.name.split(".")[0] for p in (runtime / "opverify_runtime").glob("__pycache__/*.pyc")}
+    assert (not runtime_compiled) if off else {"__init__", "executor", "case_io"} <= runtime_compiled
     # Only the declared library: not the other libraries beside it, nor the operators' files.
     assert not list((folder / "lib" / "evillib").glob("__pycache__"))
     assert not list((folder / "ops").glob("__pycache__"))
+
 
 
 def test_compile_sources_runs_only_the_standard_library_and_says_what_did_not_compile(tmp_path):

@@ -153,8 +153,10 @@ std::optional<JobManifest> LoadJob(BatchOptions& options, int rank, int* exit_co
 }
 
 // The job as this rank read it, as a SHA-256: what an item id means (each
-// operator's name, code, cases and benchmark settings, in order). Every rank
-// must have read the same job.
+// operator's name, code, cases, the settings that judge it, its declared
+// exceptions and benchmark settings, in order). Every rank must have read the
+// same job. `preload` is not in it: it changes when a library is imported,
+// never a verdict.
 std::string JobFingerprint(const JobManifest& job) {
   Sha256 hash;
   const auto add = [&hash](const std::string& text) {
@@ -169,12 +171,13 @@ std::string JobFingerprint(const JobManifest& job) {
     add(JsonText(op.code.override_spec));
     add(op.task_sha256.value_or(""));
     const OperatorConfig& config = op.config;
-    add(Printf("%d %d %d %.17g %d %d %d %d %d %s %d %zu",
+    add(Printf("%d %d %d %.17g %.17g %d %d %d %d %d %s %d",
                config.non_compute.value_or(false) ? 1 : 0, static_cast<int>(config.standard),
-               static_cast<int>(config.precision_mode), config.timeout_s, config.lint ? 1 : 0,
-               config.runtime_checks ? 1 : 0, config.ghost_replay ? 1 : 0, config.repeat,
-               config.seeds, config.golden_precision.c_str(), config.edge_cases ? 1 : 0,
-               config.allow_torch.size()));
+               static_cast<int>(config.precision_mode), config.timeout_s, config.warmup_timeout_s,
+               config.lint ? 1 : 0, config.runtime_checks ? 1 : 0, config.ghost_replay ? 1 : 0,
+               config.repeat, config.seeds, config.golden_precision.c_str(),
+               config.edge_cases ? 1 : 0));
+    add(JsonText(AllowancesToJson(config.allow_torch)));  // each exception's op, why, where
     for (const std::string& name : config.library) add(name);
     for (const std::string& folder : config.python_path) add(folder);
     add(JsonText(op.bench.ToJson()));

@@ -522,6 +522,17 @@ def test_ranks_that_read_different_jobs_refuse_the_run(batch_bin, tmp_path):
     command[command.index(str(fewer))] = str(slower)
     proc = subprocess.run(command, capture_output=True, text=True, timeout=300, env=dict(os.environ, **MPI_ENV))
     assert proc.returncode == 2 and "rank 1: it read a different job" in proc.stderr, proc.stderr[-3000:]
+    # So are another warm-up allowance, and a declared exception that says otherwise (its count the same).
+    reason = {"allow_torch": [{"op": "aten::relu", "why": "the reason"}]}
+    for name, base, other in (("d", {}, {"warmup_timeout_s": 60}),
+                              ("e", reason, {"allow_torch": [{"op": "aten::relu", "why": "another reason"}]})):
+        for side, defaults in (("a", base), ("b", other)):
+            (tmp_path / name / side).mkdir(parents=True)
+            write_manifest(tmp_path / name / side / "job.json", ["relu_ok", "quant_ok"], **defaults)
+        command = ["mpirun", "--oversubscribe", "-np", "1", batch_bin, str(tmp_path / name / "a" / "job.json"),
+                   *common, ":", "-np", "1", batch_bin, str(tmp_path / name / "b" / "job.json"), *common]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=300, env=dict(os.environ, **MPI_ENV))
+        assert proc.returncode == 2 and "rank 1: it read a different job" in proc.stderr, (name, proc.stderr[-3000:])
 
     same = run_batch(batch_bin, whole, tmp_path / "same", "--no-bench", ranks=2)
     assert same.returncode == 0, same.stderr[-3000:]

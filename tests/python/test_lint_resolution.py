@@ -430,3 +430,18 @@ def test_a_kernel_rebound_through_jit_and_tuner_calls_is_launched():
     result = lint_call("lintpkg_layers", "lintpkg_layers.halve(x)")
     assert_valid(result)
     assert result["checks"]["kernel_called_from_forward"]["called"] == ["_halve"]
+
+
+@pytest.mark.parametrize("call, torch_op", [("lintpkg_layers.wrapped_launch(x)", None),
+                                            ("lintpkg_layers.wrapped_launch(x, 0.1)", "torch.randint"),
+                                            ("lintpkg_layers.wrapped_launch(x, c)", "torch.randint")])
+def test_a_launch_through_wrap_triton_and_an_ordering_of_known_numbers(call, torch_op):
+    """torch.library.wrap_triton(k)[grid](...) launches k (flash-attention's layer norm and rotary
+    were type 2); `dropout_p > 0.0` with dropout_p known decides its branch (< <= > >= on
+    numbers were never decided)."""
+    result = lint_call("lintpkg_layers", call, params="x, c")
+    if torch_op is None:
+        assert_valid(result)
+        assert result["checks"]["kernel_called_from_forward"]["called"] == ["_double_kernel"]
+    else:
+        assert 3 in result["regression_types"] and torch_op in violation_calls(result)

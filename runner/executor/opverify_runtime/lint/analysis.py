@@ -9,7 +9,7 @@ import builtins
 from .branches import _Branches
 from .library import _Library
 from .module_checks import _ModuleChecks
-from .names import CONVENTIONAL_NAMES, GENERATED_MODULE_CALLS, METADATA_VALUES, VIOLATION_CHECKS
+from .names import CONVENTIONAL_NAMES, GENERATED_MODULE_CALLS, METADATA_VALUES, VIOLATION_CHECKS, WRAP_TRITON
 from .reachability import _Reachability
 from .registry import own_rows
 from .symbols import (ClassInfo, Ref, Scope, _const_str, _dotted, _fold_str, _is_jit_path, _is_tuner_path,
@@ -438,7 +438,7 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
                         s = s.outer
                     if s is not None:
                         out.append(Ref("super", s.cls))
-                elif _is_jit_path(p) and call.args:  # triton.jit(fn); autotune/heuristics take configs
+                elif (_is_jit_path(p) or p in WRAP_TRITON) and call.args:  # triton.jit(fn), wrap_triton(k)
                     out += self.resolve(call.args[0], scope, seen, depth + 1)
                 elif _is_jit_path(p) or _is_tuner_path(p):
                     out.append(Ref("passthrough", p))

@@ -23,6 +23,7 @@ Assumed, as the rest of the walk assumes: a decorated function is called with th
 caller passes, and a module's constants are not reassigned from another module (the runtime
 evidence sees what really runs). Mixed into analysis._Analysis."""
 import ast
+import operator
 
 UNKNOWN = object()
 ENDS = None  # what _live_block gives when no path runs past the block's end
@@ -35,6 +36,7 @@ MAX_CONTEXTS = 4
 MAX_DEPTH = 12
 CONSTEXPR_PATHS = ("triton.language.constexpr", "triton.language.core.constexpr", "triton.constexpr")
 CONSTANT_TYPES = (str, int, float, bool, type(None), bytes)
+ORDERINGS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 CONVERSIONS = {"builtins.float": float, "builtins.int": int, "builtins.bool": bool, "builtins.str": str}
 NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
                  ast.DictComp, ast.GeneratorExp)
@@ -317,6 +319,8 @@ class _Branches:
                 ok = ok if isinstance(op, ast.In) else not ok
             elif isinstance(op, (ast.Is, ast.IsNot)) and (a is None or b is None):
                 ok = (a is b) if isinstance(op, ast.Is) else (a is not b)
+            elif isinstance(op, tuple(ORDERINGS)) and all(isinstance(v, (int, float)) for v in (a, b)):
+                ok = ORDERINGS[type(op)](a, b)  # dropout_p > 0.0
             else:
                 return UNKNOWN
             if not ok:

@@ -52,6 +52,8 @@ ALLOWED_TORCH_CALLS = {
         "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     )
 }
+# torch's handle on a Triton kernel for its custom operators: wrap_triton(k)[grid](...) launches k.
+WRAP_TRITON = {"torch.library.wrap_triton", "torch._library.triton.wrap_triton", "torch.library.triton.wrap_triton"}
 # Questions about torch's own state (is it compiling, scripting, tracing?) that libraries ask to
 # choose a code path: a bool, no compute, no code compiled (torch.jit and torch._dynamo are
 # otherwise no_dynamic_code).

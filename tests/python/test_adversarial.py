@@ -68,7 +68,8 @@ def test_each_fixture_is_caught(adversarial_run, op):
         assert any(expected["EXPECTED_WARNING"] in w for w in all_warnings(result)), all_warnings(result)
 
 
-FLAGS_FOR = {("seeds", 1): ["--seeds", "1"], ("golden_precision", "native"): [], ("edge_cases", False): []}
+FLAGS_FOR = {("seeds", 1): ["--seeds", "1"], ("golden_precision", "native"): [], ("edge_cases", False): [],
+             ("runtime_checks", False): ["--no-runtime-checks"]}
 
 
 @pytest.mark.parametrize("op", [op for op in cpu_fixtures() if "MISSED_WITH" in constants(op)])

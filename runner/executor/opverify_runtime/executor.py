@@ -148,7 +148,8 @@ class Session(BenchRequests):
         self.init_inputs = []
         self.load_seed = 0
         self.golden_precision = "native"
-        self.runtime_checks = self.ghost_replay = self.watch_reach = False
+        self.runtime_checks = self.ghost_replay = self.watch_reach = self.hook_checks = False
+        self._hooks_before = None  # torch's global module hooks before any library was imported
         self.own_kernels = {}
         self.library = []      # packages whose kernels count as the implementation's own
         self.override = None   # a dispatch-override operator's entry
@@ -187,6 +188,7 @@ class Session(BenchRequests):
             import torch
             self.torch = torch
             self._identities = self._torch_identities()
+            self._hooks_before = guard.global_module_hooks(torch)
             from . import lint  # noqa: F401 - imported to be sealed, as _load_implementation does
             if runtime_seal is not None:
                 runtime_seal.seal()
@@ -291,6 +293,8 @@ class Session(BenchRequests):
         if self._loads == 1:
             if self._identities is None:
                 self._identities = self._torch_identities()
+            if self._hooks_before is None:
+                self._hooks_before = guard.global_module_hooks(self.torch)
             return
         changed = self._tainted()
         if changed:
@@ -382,6 +386,7 @@ class Session(BenchRequests):
         # whether an override's library code runs at all is seen everywhere.
         on_cuda = self.backend.name == "cuda" and not reference_as_impl
         self.runtime_checks = bool(request.get("runtime_checks")) and on_cuda
+        self.hook_checks = bool(request.get("runtime_checks"))  # any backend (_no_global_hooks)
         self.watch_reach = bool(request.get("runtime_checks")) and bool(self.override)
         self.ghost_replay = bool(request.get("ghost_replay")) and on_cuda
         self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library) if on_cuda else {}
@@ -665,8 +670,10 @@ class Session(BenchRequests):
         watched = _Watched()
         if baseline is not None:
             model_new.trace_inside = (runtime_evidence.DispatchTrace, watched.inside)
+        self._no_global_hooks("before ModelNew.forward")
         started = time.perf_counter()
         actual = self._forward(model_new, impl_args, evidence, baseline, watched)
+        self._no_global_hooks("after ModelNew.forward")
         if golden_sizes is not None:
             refuse_oversized(actual, golden_sizes)
         try:
@@ -690,6 +697,20 @@ class Session(BenchRequests):
                 timings["compile_cached_ms"] = phases.cached_ms
                 timings["kernels_cached"] = phases.kernels_cached
         return actual, impl_args
+
+    def _no_global_hooks(self, when):
+        """A global module hook the implementation or its library installed (at import, in
+        ModelNew's construction or forward) fails the case as LintError type 5: it runs around
+        ModelNew's forward and can replace its outputs, out of the static lint's sight."""
+        if not self.hook_checks:
+            return
+        added = [h for h in guard.global_module_hooks(self.torch) if h not in (self._hooks_before or [])]
+        if added:
+            raise CaseError("LintError", f"runtime type 5: {when}, torch runs global module hooks the "
+                            f"implementation or its library installed: {', '.join(added[:3])}"
+                            + (f" and {len(added) - 3} more" if len(added) > 3 else "")
+                            + " (register_module_forward_hook and its kin run around every module's forward "
+                            "and can replace its outputs)", regression_type=5)
 
     def _construct_impl(self, seed, device):
         """ModelNew(*get_init_inputs()) made under the case's seed, on the device."""

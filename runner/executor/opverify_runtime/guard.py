@@ -12,6 +12,10 @@ reachable nor reusable:
   bytes (NaN in every floating dtype, -1 in every integer one), so memory an
   implementation returns without writing reads as garbage instead of
   whatever the reference left there.
+* global_module_hooks lists the hooks torch runs around every module's
+  forward (register_module_forward_hook and its kin): one installed by the
+  implementation or its library, at import or while it runs, can replace
+  ModelNew's outputs with anything, out of the static lint's sight.
 """
 import ctypes
 import gc
@@ -92,3 +96,18 @@ def poison_free_memory(torch, backend):
         del view
     backend.synchronize()
     return filled
+
+
+GLOBAL_HOOK_REGISTRIES = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
+                          "_global_backward_pre_hooks")
+
+
+def global_module_hooks(torch):
+    """["registry: module.qualname" of each hook] in torch's global module hook registries."""
+    module = torch.nn.modules.module
+    found = []
+    for registry in GLOBAL_HOOK_REGISTRIES:
+        for hook in list((getattr(module, registry, None) or {}).values()):
+            found.append(f"{registry.strip('_')}: {getattr(hook, '__module__', '?')}."
+                         f"{getattr(hook, '__qualname__', type(hook).__name__)}")
+    return found

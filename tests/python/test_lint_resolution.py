@@ -445,3 +445,12 @@ def test_a_launch_through_wrap_triton_and_an_ordering_of_known_numbers(call, tor
         assert result["checks"]["kernel_called_from_forward"]["called"] == ["_double_kernel"]
     else:
         assert 3 in result["regression_types"] and torch_op in violation_calls(result)
+
+
+def test_a_kernel_passed_through_function_apply_is_launched():
+    """Fn.apply(x, kernel) is forward(ctx, x, kernel): the kernel forward launches as its
+    parameter is the one apply was given (kernl's layer norm was type 2: the arguments were
+    matched to forward's parameters from ctx on)."""
+    result = lint_call("lintpkg_layers", "lintpkg_layers.through_apply(x)")
+    assert_valid(result)
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_double_kernel"]

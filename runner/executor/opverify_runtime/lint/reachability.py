@@ -351,7 +351,9 @@ class _Reachability:
             return
         cscope = self.scope_of.get(callee)
         order = list(cscope.param_order)
-        if cscope.self_name and isinstance(func, ast.Attribute) and order and order[0] == cscope.self_name:
+        if isinstance(func, ast.Attribute) and func.attr == "apply" and getattr(callee, "name", "") == "forward":
+            order = order[1:]  # Fn.apply(x, kernel) -> forward(ctx, x, kernel)
+        elif cscope.self_name and isinstance(func, ast.Attribute) and order and order[0] == cscope.self_name:
             order = order[1:]
         bound = dict(zip(order, call.args))
         bound.update({k.arg: k.value for k in call.keywords if k.arg})

@@ -40,6 +40,16 @@ def violation_calls(result):
     return [v["call"] for check in result["checks"].values() for v in check.get("violations", [])]
 
 
+def assert_verdict(result, torch_op, kernel=None):
+    """Valid (launching only `kernel`, when given) where torch_op is None; else type 3 naming it."""
+    if torch_op is None:
+        assert_valid(result)
+        if kernel is not None:
+            assert result["checks"]["kernel_called_from_forward"]["called"] == [kernel]
+    else:
+        assert 3 in result["regression_types"] and torch_op in violation_calls(result)
+
+
 # ---- package attributes before submodules ------------------------------------------------------
 
 @pytest.mark.parametrize("imports, call", [
@@ -362,10 +372,7 @@ def test_a_layer_called_as_an_instance_decides_branches_with_the_calls_arguments
     __call__, with x and the defaults: the branches they rule out are not reached (fla's
     ShortConvolution was type 3 for its variable-length path, taken only with cu_seqlens)."""
     result = lint_layer(construct, call)
-    if torch_op is None:
-        assert_valid(result)
-    else:
-        assert 3 in result["regression_types"] and torch_op in violation_calls(result)
+    assert_verdict(result, torch_op)
 
 
 @pytest.mark.parametrize("call, torch_op", [
@@ -384,10 +391,7 @@ def test_args_and_kwargs_forwarded_empty_and_read_with_get_decide_branches(call,
     forwarded (`f(*args, **kwargs)`) and read (`kwargs.get("check", False)` is False); one the
     function writes into (`kwargs.setdefault`) or a call's own `**c` is not known."""
     result = lint_call("lintpkg_layers", call, params="x, c")
-    if torch_op is None:
-        assert_valid(result)
-    else:
-        assert 3 in result["regression_types"] and torch_op in violation_calls(result)
+    assert_verdict(result, torch_op)
 
 
 def test_questions_about_torchs_state_are_not_compute():
@@ -440,11 +444,7 @@ def test_a_launch_through_wrap_triton_and_an_ordering_of_known_numbers(call, tor
     were type 2); `dropout_p > 0.0` with dropout_p known decides its branch (< <= > >= on
     numbers were never decided)."""
     result = lint_call("lintpkg_layers", call, params="x, c")
-    if torch_op is None:
-        assert_valid(result)
-        assert result["checks"]["kernel_called_from_forward"]["called"] == ["_double_kernel"]
-    else:
-        assert 3 in result["regression_types"] and torch_op in violation_calls(result)
+    assert_verdict(result, torch_op, "_double_kernel")
 
 
 def test_a_kernel_passed_through_function_apply_is_launched():
@@ -454,3 +454,22 @@ def test_a_kernel_passed_through_function_apply_is_launched():
     result = lint_call("lintpkg_layers", "lintpkg_layers.through_apply(x)")
     assert_valid(result)
     assert result["checks"]["kernel_called_from_forward"]["called"] == ["_double_kernel"]
+
+
+@pytest.mark.parametrize("call, torch_op", [
+    ("lintpkg_layers.needs_triton(x)", None),
+    ("lintpkg_layers.through_helper(x)", None),
+    ("lintpkg_layers.scaled(x)", None),
+    ("lintpkg_layers.signed(x)", None),
+    ("lintpkg_layers.signed(x, c)", "torch.mul"),
+    ("lintpkg_layers.through_custom_op(x)", None),
+    ("lintpkg_layers.through_torch_custom_op(x)", "torch.mul"),
+])
+def test_torchaos_shapes(call, torch_op):
+    """torch.utils._triton.has_triton() is a question; a kernel a helper gives back is launched;
+    F.ScalingType.TensorWise is an enum; `for s in signs or ():` with signs None never runs;
+    torch.ops.<the library's namespace>.<op>(...) runs what the library registered for it (the
+    CUDA key's `_launch`, not the Meta key's torch.mul) and a custom operator computing with torch
+    is type 3 (a missed cheat before: the lint did not follow it)."""
+    result = lint_call("lintpkg_layers", call, params="x, c")
+    assert_verdict(result, torch_op, "_double_kernel")

@@ -7,6 +7,8 @@ import ast
 import builtins
 
 from .branches import _Branches
+from .calls import _Calls
+from .custom_ops import _CustomOps
 from .library import _Library
 from .module_checks import _ModuleChecks
 from .names import CONVENTIONAL_NAMES, GENERATED_MODULE_CALLS, METADATA_VALUES, VIOLATION_CHECKS, WRAP_TRITON
@@ -14,9 +16,6 @@ from .reachability import _Reachability
 from .registry import own_rows
 from .symbols import (ClassInfo, Ref, Scope, _const_str, _dotted, _fold_str, _is_jit_path, _is_tuner_path,
                       _op_name, _renames, _unparse)
-
-
-RETURNED_KINDS = ("kernel", "kernel_launcher", "wrapped", "generated")
 
 
 class Unpacked(ast.expr):
@@ -28,21 +27,7 @@ class Unpacked(ast.expr):
         self.call, self.index = call, index
 
 
-def _return_values(fn):
-    """The expressions fn returns (a lambda's body), not those of functions nested in it."""
-    if isinstance(fn, ast.Lambda):
-        return [fn.body]
-    out, stack = [], list(fn.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return) and node.value is not None:
-            out.append(node.value)
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
-    return out
-
-
-class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
+class _Analysis(_ModuleChecks, _Reachability, _Branches, _Calls, _CustomOps, _Library):
     def __init__(self, tree, filename, non_compute, library=(), python_path=()):
         self.tree = tree
         self.filename = filename
@@ -270,24 +255,6 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
             return self._unpacked(expr, scope, seen, depth)
         return []
 
-    def _returned(self, fn, seen, depth, index=None):
-        """The launchers a call of fn gives back (RETURNED_KINDS), from its `return`
-        statements; with `index`, the index-th item of a returned tuple."""
-        if ("returns", fn) in seen:
-            return []
-        seen = seen | {("returns", fn)}
-        fscope = self.scope_of.get(fn, self.module)
-        out = []
-        for value in _return_values(fn):
-            if index is not None and isinstance(value, (ast.Tuple, ast.List)):
-                value = value.elts[index] if index < len(value.elts) else None
-            out += [x for x in self.resolve(value, fscope, seen, depth + 1) if x.kind in RETURNED_KINDS]
-        return out
-
-    def _unpacked(self, expr, scope, seen, depth):
-        return [x for r in self.resolve(expr.call.func, scope, seen, depth + 1) if r.kind == "func"
-                for x in self._returned(r.value, seen, depth, expr.index)]
-
     def _resolve_name(self, name, scope, seen, depth):
         s = scope
         while s is not None:
@@ -449,7 +416,7 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Library):
             elif r.kind == "class":
                 out.append(Ref("instance", r.value, r.via))
             elif r.kind == "func":
-                out += self._returned(r.value, seen, depth)
+                out += self._returned(r.value, seen, depth, call=call if r.same_call else None, call_scope=scope)
         return out
 
     def _loaded_module(self, call, path):

@@ -56,9 +56,9 @@ class Constexpr:
 
 
 class Keywords:
-    """A function's `**kwargs` as the call bound it, each keyword known (none: `NO_KEYWORDS`).
-    Only bound where the function reads it and forwards it (`kwargs.get(k, d)`, `f(**kwargs)`),
-    so it stays what the call passed."""
+    """A function's `**kwargs` as the call bound it, each keyword known (or none). Only bound
+    where the function reads it and forwards it (`kwargs.get(k, d)`, `f(**kwargs)`), so it stays
+    what the call passed (calls.py)."""
 
     def __init__(self, items):
         self.items = tuple(sorted(items))
@@ -75,27 +75,6 @@ class Keywords:
     def __hash__(self):
         return hash(("keywords", self.items))
 
-
-NO_KEYWORDS = Keywords(())
-
-
-def _only_read_and_forwarded(fn, name, parents):
-    """Whether every use of `name` in `fn` is `name.get(...)` or `**name` in a call (so it stays
-    what the call passed), and nothing rebinds it."""
-    for node in ast.walk(fn):
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            return False
-        if not (isinstance(node, ast.Name) and node.id == name):
-            continue
-        if not isinstance(node.ctx, ast.Load):
-            return False
-        parent = parents.get(node)
-        if isinstance(parent, ast.keyword) and parent.arg is None:
-            continue
-        if isinstance(parent, ast.Attribute) and parent.attr == "get":
-            continue
-        return False
-    return True
 
 
 def _same(a, b):
@@ -178,6 +157,10 @@ class _Branches:
         if isinstance(stmt, NESTED_SCOPES):  # a nested def or class: scanned whole, nothing known inside
             out.extend((n, {}) for n in ast.walk(stmt))
             return _without(env, _assigned_names(stmt))
+        if isinstance(stmt, (ast.For, ast.AsyncFor)) and self._value(stmt.iter, env, scope) in ((), ""):
+            out.append((stmt, env))  # `for v in vectors or ():` with vectors None: the body never runs
+            self._live_expr(stmt.iter, env, out, scope)
+            return self._live_block(stmt.orelse, dict(env), out, scope)
         if any(isinstance(v, list) and v and isinstance(v[0], ast.stmt) for _, v in ast.iter_fields(stmt)):
             # a loop, with, try or match: what it assigns is unknown in it and after it
             env = _without(env, _assigned_names(stmt))
@@ -420,74 +403,3 @@ class _Branches:
                     stores[node.name] = stores.get(node.name, 0) + 1
             cache[id(tree)] = (stores, indexed)
         return cache[id(tree)]
-
-    # ---- what a call site binds ----------------------------------------------------------------
-
-    def _call_keywords(self, call, env, scope):
-        """(name, value) of each keyword the call passes, those of a forwarded `**kwargs` whose
-        keywords are known included; (None, UNKNOWN) for a `**mapping` that is not known."""
-        for k in call.keywords:
-            if k.arg is not None:
-                yield k.arg, self._value(k.value, env, scope)
-                continue
-            mapping = self._value(k.value, env, scope)
-            if isinstance(mapping, Keywords):
-                yield from mapping.items
-            else:
-                yield None, UNKNOWN
-
-    def _call_context(self, call, callee, func, scope, env, same_call, instance_call=False):
-        """{param: constant} the call binds in `callee` (passed constants, defaults of omitted
-        parameters), or {} when the arguments cannot be matched to the parameters: the callee
-        reached through a partial, a stored attribute or a wrapper (not `same_call`) may take
-        them otherwise. `instance_call`: the call is of an instance, `callee` the method that
-        call runs with the same arguments (a module's forward, a class's __call__)."""
-        cscope = self.scope_of.get(callee)
-        if cscope is None or not same_call:
-            return {}
-        order = list(cscope.param_order)
-        if instance_call:
-            if cscope.self_kind != "self" or not order or order[0] != cscope.self_name:
-                return {}
-            order = order[1:]
-        elif isinstance(func, ast.Attribute) and func.attr == "apply" and getattr(callee, "name", "") == "forward":
-            order = order[1:]  # autograd.Function.apply(*args) -> forward(ctx, *args)
-        elif cscope.self_name and order and order[0] == cscope.self_name:
-            if not isinstance(func, ast.Attribute):
-                return {}
-            kinds = {r.kind for r in self.resolve(func.value, scope)}
-            bound_method = cscope.self_kind == "class" or (kinds and kinds <= {"self", "instance", "super"})
-            if not bound_method and kinds != {"class"}:
-                return {}
-            if bound_method:
-                order = order[1:]
-        bound, passed = {}, set()
-        positional_known = True
-        args = [a for a in call.args if not (isinstance(a, ast.Starred) and self._value(a.value, env, scope) == ())]
-        for i, arg in enumerate(args):
-            if isinstance(arg, ast.Starred):
-                positional_known = False
-                break
-            if i < len(order):
-                bound[order[i]] = self._value(arg, env, scope)
-                passed.add(order[i])
-        keywords_known, extra = True, {}
-        for name, value in self._call_keywords(call, env, scope):
-            if name is None:
-                keywords_known = False
-            elif name in cscope.params:
-                bound[name] = value
-                passed.add(name)
-            else:
-                extra[name] = value
-        if positional_known and keywords_known:
-            for p, default in cscope.params.items():
-                if p not in passed and default is not None:
-                    bound[p] = self._value(default, {}, self.enclosing.get(default, self.module))
-        star, double_star = callee.args.vararg, callee.args.kwarg
-        if star is not None and positional_known and len(args) <= len(order):
-            bound[star.arg] = ()  # f(*args) with nothing beyond the named parameters
-        if double_star is not None and keywords_known and UNKNOWN not in extra.values() \
-                and _only_read_and_forwarded(callee, double_star.arg, self.parents):
-            bound[double_star.arg] = Keywords(extra.items())
-        return {p: v for p, v in bound.items() if v is not UNKNOWN and p in cscope.params}

@@ -62,6 +62,8 @@ TORCH_STATE_QUERIES = {
     "torch._dynamo.is_compiling", "torch._dynamo.external_utils.is_compiling", "torch._utils.is_compiling",
     "torch.jit.is_scripting", "torch.jit.is_tracing", "torch._C._get_tracing_state",
     "torch.fx._symbolic_trace.is_fx_tracing", "torch.is_inference_mode_enabled",
+    "torch.utils._triton.has_triton", "torch.utils._triton.has_triton_package", "torch.utils._triton.has_triton_tma",
+    "torch.utils._triton.has_triton_tma_device",
 }
 ALLOWED_TORCH_CALLS |= TORCH_STATE_QUERIES
 # ATen operators that compute nothing: metadata queries, views, allocation, and the copies and

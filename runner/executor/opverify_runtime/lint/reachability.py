@@ -249,6 +249,8 @@ class _Reachability:
                 reason = self._compute_reason(r.value)
                 if reason is not None:
                     self._forbidden(call, fn, _shown(func_text, r.value), reason, r.via, r.value)
+                for target in self._custom_op_functions(r.value):  # torch.ops.<library's ns>.<op>(...)
+                    queue.append((target, self._call_context(call, target, func, scope, self._node_env, True)))
             elif r.kind == "func":
                 queue.append((r.value, self._call_context(call, r.value, func, scope, self._node_env, r.same_call)))
                 self._launches_through_params(call, r.value, scope, func)

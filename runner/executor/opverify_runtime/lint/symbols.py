@@ -228,8 +228,8 @@ def _torch_compute_reason(path):
         return None
     if len(parts) == 1:
         return None
-    if _path_matches(path, "torch.nn.functional"):
-        return None if len(parts) == 3 else f"{path} is PyTorch compute (torch.nn.functional)"
+    if _path_matches(path, "torch.nn.functional"):  # F itself, its classes and enums (F.ScalingType.TensorWise)
+        return None if len(parts) == 3 or parts[3][:1].isupper() else f"{path} is PyTorch compute (torch.nn.functional)"
     if parts[1] in ("cuda", "npu", "backends", "version", "__version__", "amp", "cpu", "autograd",
                     "types", "distributed", "mps", "xpu"):
         return None

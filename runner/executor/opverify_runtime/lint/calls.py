@@ -1,0 +1,148 @@
+"""What a call gives and binds: the constants a call site binds in the function it calls
+(branches.py decides the callee's branches with them), what it passes for a parameter, and the
+launchers a call of a function gives back. Mixed into analysis._Analysis."""
+import ast
+
+from .branches import UNKNOWN, Keywords
+
+RETURNED_KINDS = ("kernel", "kernel_launcher", "wrapped", "generated")
+
+
+def _only_read_and_forwarded(fn, name, parents):
+    """Whether every use of `name` in `fn` is `name.get(...)` or `**name` in a call (so it stays
+    what the call passed), and nothing rebinds it."""
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+        if not (isinstance(node, ast.Name) and node.id == name):
+            continue
+        if not isinstance(node.ctx, ast.Load):
+            return False
+        parent = parents.get(node)
+        if isinstance(parent, ast.keyword) and parent.arg is None:
+            continue
+        if isinstance(parent, ast.Attribute) and parent.attr == "get":
+            continue
+        return False
+    return True
+
+
+def _return_values(fn):
+    """The expressions fn returns (a lambda's body), not those of functions nested in it."""
+    if isinstance(fn, ast.Lambda):
+        return [fn.body]
+    out, stack = [], list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            out.append(node.value)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+class _Calls:
+    def _returned(self, fn, seen, depth, index=None, call=None, call_scope=None):
+        """The launchers a call of fn gives back (RETURNED_KINDS), from its `return`
+        statements; with `index`, the index-th item of a returned tuple; a parameter it returns
+        (`return wrap_triton(kernel) if traceable else kernel`) is what `call` passed for it."""
+        if ("returns", fn) in seen:
+            return []
+        seen, fscope, out = seen | {("returns", fn)}, self.scope_of.get(fn, self.module), []
+        for value in _return_values(fn):
+            if index is not None and isinstance(value, (ast.Tuple, ast.List)):
+                value = value.elts[index] if index < len(value.elts) else None
+            for x in self.resolve(value, fscope, seen, depth + 1):
+                if x.kind == "param" and call is not None and x.value[0] is fn:
+                    out += [y for y in self._passed(call, fn, x.value[1], call_scope, seen, depth)
+                            if y.kind in RETURNED_KINDS]
+                elif x.kind in RETURNED_KINDS:
+                    out.append(x)
+        return out
+
+    def _unpacked(self, expr, scope, seen, depth):
+        return [x for r in self.resolve(expr.call.func, scope, seen, depth + 1) if r.kind == "func"
+                for x in self._returned(r.value, seen, depth, expr.index)]
+
+    def _passed(self, call, callee, name, scope, seen, depth):
+        """What `call` passes for the callee's parameter `name` (positional or keyword),
+        resolved where the call is; [] where that cannot be told (a starred argument, a method
+        called through its instance)."""
+        cscope = self.scope_of.get(callee)
+        if cscope is None or cscope.self_name or any(isinstance(a, ast.Starred) for a in call.args):
+            return []
+        for k in call.keywords:
+            if k.arg == name:
+                return self.resolve(k.value, scope, seen, depth + 1)
+        order = cscope.param_order
+        at = order.index(name) if name in order else len(call.args)
+        return self.resolve(call.args[at], scope, seen, depth + 1) if at < len(call.args) else []
+
+    def _call_keywords(self, call, env, scope):
+        """(name, value) of each keyword the call passes, those of a forwarded `**kwargs` whose
+        keywords are known included; (None, UNKNOWN) for a `**mapping` that is not known."""
+        for k in call.keywords:
+            if k.arg is not None:
+                yield k.arg, self._value(k.value, env, scope)
+                continue
+            mapping = self._value(k.value, env, scope)
+            if isinstance(mapping, Keywords):
+                yield from mapping.items
+            else:
+                yield None, UNKNOWN
+
+    def _call_context(self, call, callee, func, scope, env, same_call, instance_call=False):
+        """{param: constant} the call binds in `callee` (passed constants, defaults of omitted
+        parameters), or {} when the arguments cannot be matched to the parameters: the callee
+        reached through a partial, a stored attribute or a wrapper (not `same_call`) may take
+        them otherwise. `instance_call`: the call is of an instance, `callee` the method that
+        call runs with the same arguments (a module's forward, a class's __call__)."""
+        cscope = self.scope_of.get(callee)
+        if cscope is None or not same_call:
+            return {}
+        order = list(cscope.param_order)
+        if instance_call:
+            if cscope.self_kind != "self" or not order or order[0] != cscope.self_name:
+                return {}
+            order = order[1:]
+        elif isinstance(func, ast.Attribute) and func.attr == "apply" and getattr(callee, "name", "") == "forward":
+            order = order[1:]  # autograd.Function.apply(*args) -> forward(ctx, *args)
+        elif cscope.self_name and order and order[0] == cscope.self_name:
+            if not isinstance(func, ast.Attribute):
+                return {}
+            kinds = {r.kind for r in self.resolve(func.value, scope)}
+            bound_method = cscope.self_kind == "class" or (kinds and kinds <= {"self", "instance", "super"})
+            if not bound_method and kinds != {"class"}:
+                return {}
+            if bound_method:
+                order = order[1:]
+        bound, passed = {}, set()
+        positional_known = True
+        args = [a for a in call.args if not (isinstance(a, ast.Starred) and self._value(a.value, env, scope) == ())]
+        for i, arg in enumerate(args):
+            if isinstance(arg, ast.Starred):
+                positional_known = False
+                break
+            if i < len(order):
+                bound[order[i]] = self._value(arg, env, scope)
+                passed.add(order[i])
+        keywords_known, extra = True, {}
+        for name, value in self._call_keywords(call, env, scope):
+            if name is None:
+                keywords_known = False
+            elif name in cscope.params:
+                bound[name] = value
+                passed.add(name)
+            else:
+                extra[name] = value
+        if positional_known and keywords_known:
+            for p, default in cscope.params.items():
+                if p not in passed and default is not None:
+                    bound[p] = self._value(default, {}, self.enclosing.get(default, self.module))
+        star, double_star = callee.args.vararg, callee.args.kwarg
+        if star is not None and positional_known and len(args) <= len(order):
+            bound[star.arg] = ()  # f(*args) with nothing beyond the named parameters
+        if double_star is not None and keywords_known and UNKNOWN not in extra.values() \
+                and _only_read_and_forwarded(callee, double_star.arg, self.parents):
+            bound[double_star.arg] = Keywords(extra.items())
+        return {p: v for p, v in bound.items() if v is not UNKNOWN and p in cscope.params}

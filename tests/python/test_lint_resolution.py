@@ -473,3 +473,13 @@ def test_torchaos_shapes(call, torch_op):
     is type 3 (a missed cheat before: the lint did not follow it)."""
     result = lint_call("lintpkg_layers", call, params="x, c")
     assert_verdict(result, torch_op, "_double_kernel")
+
+
+@pytest.mark.parametrize("imports, call", [("import lintpkg_layers", "lintpkg_layers.on_device(x)"),
+                                           ("from lintpkg_layers.nsops.kern import doubled", "doubled(x)")])
+def test_sglangs_shapes(imports, call):
+    """torch.hpu.* and torch.get_device_module(device) are device questions, as torch.cuda.* is;
+    a module in a folder without __init__.py inside the package (a namespace portion, as
+    sglang's srt/) is found: the lint stopped with an internal error (KeyError) on every sglang
+    operator."""
+    assert_verdict(lint_call("lintpkg_layers", call, imports=imports), None, "_double_kernel")

@@ -43,13 +43,19 @@ class LibraryIndex:
             up = self.find(parent)
             search = up[1] if up is not None else None
         if search:
+            last = name.rpartition(".")[2]
+            portions = [os.path.join(f, last) for f in search if os.path.isdir(os.path.join(f, last))]
             try:
                 spec = importlib.machinery.PathFinder.find_spec(name, list(search))
+            except KeyError:  # a folder without __init__.py in a package: Python's portions need the parent
+                spec = None   # imported; a namespace package's portions are its folders of that name
+                found = (None, portions) if portions else None
             except (ImportError, ValueError, OSError):
                 spec = None
             if spec is not None:
                 origin = spec.origin if spec.origin and spec.origin.endswith(".py") else None
-                folders = list(spec.submodule_search_locations or []) or None
+                folders = (portions if spec.origin in (None, "namespace")
+                           else list(spec.submodule_search_locations or [])) or None
                 if origin is not None or folders is not None:
                     found = (origin, folders)
         self._found[name] = found

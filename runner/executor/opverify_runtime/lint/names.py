@@ -49,6 +49,7 @@ ALLOWED_TORCH_CALLS = {
         "empty_permuted", "zeros_like", "numel", "is_same_size", "is_nonzero", "is_signed",
         "is_inference", "is_storage", "get_device", "is_autocast_enabled", "get_autocast_gpu_dtype",
         "get_autocast_dtype", "get_autocast_cpu_dtype", "is_autocast_cpu_enabled", "is_autocast_available",
+        "get_device_module",  # torch.cuda (or the device's module) itself
         "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     )
 }

@@ -231,7 +231,7 @@ def _torch_compute_reason(path):
     if _path_matches(path, "torch.nn.functional"):  # F itself, its classes and enums (F.ScalingType.TensorWise)
         return None if len(parts) == 3 or parts[3][:1].isupper() else f"{path} is PyTorch compute (torch.nn.functional)"
     if parts[1] in ("cuda", "npu", "backends", "version", "__version__", "amp", "cpu", "autograd",
-                    "types", "distributed", "mps", "xpu"):
+                    "types", "distributed", "mps", "xpu", "hpu", "mtia", "accelerator"):
         return None
     if parts[1] == "Tensor" and (len(parts) == 2 or parts[2] in ALLOWED_TENSOR_METHODS):
         return None

@@ -483,3 +483,16 @@ def test_sglangs_shapes(imports, call):
     sglang's srt/) is found: the lint stopped with an internal error (KeyError) on every sglang
     operator."""
     assert_verdict(lint_call("lintpkg_layers", call, imports=imports), None, "_double_kernel")
+
+
+@pytest.mark.parametrize("imports, call", [("import lintpkg_layers", "lintpkg_layers.fake_aware(x)"),
+                                           ("import lintpkg_layers", "lintpkg_layers.through_registered_helper(x)"),
+                                           ("from lintpkg_layers import tripled", "tripled(x)")])
+def test_vllms_shapes(imports, call):
+    """isinstance(x, FakeTensor) asks a type; torch.from_numpy converts; an operator registered
+    through a helper with a literal name (direct_register_custom_op("lora_shrink", _lora_shrink))
+    is followed, and the library's op exported as a name (`lora_shrink = torch.ops.vllm.lora_shrink`)
+    called from the implementation is the library's, not "a dispatcher operator called directly";
+    a module the library does not ship (an optional import) no longer stops the lint with an
+    internal error where torch.ops is reached."""
+    assert_verdict(lint_call("lintpkg_layers", call, imports=imports), None, "_double_kernel")

@@ -6,6 +6,8 @@ Registrations read from the library modules the lint has read:
     @torch.library.custom_op("ns::op", ...)   @torch.library.triton_op("ns::op", ...)
     @torch.library.impl("ns::op", "cuda")     @torch.library.register_kernel("ns::op", "cuda")
     lib = torch.library.Library("ns", "DEF")  @torch.library.impl(lib, "op", "CUDA")   lib.impl("op", fn, "CUDA")
+    a helper that calls lib.impl(op_name, op_func), called with a literal name (vLLM's
+    direct_register_custom_op("lora_shrink", _lora_shrink, ...))
 
 A registration for the Meta key, or a fake (`register_fake`, `impl_abstract`), never runs on the
 case's tensors and is not followed. An operator of aten or prims is torch's own: compute, as
@@ -32,14 +34,40 @@ class _CustomOps:
         """{"ns::op": [function nodes]} over the library modules read so far (rebuilt as more are read)."""
         key = len(self.library_scopes)
         if getattr(self, "_custom_ops", (None, None))[0] != key:
-            index = {}
-            for scope in list(self.library_scopes.values()):
-                if scope.node is not None:
-                    self._index_custom_ops(scope, index)
+            index, helpers = {}, {}
+            scopes = [s for s in list(self.library_scopes.values()) if s is not None and s.node is not None]
+            for scope in scopes:  # (None: a module that could not be read)
+                self._index_custom_ops(scope, index, helpers)
+            for scope in scopes if helpers else ():
+                self._index_helper_calls(scope, index, helpers)
             self._custom_ops = (key, index)
         return self._custom_ops[1]
 
-    def _index_custom_ops(self, scope, index):
+    def _index_helper_calls(self, scope, index, helpers):
+        """Each call of a registering helper (vLLM's direct_register_custom_op(op_name, op_func))
+        with a literal name registers what it passes as the function."""
+        for call in (n for n in ast.walk(scope.node) if isinstance(n, ast.Call)):
+            where = self.enclosing.get(call, scope)
+            for r in self.resolve(call.func, where):
+                if r.kind != "func" or r.value not in helpers:
+                    continue
+                name_param, func_param, namespace = helpers[r.value]
+                name = [_const_str(a) for a in self._arguments(call, r.value, name_param)]
+                if name and name[0]:
+                    for f in (x for a in self._arguments(call, r.value, func_param) for x in self.resolve(a, where)):
+                        if f.kind == "func":
+                            index.setdefault(f"{namespace}::{name[0]}", []).append(f.value)
+
+    def _arguments(self, call, callee, name):
+        """[the expression `call` passes for callee's parameter `name`], or []."""
+        order = self.scope_of[callee].param_order if callee in self.scope_of else []
+        for k in call.keywords:
+            if k.arg == name:
+                return [k.value]
+        at = order.index(name) if name in order else len(call.args)
+        return [call.args[at]] if at < len(call.args) and not isinstance(call.args[at], ast.Starred) else []
+
+    def _index_custom_ops(self, scope, index, helpers):
         for node in ast.walk(scope.node):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for d in node.decorator_list:
@@ -48,13 +76,18 @@ class _CustomOps:
                         if name:
                             index.setdefault(name, []).append(node)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "impl" \
-                    and len(node.args) >= 2 and _const_str(node.args[0]):  # lib.impl("op", fn, "CUDA")
+                    and len(node.args) >= 2:  # lib.impl("op", fn, "CUDA")
                 where = self.enclosing.get(node, scope)
                 namespace = self._library_namespace(node.func.value, where)
-                if namespace and not NOT_RUN_KEYS & {_const_str(a) for a in node.args[2:3]}:
+                if not namespace or NOT_RUN_KEYS & {_const_str(a) for a in node.args[2:3]}:
+                    continue
+                if _const_str(node.args[0]):
                     for r in self.resolve(node.args[1], where):
                         if r.kind == "func":
                             index.setdefault(f"{namespace}::{_const_str(node.args[0])}", []).append(r.value)
+                elif where.kind == "function" and all(isinstance(a, ast.Name) and a.id in where.params
+                                                      for a in node.args[:2]):
+                    helpers[where.node] = (node.args[0].id, node.args[1].id, namespace)  # impl(op_name, op_func)
 
     def _registered_name(self, decorator, scope):
         """"ns::op" a registering decorator names, or None (not one, or for the Meta key)."""
@@ -72,14 +105,16 @@ class _CustomOps:
         op = _const_str(decorator.args[1]) if len(decorator.args) > 1 else None
         return f"{namespace}::{op.split('.')[0]}" if namespace and op else None
 
-    def _library_namespace(self, expr, scope):
+    def _library_namespace(self, expr, scope, depth=0):
         """The namespace of `lib` in `lib = torch.library.Library("ns", "DEF")`, or None."""
-        if not isinstance(expr, ast.Name):
+        if not isinstance(expr, ast.Name) or depth > 4:
             return None
         while scope is not None and expr.id not in scope.bindings:
             scope = scope.outer
         for b in (scope.bindings.get(expr.id, []) if scope is not None else []):
             value = b.value if b.kind == "expr" else None
+            if isinstance(value, ast.BoolOp):  # my_lib = target_lib or vllm_lib: the library it falls back to
+                return next(filter(None, (self._library_namespace(v, scope, depth + 1) for v in value.values)), None)
             if isinstance(value, ast.Call) and value.args and _const_str(value.args[0]) and any(
                     r.kind == "path" and r.value == "torch.library.Library" for r in self.resolve(value.func, scope)):
                 return _const_str(value.args[0])

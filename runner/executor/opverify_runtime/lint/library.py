@@ -16,7 +16,7 @@ import sys
 from .exports import conditional_spans, dunder_all, last_binders, star_exports
 from .symbols import Ref, Scope, _is_main_guard
 
-MAX_MODULES = 256
+MAX_MODULES = 1024  # a library read through a framework's imports (vLLM: 256 were not enough)
 MAX_BYTES = 2 * 1024 * 1024
 
 

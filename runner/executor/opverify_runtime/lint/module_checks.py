@@ -113,7 +113,7 @@ class _ModuleChecks:
                                 f"{r.value} imports modules chosen at run time")
                 continue
             found = _classify_path(r.value)
-            if found is not None:
+            if found is not None and not self._custom_op_functions(r.value):  # not the library's own op
                 self.report(found[0], node.lineno, _shown(_unparse(node), r.value), found[1])
                 return
 

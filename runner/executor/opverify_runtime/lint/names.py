@@ -31,7 +31,7 @@ TYPE_TITLES = {
 ALLOWED_TORCH_CALLS = {
     "torch." + name for name in (
         "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like",
-        "full", "full_like", "tensor", "as_tensor", "arange", "linspace",
+        "full", "full_like", "tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "arange", "linspace",
         "finfo", "iinfo", "device", "Size", "dtype", "get_default_dtype", "is_tensor",
         "is_floating_point", "is_complex", "promote_types", "result_type", "can_cast",
         "broadcast_shapes", "is_grad_enabled", "no_grad", "inference_mode", "enable_grad",

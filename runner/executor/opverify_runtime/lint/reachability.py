@@ -184,7 +184,7 @@ class _Reachability:
         for r in refs:
             if r.kind == "path":
                 reason = self._compute_reason(r.value)
-                if reason is not None:
+                if reason is not None and not self._type_operand(node, scope):
                     self.report("no_hidden_torch_compute", node.lineno, _shown(_unparse(node), r.value),
                                 f"{reason}, passed around as a value" + (f" through {r.via}" if r.via else ""),
                                 r.value)
@@ -195,6 +195,16 @@ class _Reachability:
             self.report("no_hidden_torch_compute", node.lineno, _unparse(node),
                         f"the tensor method .{node.attr} is taken as a value to be called elsewhere",
                         "Tensor." + node.attr)
+
+    def _type_operand(self, node, scope):
+        """Whether `node` is the class isinstance/issubclass tests against (alone or in a tuple):
+        `isinstance(x, FakeTensor)` asks a type, it computes nothing."""
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.Tuple):
+            node, parent = parent, self.parents.get(parent)
+        return isinstance(parent, ast.Call) and len(parent.args) == 2 and parent.args[1] is node and \
+            {r.value for r in self.resolve(parent.func, scope) if r.kind == "path"} & {"builtins.isinstance",
+                                                                                    "builtins.issubclass"}
 
     @staticmethod
     def _stored_attribute(node, fn):

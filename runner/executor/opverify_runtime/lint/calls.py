@@ -4,6 +4,7 @@ launchers a call of a function gives back. Mixed into analysis._Analysis."""
 import ast
 
 from .branches import UNKNOWN, Keywords
+from .symbols import _applies_forward
 
 RETURNED_KINDS = ("kernel", "kernel_launcher", "wrapped", "generated")
 
@@ -64,19 +65,24 @@ class _Calls:
         return [x for r in self.resolve(expr.call.func, scope, seen, depth + 1) if r.kind == "func"
                 for x in self._returned(r.value, seen, depth, expr.index)]
 
+    def _argument(self, call, callee, name):
+        """The expression `call` passes for the callee's parameter `name` (by keyword, else by
+        its position), or None (not passed, or in a starred argument)."""
+        order = self.scope_of[callee].param_order if callee in self.scope_of else []
+        for k in call.keywords:
+            if k.arg == name:
+                return k.value
+        at = order.index(name) if name in order else len(call.args)
+        return call.args[at] if at < len(call.args) and not isinstance(call.args[at], ast.Starred) else None
+
     def _passed(self, call, callee, name, scope, seen, depth):
-        """What `call` passes for the callee's parameter `name` (positional or keyword),
-        resolved where the call is; [] where that cannot be told (a starred argument, a method
-        called through its instance)."""
+        """What `call` passes for the callee's parameter `name`, resolved where the call is; []
+        where that cannot be told (a starred argument, a method called through its instance)."""
         cscope = self.scope_of.get(callee)
         if cscope is None or cscope.self_name or any(isinstance(a, ast.Starred) for a in call.args):
             return []
-        for k in call.keywords:
-            if k.arg == name:
-                return self.resolve(k.value, scope, seen, depth + 1)
-        order = cscope.param_order
-        at = order.index(name) if name in order else len(call.args)
-        return self.resolve(call.args[at], scope, seen, depth + 1) if at < len(call.args) else []
+        argument = self._argument(call, callee, name)
+        return [] if argument is None else self.resolve(argument, scope, seen, depth + 1)
 
     def _call_keywords(self, call, env, scope):
         """(name, value) of each keyword the call passes, those of a forwarded `**kwargs` whose
@@ -105,7 +111,7 @@ class _Calls:
             if cscope.self_kind != "self" or not order or order[0] != cscope.self_name:
                 return {}
             order = order[1:]
-        elif isinstance(func, ast.Attribute) and func.attr == "apply" and getattr(callee, "name", "") == "forward":
+        elif _applies_forward(func, callee):
             order = order[1:]  # autograd.Function.apply(*args) -> forward(ctx, *args)
         elif cscope.self_name and order and order[0] == cscope.self_name:
             if not isinstance(func, ast.Attribute):

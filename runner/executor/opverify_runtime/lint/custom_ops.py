@@ -52,20 +52,12 @@ class _CustomOps:
                 if r.kind != "func" or r.value not in helpers:
                     continue
                 name_param, func_param, namespace = helpers[r.value]
-                name = [_const_str(a) for a in self._arguments(call, r.value, name_param)]
-                if name and name[0]:
-                    for f in (x for a in self._arguments(call, r.value, func_param) for x in self.resolve(a, where)):
+                name = _const_str(self._argument(call, r.value, name_param))
+                function = self._argument(call, r.value, func_param)
+                if name and function is not None:
+                    for f in self.resolve(function, where):
                         if f.kind == "func":
-                            index.setdefault(f"{namespace}::{name[0]}", []).append(f.value)
-
-    def _arguments(self, call, callee, name):
-        """[the expression `call` passes for callee's parameter `name`], or []."""
-        order = self.scope_of[callee].param_order if callee in self.scope_of else []
-        for k in call.keywords:
-            if k.arg == name:
-                return [k.value]
-        at = order.index(name) if name in order else len(call.args)
-        return [call.args[at]] if at < len(call.args) and not isinstance(call.args[at], ast.Starred) else []
+                            index.setdefault(f"{namespace}::{name}", []).append(f.value)
 
     def _index_custom_ops(self, scope, index, helpers):
         for node in ast.walk(scope.node):

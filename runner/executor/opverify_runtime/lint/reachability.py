@@ -6,7 +6,7 @@ from collections import deque
 
 from .branches import MAX_CONTEXTS, context_key
 from .names import DEVICE_NAMESPACE_CALLS, DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, HOOK_REGISTRARS, NN_MODULE_API
-from .symbols import _aten_compute_reason, _const_str, _shown, _torch_compute_reason, _unparse
+from .symbols import _applies_forward, _aten_compute_reason, _const_str, _shown, _torch_compute_reason, _unparse
 
 
 class _Reachability:
@@ -363,7 +363,7 @@ class _Reachability:
             return
         cscope = self.scope_of.get(callee)
         order = list(cscope.param_order)
-        if isinstance(func, ast.Attribute) and func.attr == "apply" and getattr(callee, "name", "") == "forward":
+        if _applies_forward(func, callee):
             order = order[1:]  # Fn.apply(x, kernel) -> forward(ctx, x, kernel)
         elif cscope.self_name and isinstance(func, ast.Attribute) and order and order[0] == cscope.self_name:
             order = order[1:]

@@ -168,6 +168,12 @@ def _op_name(filename):
     return m.group(1) if m else None
 
 
+def _applies_forward(func, callee):
+    """Whether a call of `func` reaching `callee` is `Fn.apply(*args)`, which runs
+    `Fn.forward(ctx, *args)`: the call's arguments bind from forward's second parameter on."""
+    return isinstance(func, ast.Attribute) and func.attr == "apply" and getattr(callee, "name", "") == "forward"
+
+
 def _renames(expr):
     """Whether `g = expr` only gives another name to what expr denotes, so that g(x) binds its
     arguments as a call of it does (`g = f`, `g = mod.f`); not `g = Fn.apply` (forward's first

@@ -1,10 +1,7 @@
 """fla.ops.gla.chunk_gla: gated linear attention with a log decay per key channel, o_t = q_t S_t /
 sqrt(K), S_t = diag(exp(g_t)) S_{t-1} + k_t v_t^T, against the step-by-step recurrence in
 float32. Case parameters: batch, seq, heads, dim, dtype."""
-import torch
-import torch.nn.functional as F
-
-from fla_reference import Decayed, qkv
+from fla_reference import Decayed, gla_inputs
 
 CASES = [dict(batch=2, seq=256, heads=4, dim=64, dtype="bfloat16")]
 
@@ -21,4 +18,4 @@ def get_input_groups():
 
 
 def get_inputs(batch=2, seq=256, heads=4, dim=64, dtype="bfloat16"):
-    return qkv(batch, seq, heads, dim, dtype) + [F.logsigmoid(torch.randn(batch, seq, heads, dim)) / 16]
+    return gla_inputs(batch, seq, heads, dim, dtype)

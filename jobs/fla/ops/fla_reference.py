@@ -71,3 +71,19 @@ def delta_inputs(batch, seq, heads, dim, dtype, gated=False):
     k = torch.nn.functional.normalize(k.float(), p=2, dim=-1).to(k.dtype)
     extra = [torch.nn.functional.logsigmoid(torch.randn(batch, seq, heads))] if gated else []
     return [q, k, v, torch.sigmoid(torch.randn(batch, seq, heads)).to(q.dtype), *extra]
+
+
+def normalized(x, eps, rms=False):
+    """x over its last dimension, in float32 or wider: x * rsqrt(mean(x^2) + eps) with rms, else
+    (x - mean) * rsqrt(var + eps), the biased variance (fla's norms compute so in their kernels)."""
+    xf = wide(x)
+    if rms:
+        return xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
+    mean = xf.mean(-1, keepdim=True)
+    return (xf - mean) * torch.rsqrt((xf - mean).pow(2).mean(-1, keepdim=True) + eps)
+
+
+def gla_inputs(batch, seq, heads, dim, dtype):
+    """q, k, v of the case's dtype and GLA's log decays per key channel, logsigmoid(N(0, 1)) / 16
+    in float32 (a mild decay: the state spans many steps)."""
+    return qkv(batch, seq, heads, dim, dtype) + [torch.nn.functional.logsigmoid(torch.randn(batch, seq, heads, dim)) / 16]

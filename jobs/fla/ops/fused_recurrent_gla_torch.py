@@ -1,10 +1,7 @@
 """fla.ops.gla.fused_recurrent_gla: the same GLA as chunk_gla, step by step in one kernel. Its
 launcher sums the kernel's per-key-block outputs with torch (o.sum(0),
 ops/common/fused_recurrent.py:467): LintError type 3. Case parameters: batch, seq, heads, dim, dtype."""
-import torch
-import torch.nn.functional as F
-
-from fla_reference import Decayed, qkv
+from fla_reference import Decayed, gla_inputs
 
 EXPECTED_ERROR_TYPE = "LintError"
 EXPECTED_LINT_TYPE = 3
@@ -23,4 +20,4 @@ def get_input_groups():
 
 
 def get_inputs(batch=2, seq=256, heads=4, dim=64, dtype="bfloat16"):
-    return qkv(batch, seq, heads, dim, dtype) + [F.logsigmoid(torch.randn(batch, seq, heads, dim)) / 16]
+    return gla_inputs(batch, seq, heads, dim, dtype)

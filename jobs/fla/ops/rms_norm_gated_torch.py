@@ -2,16 +2,15 @@
 sigmoid(g), in float32, rounded to the input's dtype. Case parameters: rows, cols, dtype."""
 import torch
 
-from fla_reference import norm_inputs, wide
+from fla_reference import norm_inputs, normalized, wide
 
 CASES = [dict(rows=1023, cols=1024, dtype="bfloat16")]
 
 
 class Model(torch.nn.Module):
     def forward(self, x, g, w, b):
-        xf, gf = wide(x), wide(g)
-        y = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * wide(w)
-        return (y * gf * torch.sigmoid(gf)).to(x.dtype)
+        gf = wide(g)
+        return (normalized(x, 1e-6, rms=True) * wide(w) * gf * torch.sigmoid(gf)).to(x.dtype)
 
 
 def get_init_inputs():

@@ -2,15 +2,14 @@
 rounded to the input's dtype. Case parameters: rows, cols, dtype."""
 import torch
 
-from fla_reference import norm_inputs, wide
+from fla_reference import norm_inputs, normalized, wide
 
 CASES = [dict(rows=1023, cols=1024, dtype="bfloat16")]
 
 
 class Model(torch.nn.Module):
     def forward(self, x, w, b):
-        xf = wide(x)
-        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * wide(w)).to(x.dtype)
+        return (normalized(x, 1e-6, rms=True) * wide(w)).to(x.dtype)
 
 
 def get_init_inputs():

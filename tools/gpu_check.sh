@@ -3,10 +3,10 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 8 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|library|perf|perf-large|sandbox|pytest FILE...
+# Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|library|perf|perf-large|sandbox|pytest FILE...|queue STEP...|watch [S]
 # `all` is the one to verify a tree with: it builds if needed, then runs every GPU test and the
 # library batches (ours, its planted defects, Liger-Kernel, FlagGems, flash-linear-attention) at once, and leaves at most
-# 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, verdicts.jsonl (one line
+# 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, library-flaggems.txt, verdicts.jsonl (one line
 # per operator of every library batch, with its job, verdict, error and runtime types and first
 # failures), summaries.json (each batch's summary.json by job), and all.txt (the two tails).
 # WORKERS=N runs the GPU tests with N pytest workers (default 4).
@@ -110,7 +110,7 @@ PY
     ;;
   all)
     [ -x "$build/runner/opverify-batch" ] || "$0" build || exit 1
-    start=$(date +%s)
+    start=$(date +%s) library_pids=()
     # The GPU tests of every file that has them, and the library batches beside them (one
     # device; the batches' ranks and the tests' workers share it and the host's cores).
     ( OPVERIFY_BUILD_DIR=$build OPVERIFY_GPU_REPORT=$out/gpu_ops.jsonl python3 -m pytest -n "${WORKERS:-4}" -q -p no:cacheprovider -rs --durations=25 \
@@ -119,12 +119,17 @@ PY
         "$root/tests/python/test_reference_trust.py" -k "gpu or ghost or cuda or npu" \
         > "$out/gpu-tests.txt" 2>&1; echo "gpu tests rc=$? after $(( $(date +%s) - start )) s" >> "$out/gpu-tests.txt" ) &
     tests_pid=$!
-    ( OPVERIFY_BUILD_DIR=$build OPVERIFY_LIBRARY_RANKS=${RANKS:-4} OPVERIFY_FLAGGEMS_RANKS=${FLAGGEMS_RANKS:-8} \
-        OPVERIFY_LIBRARY_OUT=$out python3 -m pytest -q -p no:cacheprovider -rs ${LIBRARY_K:+-k "$LIBRARY_K"} \
-        "$root/tests/python/test_gpu_library.py" "$root/tests/python/test_fla.py" \
-        > "$out/library.txt" 2>&1; echo "library rc=$? after $(( $(date +%s) - start )) s" >> "$out/library.txt" ) &
-    library_pid=$!
-    wait $tests_pid $library_pid
+    # FlagGems' batch (the longest) beside the other libraries' rather than after them.
+    for part in flaggems others; do
+      select="flaggems" log=$out/library-flaggems.txt
+      [ "$part" = others ] && select="not flaggems" log=$out/library.txt
+      ( OPVERIFY_BUILD_DIR=$build OPVERIFY_LIBRARY_RANKS=${RANKS:-4} OPVERIFY_FLAGGEMS_RANKS=${FLAGGEMS_RANKS:-8} \
+          OPVERIFY_LIBRARY_OUT=$out python3 -m pytest -q -p no:cacheprovider -rs -k "$select${LIBRARY_K:+ and ($LIBRARY_K)}" \
+          "$root/tests/python/test_gpu_library.py" "$root/tests/python/test_fla.py" \
+          > "$log" 2>&1; echo "library ($select) rc=$? after $(( $(date +%s) - start )) s" >> "$log" ) &
+      library_pids+=($!)
+    done
+    wait $tests_pid "${library_pids[@]}"
     python3 - "$out" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
@@ -138,7 +143,8 @@ for path in sorted(glob.glob(os.path.join(out, "summary-*.json"))):
     os.remove(path)
 json.dump(summaries, open(os.path.join(out, "summaries.json"), "w"), indent=1)
 PY
-    { echo "== gpu tests"; tail -25 "$out/gpu-tests.txt"; echo "== library batches"; tail -40 "$out/library.txt"; } \
+    { echo "== gpu tests"; tail -25 "$out/gpu-tests.txt"; echo "== library batches"; tail -30 "$out/library.txt"
+      echo "== FlagGems"; tail -20 "$out/library-flaggems.txt"; } \
       | tee "$out/all.txt"
     ;;
   tests)
@@ -295,5 +301,43 @@ PY
       > "$out/large/bench_accuracy.txt" 2>&1
     echo "bench_accuracy (perf_large) rc=$?"; tail -30 "$out/large/bench_accuracy.txt"
     ;;
-  *) echo "usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|library|perf|perf-large|sandbox|pytest FILE..." >&2; exit 2 ;;
+  queue)
+    # Steps that together outlast one device call (10 minutes a command): they run one after
+    # another in a process session of their own (setsid), which lives on while the machine is held,
+    # that is while the next call comes within the machine's idle release. Each argument is a step,
+    # 'NAME: COMMAND' (COMMAND run by bash in the repository root, its $OUT $QUEUE/NN-NAME).
+    # $QUEUE (default /tmp/opverify-queue) keeps queue.log (each step's start, end and rc) and
+    # `done` once every step has ended. `watch` follows it. E.g.
+    #   tools/gpu_check.sh queue 'build: tools/gpu_check.sh build' 'all: tools/gpu_check.sh all'
+    q=${QUEUE:-/tmp/opverify-queue}
+    shift
+    rm -rf "$q"; mkdir -p "$q"
+    printf '%s\n' "$@" > "$q/steps"
+    # shellcheck disable=SC2016 # expanded by the queue's own bash
+    setsid nohup bash -c '
+      q=$1 root=$2 i=0
+      while IFS= read -r step; do
+        i=$((i + 1)); name=${step%%:*} command=${step#*:}
+        dir=$(printf "%s/%02d-%s" "$q" "$i" "$name"); mkdir -p "$dir"
+        begin=$(date +%s); echo "$(date +%T) start $name:$command" >> "$q/queue.log"
+        (cd "$root" && OUT=$dir bash -c "$command") > "$dir/step.txt" 2>&1
+        rc=$?
+        echo "$(date +%T) end $name rc=$rc after $(( $(date +%s) - begin )) s" >> "$q/queue.log"
+      done < "$q/steps"
+      touch "$q/done"' queue "$q" "$root" > "$q/runner.txt" 2>&1 < /dev/null &
+    echo "queue of $# steps started in $q"
+    ;;
+  watch)
+    # Waits up to $2 seconds (default 540) for the queue to end, then prints queue.log and the
+    # running step's last lines, and packs everything the steps wrote to $OUT/queue.tgz (what
+    # one call brings back, whether or not the queue has ended).
+    q=${QUEUE:-/tmp/opverify-queue}
+    deadline=$(( $(date +%s) + ${2:-540} ))
+    while [ ! -f "$q/done" ] && [ "$(date +%s)" -lt "$deadline" ]; do sleep 5; done
+    cat "$q/queue.log" 2>/dev/null
+    [ -f "$q/done" ] && echo "queue done" || { echo "queue running"; last=$(ls -d "$q"/[0-9]*/ 2>/dev/null | tail -1)
+      [ -n "$last" ] && tail -5 "$last"/*.txt; }
+    tar czf "$out/queue.tgz" -C "$q" . 2>/dev/null
+    ;;
+  *) echo "usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|library|perf|perf-large|sandbox|pytest FILE...|queue STEP...|watch [S]" >&2; exit 2 ;;
 esac

@@ -37,6 +37,8 @@ MAX_DEPTH = 12
 CONSTEXPR_PATHS = ("triton.language.constexpr", "triton.language.core.constexpr", "triton.constexpr")
 CONSTANT_TYPES = (str, int, float, bool, type(None), bytes)
 ORDERINGS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+ENUM_BASES = {"enum.Enum": "plain", "enum.Flag": "plain", "enum.IntEnum": "valued", "enum.StrEnum": "valued",
+              "enum.IntFlag": "valued"}
 CONVERSIONS = {"builtins.float": float, "builtins.int": int, "builtins.bool": bool, "builtins.str": str}
 NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
                  ast.DictComp, ast.GeneratorExp)
@@ -75,6 +77,63 @@ class Keywords:
     def __hash__(self):
         return hash(("keywords", self.items))
 
+
+
+class Opaque:
+    """An object of a known kind and nothing more: what a tensor factory just returned
+    (`torch.empty_like(x)` passed for `start_loc=None`), a set, list or dict built there, a
+    logger. Known not to be None (and, but for "tensor", not to be a tensor); its truth,
+    equality and contents are unknown."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __repr__(self):
+        return f"<a {self.what}>"
+
+
+OPAQUE_CALLS = {"torch." + name: "tensor" for name in (
+    "empty", "empty_like", "empty_strided", "empty_permuted", "zeros", "zeros_like", "ones", "ones_like", "full",
+    "full_like", "tensor", "as_tensor", "arange")}
+OPAQUE_CALLS.update({"builtins.set": "set", "builtins.frozenset": "set", "builtins.list": "list",
+                     "builtins.sorted": "list", "builtins.dict": "dict", "collections.OrderedDict": "dict",
+                     "collections.defaultdict": "dict", "collections.deque": "list", "collections.Counter": "dict",
+                     "logging.getLogger": "logger", "re.compile": "pattern"})
+OPAQUE = {what: Opaque(what) for what in set(OPAQUE_CALLS.values())}
+CONTAINERS = {ast.List: "list", ast.ListComp: "list", ast.Set: "set", ast.SetComp: "set", ast.Dict: "dict",
+              ast.DictComp: "dict"}
+
+
+class EnumMember:
+    """A member of an enum class the lint read (`Policy.NONE`): `value` its literal value, or
+    UNKNOWN (`auto()`); `plain` for an Enum/Flag, whose members equal nothing but themselves
+    and their aliases, against an IntEnum/StrEnum/IntFlag, whose members equal their values."""
+
+    def __init__(self, cls, name, value, plain):
+        self.cls, self.name, self.value, self.plain = cls, name, value, plain
+
+    def __eq__(self, other):  # the same member (for contexts and merges; tests use _equal)
+        return isinstance(other, EnumMember) and other.cls is self.cls and other.name == self.name
+
+    def __hash__(self):
+        return hash(("enum", id(self.cls), self.name))
+
+
+def _equal(a, b):
+    """a == b of two known values, or UNKNOWN where an enum member's value decides it unseen."""
+    if not isinstance(a, EnumMember):
+        a, b = b, a
+    if not isinstance(a, EnumMember):
+        return a == b
+    if isinstance(b, EnumMember) and b.cls is a.cls and b.name == a.name:
+        return True
+    if isinstance(b, EnumMember) and b.cls is a.cls or not a.plain:
+        # aliases share a value; an IntEnum member equals its value (and other classes' members of it)
+        other = b.value if isinstance(b, EnumMember) else b
+        if a.value is UNKNOWN or other is UNKNOWN or isinstance(b, EnumMember) and b.plain:
+            return UNKNOWN
+        return a.value == other
+    return False  # a plain Enum member against anything else
 
 
 def _same(a, b):
@@ -214,7 +273,7 @@ class _Branches:
     def _truth(self, test, env, scope):
         """True/False when the constants decide `test`, else None."""
         value = self._value(test, env, scope)
-        return None if value is UNKNOWN else bool(_plain(value))
+        return None if value is UNKNOWN or isinstance(value, Opaque) else bool(_plain(value))
 
     def _value(self, expr, env, scope, depth=0):
         """The constant `expr` is under `env` (names known in its function), or UNKNOWN."""
@@ -228,12 +287,18 @@ class _Branches:
             return self._module_value(expr.id, scope, depth)
         if isinstance(expr, ast.Attribute) and expr.attr == "value":
             base = self._value(expr.value, env, scope, depth + 1)
-            return base.value if isinstance(base, Constexpr) else UNKNOWN
+            return base.value if isinstance(base, (Constexpr, EnumMember)) else UNKNOWN
+        if isinstance(expr, ast.Attribute):  # Policy.NONE, Config.MODE
+            return self._class_constant(expr, scope, depth)
         if isinstance(expr, ast.Subscript):
             return self._indexed(expr, env, scope, depth)
         if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
             items = [self._value(e, env, scope, depth + 1) for e in expr.elts]
-            return UNKNOWN if any(i is UNKNOWN for i in items) else tuple(items)
+            if any(i is UNKNOWN or isinstance(i, Opaque) for i in items):
+                return OPAQUE.get(CONTAINERS.get(type(expr)), UNKNOWN)
+            return tuple(items)
+        if type(expr) in CONTAINERS:  # {}, [f(v) for v in xs]
+            return OPAQUE[CONTAINERS[type(expr)]]
         if isinstance(expr, ast.Compare):
             return self._compare(expr, env, scope, depth)
         if isinstance(expr, ast.IfExp):  # sorter.contiguous() if sorter is not None else None
@@ -242,14 +307,14 @@ class _Branches:
         if isinstance(expr, ast.BoolOp):
             for v in expr.values[:-1]:
                 x = self._value(v, env, scope, depth + 1)
-                if x is UNKNOWN:
+                if x is UNKNOWN or isinstance(x, Opaque):
                     return UNKNOWN
                 if bool(_plain(x)) == isinstance(expr.op, ast.Or):
                     return x
             return self._value(expr.values[-1], env, scope, depth + 1)
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
             x = self._value(expr.operand, env, scope, depth + 1)
-            return UNKNOWN if x is UNKNOWN else not bool(_plain(x))
+            return UNKNOWN if x is UNKNOWN or isinstance(x, Opaque) else not bool(_plain(x))
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):  # dim=-1
             x = self._value(expr.operand, env, scope, depth + 1)
             if isinstance(x, (int, float)) and not isinstance(x, bool):
@@ -263,6 +328,10 @@ class _Branches:
                 default = self._value(expr.args[1], env, scope, depth + 1) if len(expr.args) == 2 else None
                 return keywords.get(key, default)
             return UNKNOWN
+        if isinstance(expr, ast.Call):
+            kinds = {OPAQUE_CALLS.get(r.value) for r in self.resolve(expr.func, scope) if r.kind == "path"}
+            if len(kinds) == 1 and None not in kinds:
+                return OPAQUE[kinds.pop()]
         if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords:
             return self._converted(expr, env, scope, depth)
         return UNKNOWN
@@ -271,7 +340,7 @@ class _Branches:
         """tl.constexpr(c), and float(c)/int(c)/bool(c)/str(c) of a known constant (min_val = float(min))."""
         paths = {r.value for r in self.resolve(call.func, scope) if r.kind == "path"}
         x = self._value(call.args[0], env, scope, depth + 1)
-        if x is UNKNOWN or isinstance(x, Constexpr) or len(paths) != 1:
+        if x is UNKNOWN or isinstance(x, (Opaque, Constexpr)) or len(paths) != 1:
             return UNKNOWN
         (path,) = paths
         if path in CONSTEXPR_PATHS:
@@ -291,15 +360,22 @@ class _Branches:
             if right is UNKNOWN:
                 return UNKNOWN
             a, b = _plain(left), _plain(right)
-            if isinstance(op, ast.Eq):
-                ok = a == b
-            elif isinstance(op, ast.NotEq):
-                ok = a != b
+            if (isinstance(a, Opaque) or isinstance(b, Opaque)) and not (isinstance(op, (ast.Is, ast.IsNot))
+                                                                      and (a is None or b is None)):
+                return UNKNOWN  # not None; nothing else about it is known
+            if isinstance(op, (ast.Eq, ast.NotEq)) or isinstance(op, (ast.Is, ast.IsNot)) and \
+                    isinstance(a, EnumMember) and isinstance(b, EnumMember) and a.cls is b.cls:
+                ok = _equal(a, b)  # (members of one enum: `is` is their equality, aliases included)
+                if ok is UNKNOWN:
+                    return UNKNOWN
+                ok = ok if isinstance(op, (ast.Eq, ast.Is)) else not ok
             elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, (tuple, str)):
                 if isinstance(b, str) and not isinstance(a, str):
                     return UNKNOWN
-                ok = (a in tuple(_plain(x) for x in b)) if isinstance(b, tuple) else a in b
-                ok = ok if isinstance(op, ast.In) else not ok
+                found = [_equal(a, _plain(x)) for x in b] if isinstance(b, tuple) else [a in b]
+                if True not in found and UNKNOWN in found:
+                    return UNKNOWN
+                ok = (True in found) == isinstance(op, ast.In)
             elif isinstance(op, (ast.Is, ast.IsNot)) and (a is None or b is None):
                 ok = (a is b) if isinstance(op, ast.Is) else (a is not b)
             elif isinstance(op, tuple(ORDERINGS)) and all(isinstance(v, (int, float)) for v in (a, b)):
@@ -332,6 +408,47 @@ class _Branches:
             item = literal.elts[key]
             return UNKNOWN if isinstance(item, ast.Starred) else self._value(item, {}, module_scope, depth + 1)
         return UNKNOWN
+
+    def _class_constant(self, expr, scope, depth):
+        """`Cls.NAME` where Cls is a class the lint read and its body binds NAME once to a
+        constant (an enum's member: an EnumMember), nothing in the module assigns `*.NAME`, and
+        the module does not write by name; else UNKNOWN."""
+        refs = self.resolve(expr.value, scope)
+        if len(refs) != 1 or refs[0].kind != "class" or refs[0].value is None:
+            return UNKNOWN
+        info = refs[0].value
+        module = info.def_scope
+        while module is not None and module.kind != "module":
+            module = module.outer
+        bindings = info.scope.bindings.get(expr.attr, [])
+        if module is None or module.node is None or len(bindings) != 1 or bindings[0].kind != "expr":
+            return UNKNOWN
+        if self._module_uses(module.node)[0].get(WRITES_BY_NAME) or any(
+                isinstance(n, ast.Attribute) and n.attr == expr.attr and isinstance(n.ctx, (ast.Store, ast.Del))
+                for n in ast.walk(module.node)):
+            return UNKNOWN
+        value = bindings[0].value
+        if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+            return UNKNOWN  # mutable
+        known = self._value(value, {}, info.def_scope, depth + 1)
+        kind = self._enum_kind(info)
+        if kind is None:
+            return UNKNOWN if known is UNKNOWN or isinstance(known, EnumMember) else known
+        auto = isinstance(value, ast.Call) and any(
+            r.kind == "path" and r.value == "enum.auto" for r in self.resolve(value.func, info.def_scope))
+        if known is UNKNOWN and not auto:
+            return UNKNOWN
+        return EnumMember(info, expr.attr, known, kind == "plain")
+
+    def _enum_kind(self, info):
+        """"plain" for a subclass of Enum or Flag, "valued" for IntEnum, StrEnum or IntFlag,
+        None for a class that is no enum the lint can see."""
+        for c in self._mro(info):
+            for base in c.node.bases:
+                for r in self.resolve(base, c.def_scope):
+                    if r.kind == "path" and r.value in ENUM_BASES:
+                        return ENUM_BASES[r.value]
+        return None
 
     def _module_scope(self, scope, name):
         """The module Scope whose binding of `name` a function sees, if no function or class

@@ -25,7 +25,7 @@ class _KernelTaint:
         self.memo[key] = (NONE, False)  # recursion guard
         scope = self.a.scope_of.get(fn, self.a.module)
         env = {name: t for name, t in zip(scope.param_order, arg_taints)}
-        ctx = {"computes": False, "depth": depth, "scope": scope}
+        ctx = {"computes": False, "depth": depth, "scope": scope, "reduced": set()}
         body = [n for stmt in fn.body for n in ast.walk(stmt)]
         for _ in range(32):
             before = dict(env)
@@ -34,6 +34,8 @@ class _KernelTaint:
                     t = self.eval(node.value, env, ctx)
                     for target in node.targets:
                         self._assign(target, t, env)
+                    if self._tl_compute(node.value, env, ctx):  # pos = tl.argmax(x, 0)
+                        ctx["reduced"].update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
                 elif isinstance(node, ast.AugAssign):
                     t = self._binop(node.op, self.eval(node.target, env, ctx), self.eval(node.value, env, ctx),
                                     node.target, node.value)
@@ -159,8 +161,8 @@ class _KernelTaint:
         most = max(arg_ts or [NONE])
         if kind[0] == "tl":
             name = kind[1]
-            if name == "load":
-                return LOADED
+            if name == "load":  # a gather at an index the kernel computed (argmax, a random draw) computes
+                return COMPUTED if self._computed_address(self._arg(call, 0, "pointer"), env, ctx) else LOADED
             if name in TL_INDEX or name == "store":
                 return NONE
             if name == "where":
@@ -188,6 +190,24 @@ class _KernelTaint:
                 return receiver
             return COMPUTED if max(receiver, most) >= LOADED else NONE
         return COMPUTED if most >= LOADED else NONE
+
+    def _tl_compute(self, e, env, ctx):
+        """e is a triton.language call that computes on the kernel's data (tl.argmax(x, 0),
+        tl.rand(seed, offs)): not a load, an index, data movement or an atomic."""
+        if not isinstance(e, ast.Call):
+            return False
+        kind = self._call_kind(e.func, ctx)
+        if kind[0] != "tl" or kind[1] in TL_INDEX or kind[1] in TL_DATA_MOVEMENT or \
+                kind[1] in ("load", "store", "where") or kind[1].startswith("atomic_"):
+            return False
+        return self._call(e, env, ctx) == COMPUTED
+
+    def _computed_address(self, pointer, env, ctx):
+        """The address reads at an index such a call gave (`Ids + pos`, pos = tl.argmax(...)),
+        not only at offsets (address arithmetic on a loaded index stays data movement)."""
+        return pointer is not None and any(
+            isinstance(n, ast.Name) and n.id in ctx["reduced"] or self._tl_compute(n, env, ctx)
+            for n in ast.walk(pointer))
 
     def _sink(self, call, env, ctx):
         kind = self._call_kind(call.func, ctx)

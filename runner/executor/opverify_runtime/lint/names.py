@@ -85,13 +85,17 @@ ATEN_ROOTS = (("torch.ops.aten.", 3), ("torch.ops.prims.", 3), ("torch._ops.ops.
               ("torch._ops.ops.prims.", 4), ("torch._C._nn.", 3), ("torch._C._VariableFunctions.", 3),
               ("torch._C._linalg.", 3), ("torch._C._special.", 3), ("torch._C._fft.", 3),
               ("torch._C._TensorBase.", 3), ("torch._VF.", 2), ("torch._refs.", 2), ("torch._prims.", 2))
-# torch attributes that are values, not compute (dtypes, layouts, namespaces).
-TORCH_VALUES = {
+# torch's dtypes: values whose attributes are questions (torch.int8.is_floating_point, .itemsize).
+TORCH_DTYPES = {
     "float16", "float32", "float64", "bfloat16", "half", "float", "double", "int8", "int16",
     "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool", "long", "short", "int",
     "complex32", "complex64", "complex128", "cfloat", "cdouble", "chalf", "float8_e4m3fn",
     "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "qint8", "quint8",
-    "qint32", "Tensor", "Size", "dtype", "device", "layout", "strided", "sparse_coo",
+    "qint32", "quint4x2", "float4_e2m1fn_x2",
+}
+# torch attributes that are values, not compute (dtypes, layouts, namespaces).
+TORCH_VALUES = TORCH_DTYPES | {
+    "Tensor", "Size", "dtype", "device", "layout", "strided", "sparse_coo",
     "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
     "memory_format", "version", "__version__", "inf", "nan", "pi", "e", "finfo", "iinfo",
     "Generator", "nn", "cuda", "npu", "backends", "autograd", "linalg", "fft", "special",
@@ -123,6 +127,20 @@ index_put index_put_ index_select take take_along_dim masked_select nonzero flip
 roll rot90 repeat repeat_interleave tile tril triu conv1d conv2d conv3d linear layer_norm
 batch_norm group_norm instance_norm dropout numpy apply_ map_
 """.split())
+# The arguments some of them take, as (most positional, keywords): a call that passes more, or
+# another keyword, is another object's method of the same name (`logger.log(level, msg)`,
+# `configs.sort(key=...)`, `pattern.sub(repl, text)`): a tensor would raise TypeError.
+UNARY_TENSOR_METHODS = set("""
+log log_ log1p log2 log10 exp exp_ exp2 expm1 sqrt sqrt_ rsqrt rsqrt_ abs abs_ absolute neg neg_ negative
+reciprocal reciprocal_ square sign sgn sin cos tan asin acos atan sinh cosh tanh tanh_ asinh acosh atanh erf
+erfc erfinv sigmoid sigmoid_ floor ceil trunc frac relu relu_ isnan isinf isfinite logical_not bitwise_not
+""".split())
+TENSOR_METHOD_ARGUMENTS = {name: (0, set()) for name in UNARY_TENSOR_METHODS}
+TENSOR_METHOD_ARGUMENTS.update({
+    "round": (0, {"decimals"}), "sort": (2, {"dim", "descending", "stable"}),
+    "add": (1, {"other", "alpha", "out"}), "sub": (1, {"other", "alpha", "out"}),
+    "numpy": (0, {"force"}), "count_nonzero": (1, {"dim"}),
+})
 # For reference (anything else is unknown and not flagged): layout and metadata methods.
 ALLOWED_TENSOR_METHODS = set("""
 view view_as reshape reshape_as permute transpose contiguous to clone size shape stride numel

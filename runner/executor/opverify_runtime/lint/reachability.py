@@ -4,8 +4,9 @@ and the PyTorch compute found there. Mixed into analysis._Analysis."""
 import ast
 from collections import deque
 
-from .branches import MAX_CONTEXTS, context_key
-from .names import DEVICE_NAMESPACE_CALLS, DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, HOOK_REGISTRARS, NN_MODULE_API
+from .branches import MAX_CONTEXTS, UNKNOWN, Constexpr, Opaque, context_key
+from .names import (DEVICE_NAMESPACE_CALLS, DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, HOOK_REGISTRARS, NN_MODULE_API,
+                    TENSOR_METHOD_ARGUMENTS)
 from .symbols import _applies_forward, _aten_compute_reason, _const_str, _shown, _torch_compute_reason, _unparse
 
 
@@ -282,7 +283,7 @@ class _Reachability:
                             f"self.{r.value}() is not a method of the class: likely an nn.Module's forward "
                             "doing the computation in PyTorch")
         if not refs and isinstance(func, ast.Attribute):
-            if func.attr in FORBIDDEN_TENSOR_METHODS:
+            if func.attr in FORBIDDEN_TENSOR_METHODS and not self._not_a_tensor_method(call, fn, scope):
                 self._forbidden(call, fn, func_text, f"the tensor method .{func.attr}() computes in PyTorch", None,
                                 "Tensor." + func.attr)
             elif func.attr in DYNAMIC_DUNDERS:
@@ -291,6 +292,26 @@ class _Reachability:
         if is_forward and isinstance(func, ast.Attribute) and func.attr == "append":
             self.report("no_forbidden_torch_ops", call.lineno, f"{func_text}(...)",
                         "forward() may not build lists with append (host-side state belongs in the kernel)")
+
+    def _not_a_tensor_method(self, call, fn, scope):
+        """Whether `obj.name(...)`, name a tensor compute method's, is another object's method:
+        the call passes what the tensor method does not take (`logger.log(logging.DEBUG, msg)`,
+        `configs.sort(key=...)`), or obj is known not to be a tensor (a set, list, dict, logger
+        or constant bound there or passed in: `seen = set(); seen.add(key)`, or such an attribute
+        of the class's instances: `self.seen = set()`)."""
+        func = call.func
+        takes = TENSOR_METHOD_ARGUMENTS.get(func.attr)
+        if takes is not None and not any(isinstance(a, ast.Starred) for a in call.args) and (
+                len(call.args) > takes[0] or any(k.arg is not None and k.arg not in takes[1] for k in call.keywords)):
+            return True
+        receiver = func.value
+        values = [self._value(receiver, self._node_env, scope)]
+        if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and scope.self_name \
+                and receiver.value.id == scope.self_name and scope.cls is not None:
+            stored = [item for c in self._mro(scope.cls) for item in c.self_attrs.get(receiver.attr, [])]
+            values = [self._value(value, {}, where) for value, where, _ in stored] or [UNKNOWN]
+        return all(v is not UNKNOWN and not (isinstance(v, Opaque) and v.what == "tensor")
+                   and not isinstance(v, Constexpr) for v in values)
 
     def _scan_instance_call(self, call, ref, func, scope, queue):
         """`obj(...)`: the class's own __call__ with the call's arguments, or (an nn.Module's

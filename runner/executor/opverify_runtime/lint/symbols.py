@@ -6,7 +6,7 @@ import os
 import re
 
 from .names import (ALLOWED_TENSOR_METHODS, ALLOWED_TORCH_CALLS, ATEN_NON_COMPUTE, ATEN_ROOTS, DYNAMIC_DUNDERS,
-                    NN_HOLDERS, PATH_RULES, SDPA, TORCH_STATE_QUERIES, TORCH_VALUES)
+                    NN_HOLDERS, PATH_RULES, SDPA, TORCH_DTYPES, TORCH_STATE_QUERIES, TORCH_VALUES)
 
 class Ref:
     """What an expression may denote: kind in path (a dotted module path), func (a def or
@@ -241,8 +241,8 @@ def _torch_compute_reason(path):
         return None
     if parts[1] == "Tensor" and (len(parts) == 2 or parts[2] in ALLOWED_TENSOR_METHODS):
         return None
-    if len(parts) == 2 and parts[1] in TORCH_VALUES:
-        return None
+    if len(parts) == 2 and parts[1] in TORCH_VALUES or len(parts) == 3 and parts[1] in TORCH_DTYPES:
+        return None  # a value, or a dtype's own question (torch.int8.is_floating_point)
     if parts[1] == "nn":
         if len(parts) == 2 or parts[2] in NN_HOLDERS or parts[2] in ("init", "utils", "modules", "parameter"):
             return None if len(parts) <= 3 or parts[2] != "init" else f"{path} initialises a tensor with PyTorch compute"

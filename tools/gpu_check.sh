@@ -305,13 +305,17 @@ PY
     # Steps that together outlast one device call (10 minutes a command): they run one after
     # another in a process session of their own (setsid), which lives on while the machine is held,
     # that is while the next call comes within the machine's idle release. Each argument is a step,
-    # 'NAME: COMMAND' (COMMAND run by bash in the repository root, its $OUT $QUEUE/NN-NAME).
-    # $QUEUE (default /tmp/opverify-queue) keeps queue.log (each step's start, end and rc) and
-    # `done` once every step has ended. `watch` follows it. E.g.
+    # 'NAME: COMMAND' (COMMAND run by bash in a copy of the tree taken now, $QUEUE/tree, so that
+    # the next call's copy of the working tree changes nothing under a running step; its $OUT
+    # $QUEUE/NN-NAME). $QUEUE (default /tmp/opverify-queue) keeps queue.log (each step's start,
+    # end and rc) and `done` once every step has ended. `watch` follows it. E.g.
     #   tools/gpu_check.sh queue 'build: tools/gpu_check.sh build' 'all: tools/gpu_check.sh all'
     q=${QUEUE:-/tmp/opverify-queue}
     shift
-    rm -rf "$q"; mkdir -p "$q"
+    rm -rf "$q"; mkdir -p "$q/tree"
+    tar -C "$root" --exclude='./build*' --exclude=./.git --exclude=./.carry/before -cf - . \
+      | tar -C "$q/tree" -xf - || exit 1
+    root=$q/tree
     printf '%s\n' "$@" > "$q/steps"
     # shellcheck disable=SC2016 # expanded by the queue's own bash
     setsid nohup bash -c '
@@ -337,7 +341,7 @@ PY
     cat "$q/queue.log" 2>/dev/null
     [ -f "$q/done" ] && echo "queue done" || { echo "queue running"; last=$(ls -d "$q"/[0-9]*/ 2>/dev/null | tail -1)
       [ -n "$last" ] && tail -5 "$last"/*.txt; }
-    tar czf "$out/queue.tgz" -C "$q" . 2>/dev/null
+    tar czf "$out/queue.tgz" -C "$q" --exclude=./tree . 2>/dev/null
     ;;
   *) echo "usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|library|perf|perf-large|sandbox|pytest FILE...|queue STEP...|watch [S]" >&2; exit 2 ;;
 esac

@@ -246,8 +246,13 @@ bool OperatorBench::Measure(ShapeResult* shape) {
     const bool framework = std::string(side) == "framework";
     if (framework && settings_.skip_framework) continue;
     ExecutorClient* timing = framework ? session_.reference() : session_.implementation();
+    // While the framework is timed, the implementation's executor and every process it left
+    // running are stopped: none can take the cores (or the device) from the framework's clock.
+    ExecutorClient* held = framework && session_.implementation() != timing ? session_.implementation() : nullptr;
+    if (held != nullptr) held->Hold(true);
     CallResult measured = timing->Call(MeasureRequest(settings_, side),
                                        spec_.config.timeout_s + settings_.timing.max_seconds);
+    if (held != nullptr) held->Hold(false);
     if (!Check(measured, std::string("timing ") + side, shape)) return false;
     const auto reply = measured.As<proto::BenchMeasureReply>();
     (framework ? shape->framework : shape->implementation) = ReadSide(reply);

@@ -1,5 +1,6 @@
 #include "runner/executor/executor_client.h"
 
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,6 +41,7 @@ void ProcessExecutor::Unmap() {
 }
 
 void ProcessExecutor::Stop() {
+  Hold(false);  // a stopped executor would not see its request pipe close
   Unmap();
   CloseFd(&request_fd_);
   CloseFd(&reply_fd_);
@@ -54,8 +56,31 @@ void ProcessExecutor::Stop() {
 }
 
 void ProcessExecutor::Discard() {
+  Hold(false);
   if (process_.running()) process_.Terminate(0.5);
   Stop();
+}
+
+void ProcessExecutor::Hold(bool held) {
+  if (!held) {
+    for (const pid_t pid : held_) kill(pid, SIGCONT);
+    held_.clear();
+    return;
+  }
+  if (!process_.running()) return;
+  // Until a pass finds nothing new: a process stopped cannot fork, one forked meanwhile is found
+  // by the next pass.
+  for (int pass = 0; pass < 8; ++pass) {
+    std::vector<pid_t> tree = Descendants(process_.pid());
+    tree.push_back(process_.pid());
+    bool found = false;
+    for (const pid_t pid : tree) {
+      if (std::find(held_.begin(), held_.end(), pid) != held_.end()) continue;
+      if (kill(pid, SIGSTOP) == 0) held_.push_back(pid);
+      found = true;
+    }
+    if (!found) break;
+  }
 }
 
 std::string ProcessExecutor::LogTail() {

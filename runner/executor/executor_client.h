@@ -96,6 +96,10 @@ class ExecutorClient {
   // Ends the executor at once (its process group killed), whatever it is
   // doing: for a spare that is no longer wanted. Stop() by default.
   virtual void Discard() { Stop(); }
+  // held: stops (SIGSTOP) the executor and every process it left running, while another
+  // executor is timed, so that nothing of this one's can slow the other's clock (an
+  // implementation's processes while the framework is timed); not held: continues them.
+  virtual void Hold(bool held) { (void)held; }
 };
 
 // Starts an executor: ProcessExecutor::Start, or a fake in tests.
@@ -121,6 +125,7 @@ class ProcessExecutor final : public ExecutorClient {
   std::string sandbox_mode() const override { return SandboxModeName(sandbox_); }
   void LendWarmup(WarmupAllowance* allowance) override { warmup_ = allowance; }
   void Discard() override;
+  void Hold(bool held) override;
 
  private:
   ProcessExecutor(ExecutorOptions options, Subprocess process, int request_fd, int reply_fd,
@@ -151,6 +156,7 @@ class ProcessExecutor final : public ExecutorClient {
   std::string scratch_;             // removed once the executor has stopped
   std::unique_ptr<CappedLog> log_;  // its stdout and stderr, when log_path is set
   WarmupAllowance* warmup_ = nullptr;
+  std::vector<pid_t> held_;  // what Hold(true) stopped
 };
 
 // Whether an executor started with `a` is one started with `b`: the same

@@ -1,5 +1,6 @@
 #include "runner/process/subprocess.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,6 +13,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string_view>
 #include <thread>
 
@@ -443,6 +447,40 @@ Result<CapturedRun> RunAndCapture(SpawnOptions options, double timeout_s, double
   }
   run.status = child.Terminate(grace_s);
   return run;
+}
+
+std::vector<pid_t> Descendants(pid_t root) {
+  std::map<pid_t, std::vector<pid_t>> children;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return {};
+  while (const dirent* entry = readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || pid <= 0) continue;
+    std::ifstream stat(std::string("/proc/") + entry->d_name + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;  // gone meanwhile
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so after the last ')'.
+    const std::size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    std::string state;
+    long ppid = 0;
+    if (rest >> state >> ppid) children[static_cast<pid_t>(ppid)].push_back(static_cast<pid_t>(pid));
+  }
+  closedir(proc);
+  std::vector<pid_t> out;
+  std::vector<pid_t> queue{root};
+  while (!queue.empty()) {
+    const pid_t parent = queue.back();
+    queue.pop_back();
+    for (const pid_t child : children[parent]) {
+      if (std::find(out.begin(), out.end(), child) != out.end()) continue;
+      out.push_back(child);
+      queue.push_back(child);
+    }
+  }
+  return out;
 }
 
 }  // namespace opverify

@@ -89,6 +89,11 @@ class Subprocess {
   std::optional<ExitStatus> status_;
 };
 
+// Every process that descends from `root` (its children, theirs, and orphans re-parented to an
+// init that descends from it, as in a PID namespace it set up), read from /proc now; `root` not
+// included. A process forked after the read is not in it.
+std::vector<pid_t> Descendants(pid_t root);
+
 // A program run to its end with what it prints: stdout and stderr together,
 // up to max_output_bytes (the rest is read and dropped, so the program never
 // blocks on a full pipe).

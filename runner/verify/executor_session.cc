@@ -53,6 +53,14 @@ CallResult Refused(std::string_view type, const std::string& message) {
 // tensors golden, actual per output; or why the two cannot be judged together.
 CallResult Joined(const CallResult& golden, CallResult actual) {
   const json& made = golden.reply;
+  // Whether a case applies is the reference's to say (RunCase returned early where it does not);
+  // the implementation's reply saying so would pass a case nobody judged.
+  if (actual.reply.contains("not_applicable")) {
+    return Refused(proto::kRuntimeTampered,
+                   "the implementation's executor called this case not applicable, which only the "
+                   "reference's may (the task's inputs or its Model cannot be built for it): its reply "
+                   "is not believed");
+  }
   const std::string reference_digest = made.value("input_digest", "");
   const std::string digest = actual.reply.value("input_digest", "");
   if (reference_digest != digest) {
@@ -61,6 +69,17 @@ CallResult Joined(const CallResult& golden, CallResult actual) {
                    "reference's (input digest " + digest + ", the reference's " + reference_digest +
                        "): get_inputs must give the same inputs for a seed in every process, "
                        "and an implementation must not change them");
+  }
+  // Every input the reference does not write keeps its bytes through ModelNew.forward: the
+  // reference's digest of them as built against the implementation's after its forward (the
+  // runtime's own comparison runs in the implementation's process, whose copies it can rewrite).
+  const std::string kept = made.value("kept_inputs_digest", "");
+  if (!kept.empty() && actual.reply.value("kept_inputs_digest", "") != kept) {
+    return Refused(std::string(FailureKindName(FailureKind::kInputMutated)),
+                   "ModelNew.forward changed its inputs (an implementation must not write into them: "
+                   "the caller's data would be wrong after it): after it their bytes differ from the "
+                   "reference's copy (digest " + actual.reply.value("kept_inputs_digest", "none") +
+                       ", the reference's " + kept + ")");
   }
   if (golden.tensors.size() != actual.tensors.size()) {
     return Refused(std::string(FailureKindName(FailureKind::kShapeMismatch)),
@@ -206,13 +225,16 @@ CallResult OperatorSession::OpenReference() {
       // An earlier task changed torch itself in that process: start afresh.
       if (loaded.failure != CallFailure::kNone) return loaded;
       const auto status = loaded.As<proto::ReplyStatus>();
+      if (loaded.succeeded() && !shared()) reference_load_ = loaded.reply;
       if (status.ok || status.error_type != proto::kExecutorTainted) return loaded;
       spdlog::warn("{}: the warm executor was tainted by an earlier operator ({}); starting a new one",
                    spec_.name, Utf8Prefix(status.error_msg, 300));
       slot->Stop();
     }
   }
-  return StartAndLoad(&slot, !shared(), role);
+  CallResult loaded = StartAndLoad(&slot, !shared(), role);
+  if (loaded.succeeded() && !shared()) reference_load_ = loaded.reply;
+  return loaded;
 }
 
 namespace {
@@ -273,14 +295,26 @@ CallResult OperatorSession::Open() {
   if (implementation_ && implementation_->alive()) return loaded;
   implementation_.reset();
   CallResult implementation = StartAndLoad(&implementation_, false, proto::kRoleImplementation);
-  if (!implementation.succeeded() && loaded.reply.contains("case_count")) {
-    // What the task says of its cases, from the reference's load, which never
-    // imported the implementation: an implementation whose load died, or whose
-    // reply is not believed (RuntimeTampered), fails every case, not the first.
-    if (!implementation.reply.is_object()) implementation.reply = json::object();
-    for (const char* key : {"case_count", "edge_cases", "non_compute"}) {
-      if (loaded.reply.contains(key)) implementation.reply[key] = loaded.reply[key];
+  // What the task says of its cases comes from the reference's load, which never imported the
+  // implementation: an implementation whose load died, or whose reply is not believed
+  // (RuntimeTampered), fails every case, not the first; one whose own count differs changed its
+  // runtime (a load that hides cases it gets wrong): not believed either.
+  constexpr const char* kCaseFacts[] = {"case_count", "edge_cases", "non_compute"};
+  if (implementation.succeeded()) {
+    for (const char* key : kCaseFacts) {
+      if (implementation.reply.value(key, json()) == reference_load_.value(key, json())) continue;
+      implementation = Refused(proto::kRuntimeTampered,
+                               std::string("the implementation's executor told another ") + key + " (" +
+                                   Utf8Prefix(implementation.reply.value(key, json()).dump(), 200) +
+                                   ") than the reference's (" +
+                                   Utf8Prefix(reference_load_.value(key, json()).dump(), 200) +
+                                   "), counted from the same task: its load reply is not believed");
+      break;
     }
+  }
+  if (!implementation.reply.is_object()) implementation.reply = json::object();
+  for (const char* key : kCaseFacts) {
+    if (reference_load_.contains(key)) implementation.reply[key] = reference_load_[key];
   }
   return implementation;
 }

@@ -114,6 +114,9 @@ class OperatorSession {
   // Shared by every executor of this operator: a restart does not renew it.
   WarmupAllowance warmup_;
   nlohmann::json startup_ = nlohmann::json::object();
+  // The reference's load reply: what the task says of its cases (case_count, edge_cases,
+  // non_compute), counted where the implementation was never imported.
+  nlohmann::json reference_load_ = nlohmann::json::object();
 };
 
 }  // namespace opverify

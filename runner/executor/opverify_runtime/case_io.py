@@ -182,10 +182,33 @@ def input_digest(inputs, torch, limit=1 << 20):
     return digest.hexdigest()
 
 
-def flatten_outputs(output, torch):
+def kept_inputs_digest(values, torch, written=()):
+    """A fingerprint of every byte of the input tensors but those named in `written` (which the
+    reference writes into). The reference's, of the inputs as built, and the implementation's,
+    of its inputs after ModelNew.forward, must agree: compared by the runner, outside the
+    implementation's process, so a forward that writes into its inputs and then rewrites the
+    runtime's own copies to match is still seen."""
+    import hashlib
+    digest = hashlib.blake2b(digest_size=16)
+    for name, tensor in input_tensors(values, torch):
+        if name in written:
+            continue
+        digest.update(f"{name}:{list(tensor.shape)}:{tensor.dtype};".encode())
+        digest.update(as_bytes(tensor.detach().cpu(), torch).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def flatten_outputs(output, torch, plain=False):
+    """The outputs as a list of tensors. `plain` (an implementation's): each must be a plain
+    torch.Tensor (or nn.Parameter); a subclass's own methods (its detach, its __torch_function__)
+    could show the judge other values than its data, which is what a caller computes with."""
     items = list(output) if isinstance(output, (tuple, list)) else [output]
     tensors = []
-    for item in items:
+    for i, item in enumerate(items):
+        if plain and isinstance(item, torch.Tensor) and type(item) not in (torch.Tensor, torch.nn.Parameter):
+            raise CaseError("RuntimeError", f"output {i} is a {type(item).__module__}.{type(item).__qualname__}, "
+                            "a subclass of torch.Tensor: ModelNew must return plain tensors (a subclass's own "
+                            "methods could show the judge other values than the tensor's data)")
         if isinstance(item, torch.Tensor):
             tensors.append(item.detach())
         elif isinstance(item, (bool, int, float)):

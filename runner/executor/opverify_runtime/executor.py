@@ -47,8 +47,8 @@ from . import backend as backend_module
 from . import allowances, bench, edge_cases, environment, guard, override, probe, runtime_evidence
 from .bench_requests import BenchRequests
 from .case_io import (CaseError, clone_to, describe, describe_inputs, flatten_outputs, import_file, input_changes,
-                      input_digest, input_dtypes, input_tensors, materialized, refuse_oversized, same_bits,
-                      seed_everything)
+                      input_digest, input_dtypes, input_tensors, kept_inputs_digest, materialized, refuse_oversized,
+                      same_bits, seed_everything)
 from .compile_clock import CompileClock
 
 # What the sandbox (docs/SECURITY.md) answers an implementation that tries to
@@ -615,7 +615,7 @@ class Session(BenchRequests):
                 # The implementation's executor gets what it may know: the
                 # outputs' sizes and which inputs the reference writes into.
                 reply.update(outputs=golden_count, golden_sizes=golden_sizes, writes_inputs=sorted(by_reference),
-                             timings=timings)
+                             timings=timings, kept_inputs_digest=kept_inputs_digest(inputs, torch, by_reference))
                 return reply, vault.reveal()[:golden_count]
         try:
             actual, impl_args = self._implementation(request, inputs, seed, device, reply, timings, golden_sizes)
@@ -630,6 +630,7 @@ class Session(BenchRequests):
                             "into them: the caller's data would be wrong after it): " + "; ".join(changed[:5]))
         reply["timings"] = timings
         if self.role == "implementation":
+            reply["kept_inputs_digest"] = kept_inputs_digest(impl_args, torch, by_reference)
             reply["outputs"] = len(actual)
             return reply, actual
         if len(golden) != len(actual):
@@ -664,7 +665,7 @@ class Session(BenchRequests):
         poisoned = guard.poison_free_memory(torch, self.backend)
         if poisoned:
             timings["poisoned_bytes"] = poisoned
-        impl_args = clone_to(inputs, device, torch)
+        impl_args = tuple(clone_to(inputs, device, torch))  # (a tuple: what forward got stays what is checked)
         if self.watch_reach and first_run:
             model_new.watch_folders = override.library_folders(self.library)
         watched = _Watched()
@@ -758,7 +759,7 @@ class Session(BenchRequests):
                         runtime_evidence.launch_recorder(self.impl, self.library))
                 actual = model_new(*impl_args)
                 self.backend.synchronize()
-            return flatten_outputs(actual, torch)
+            return flatten_outputs(actual, torch, plain=True)
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, "ModelNew.forward") from error
         finally:

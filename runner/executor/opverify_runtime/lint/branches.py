@@ -127,6 +127,8 @@ def _equal(a, b):
         return a == b
     if isinstance(b, EnumMember) and b.cls is a.cls and b.name == a.name:
         return True
+    if isinstance(b, EnumMember) and b.cls is a.cls and a.value is UNKNOWN and b.value is UNKNOWN:
+        return False  # two auto() members: auto() counts on, it gives no alias of another auto()
     if isinstance(b, EnumMember) and b.cls is a.cls or not a.plain:
         # aliases share a value; an IntEnum member equals its value (and other classes' members of it)
         other = b.value if isinstance(b, EnumMember) else b

@@ -1,0 +1,78 @@
+"""The static lint on the shapes of LLM-serving libraries (tests/fixtures/lint/lintpkg_serving,
+read as source, never imported; docs/LIBRARIES.md, "Two serving libraries"): options given as
+enum members or class constants decide branches as literals do, a dtype's questions are not
+compute, a tensor the caller allocates is not None, a gather at an index the kernel computed
+computes, and a set's, list's or logger's method of a tensor method's name is not torch. Each
+case fails on the lint before these rules (a false type 3 or 4), and the torch each branch or
+receiver really reaches is still type 3."""
+import pytest
+
+from test_lint_resolution import assert_verdict, lint_call
+
+
+@pytest.mark.parametrize("call, torch_op", [
+    ("lintpkg_serving.by_policy(x)", None),
+    ("lintpkg_serving.by_policy(x, lintpkg_serving.QuantPolicy.INT8)", None),
+    ("lintpkg_serving.by_policy(x, lintpkg_serving.QuantPolicy.TURBO)", "torch.exp"),
+    ("lintpkg_serving.by_policy_value(x)", None),
+    ("lintpkg_serving.by_policy_value(x, lintpkg_serving.QuantPolicy.TURBO)", "torch.exp"),
+    ("lintpkg_serving.by_policy_value(x, 42)", "torch.exp"),
+    ("lintpkg_serving.by_policy(x, c)", "torch.exp"),
+    ("lintpkg_serving.by_mode(x)", None),
+    ("lintpkg_serving.by_mode(x, lintpkg_serving.Mode.EXACT)", "torch.exp"),
+    ("lintpkg_serving.by_config(x)", None),
+    ("lintpkg_serving.by_config(x, lintpkg_serving.Config.SLOW)", "torch.exp"),
+    ("lintpkg_serving.by_config(x, 2)", "torch.exp"),
+])
+def test_enum_members_and_class_constants_decide_branches(call, torch_op):
+    """lmdeploy's `if quant_policy == QuantPolicy.TURBO_QUANT:` with the default NONE: the
+    branch's torch was type 3. A plain Enum's auto() members are distinct; an IntEnum's equal
+    their values; an argument the lint cannot know keeps both arms."""
+    assert_verdict(lint_call("lintpkg_serving", call, params="x, c"), torch_op, "_double_kernel")
+
+
+@pytest.mark.parametrize("call, torch_op", [
+    ("lintpkg_serving.by_dtype(x)", None),
+    ("lintpkg_serving.flatten(x, start_loc=torch.empty_like(x))", None),
+    ("lintpkg_serving.flatten(x, torch.zeros(4, dtype=torch.int32))", None),
+    ("lintpkg_serving.flatten(x)", "Tensor.cumsum"),
+    ("lintpkg_serving.flatten(x, c)", "Tensor.cumsum"),
+])
+def test_a_dtypes_questions_and_a_new_tensor_are_known(call, torch_op):
+    """`quant_dtype.is_floating_point` of torch.int8 is a question (lmdeploy's per-token
+    quantisation: type 3 before); a tensor a factory just made is not None, so `if start_loc is
+    None:` does not run; a forward's own input may be None, so it still may."""
+    result = lint_call("lintpkg_serving", call, params="x, c")
+    if torch_op is None:
+        assert_verdict(result, None, "_double_kernel")
+    else:
+        assert 3 in result["regression_types"] and any(torch_op in v["op"] for check in result["checks"].values()
+                                                       for v in check.get("violations", []) if v.get("op")), result
+
+
+@pytest.mark.parametrize("call, placeholder", [("lintpkg_serving.argmax_gather(x, c)", False),
+                                               ("lintpkg_serving.gather(x, c)", True)])
+def test_a_gather_at_a_computed_index_computes(call, placeholder):
+    """lmdeploy's multinomial sampling stores the id at the position its kernel drew
+    (argmax, a random draw): type 4 "only loads and stores" before. A gather at indices it only
+    loaded is still data movement."""
+    result = lint_call("lintpkg_serving", call, params="x, c")
+    assert (4 in result["regression_types"]) == placeholder, result["regression_types"]
+
+
+@pytest.mark.parametrize("call, torch_op", [
+    ("lintpkg_serving.noted(x)", None),
+    ("lintpkg_serving.added(x)", "Tensor.add"),
+    ("lintpkg_serving.listed(x)", "Tensor.exp"),
+])
+def test_another_objects_method_of_a_tensor_methods_name_is_not_torch(call, torch_op):
+    """`seen = set(); seen.add(key)`, a set passed in or kept on the instance, `sizes.sort()`,
+    `configs.sort(key=...)` and `logger.log(logging.DEBUG, msg)` were "the tensor method ...
+    computes in PyTorch" (lightllm's shapes); a new tensor's `.add` and a list item's `.exp`
+    still are."""
+    result = lint_call("lintpkg_serving", call)
+    if torch_op is None:
+        assert_verdict(result, None, "_double_kernel")
+    else:
+        assert 3 in result["regression_types"] and any(v.get("op") == torch_op for check in result["checks"].values()
+                                                       for v in check.get("violations", [])), result

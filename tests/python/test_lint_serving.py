@@ -64,6 +64,7 @@ def test_a_gather_at_a_computed_index_computes(call, placeholder):
     ("lintpkg_serving.noted(x)", None),
     ("lintpkg_serving.added(x)", "Tensor.add"),
     ("lintpkg_serving.listed(x)", "Tensor.exp"),
+    ("lintpkg_serving.dunder(x)", "Tensor.__mul__"),
 ])
 def test_another_objects_method_of_a_tensor_methods_name_is_not_torch(call, torch_op):
     """`seen = set(); seen.add(key)`, a set passed in or kept on the instance, `sizes.sort()`,
@@ -76,3 +77,85 @@ def test_another_objects_method_of_a_tensor_methods_name_is_not_torch(call, torc
     else:
         assert 3 in result["regression_types"] and any(v.get("op") == torch_op for check in result["checks"].values()
                                                        for v in check.get("violations", [])), result
+
+
+DECORATED = '''\
+import functools
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _double_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0, mask=mask)
+
+
+def finished(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return {wrapper_returns}
+    return wrapper
+
+
+class Finished:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, x):
+        return {wrapper_returns_class}
+
+
+@{decorator}
+def launch(x):
+    out = torch.empty_like(x)
+    _double_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
+    return out
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        return launch(x)
+'''
+
+
+@pytest.mark.parametrize("decorator, wrapper_returns, torch_op", [
+    ("finished", "torch.exp(fn(x))", "torch.exp"),
+    ("finished", "fn(x).contiguous()", None),
+    ("Finished", "self.fn(x).exp()", "Tensor.exp"),
+    ("Finished", "self.fn(x)", None),
+    ("functools.lru_cache(maxsize=None)", "fn(x)", None),
+])
+def test_an_implementations_own_decorator_runs_its_wrapper(decorator, wrapper_returns, torch_op):
+    """The implementation file's decorator whose wrapper computes with torch around the kernel's
+    launcher was not seen (the launcher alone was scanned). A declared library's decorators stay
+    with the runtime evidence (docs/LIBRARIES.md, "Two serving libraries")."""
+    from opverify_runtime import lint
+    source = DECORATED.format(decorator=decorator, wrapper_returns=wrapper_returns,
+                              wrapper_returns_class=wrapper_returns)
+    result = lint.lint_source(source, "op_triton_impl.py")
+    if torch_op is None:
+        assert result["valid"], result["checks"]
+    else:
+        assert 3 in result["regression_types"] and any(v.get("op") == torch_op for check in result["checks"].values()
+                                                       for v in check.get("violations", [])), result["checks"]
+
+
+@pytest.mark.parametrize("call, torch_op", [
+    ("lintpkg_serving.projected(x)", "torch.nn.Linear.forward"),
+    ("lintpkg_serving.plain(x)", "torch.nn.LayerNorm"),
+    ("lintpkg_serving.own(x)", None),
+])
+def test_a_torch_layers_forward_under_a_subclass_is_torch(call, torch_op):
+    """`super().forward(x)` in a subclass of torch.nn.Linear, and a subclass of a torch layer
+    that keeps its forward, called as an instance, run torch's layer: accepted before (a missed
+    cheat). A subclass of nn.Module with a forward of its own launches its kernel."""
+    result = lint_call("lintpkg_serving", call)
+    if torch_op is None:
+        assert_verdict(result, None, "_double_kernel")
+    else:
+        assert 3 in result["regression_types"] and any(v.get("op") == torch_op for check in result["checks"].values()
+                                                       for v in check.get("violations", [])), result["checks"]

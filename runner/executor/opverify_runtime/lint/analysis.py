@@ -15,7 +15,7 @@ from .names import CONVENTIONAL_NAMES, GENERATED_MODULE_CALLS, METADATA_VALUES, 
 from .reachability import _Reachability
 from .registry import own_rows
 from .symbols import (ClassInfo, Ref, Scope, _const_str, _dotted, _fold_str, _is_jit_path, _is_tuner_path,
-                      _op_name, _renames, _unparse)
+                      _nn_layer_reason, _op_name, _renames, _unparse)
 
 
 class Unpacked(ast.expr):
@@ -332,6 +332,16 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Calls, _CustomOps, _Li
             out += [c for c in self._mro(base, seen) if c not in out]
         return out
 
+    def _torch_layer_base(self, info):
+        """The torch.nn layer (torch.nn.Linear, not Module or a holder) a class the lint read
+        derives from, or None: its forward, where the class does not replace it, is torch's."""
+        for c in self._mro(info):
+            for b in c.node.bases:
+                for r in self.resolve(b, c.def_scope):
+                    if r.kind == "path" and _nn_layer_reason(r.value) is not None:
+                        return r.value
+        return None
+
     def _class_member(self, info, attr, seen, depth, skip_self=False, instance=True):
         """Refs for info.attr (methods, class attributes, self attributes), or None if absent."""
         for c in self._mro(info)[1 if skip_self else 0:]:
@@ -368,6 +378,9 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Calls, _CustomOps, _Li
                                        instance=base.kind != "class")
             if found:
                 return found
+            layer = self._torch_layer_base(info) if attr in ("forward", "__call__") else None
+            if layer is not None:  # super().forward(x) in a subclass of torch.nn.Linear: torch's forward
+                return [Ref("path", _dotted(layer, "forward"), base.via)]
             return [Ref("selfattr", attr)] if base.kind == "self" else []
         if base.kind == "kernel":
             if attr == "run":

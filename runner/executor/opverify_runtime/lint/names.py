@@ -126,7 +126,10 @@ scatter_ scatter_add scatter_add_ scatter_reduce index_add index_add_ index_copy
 index_put index_put_ index_select take take_along_dim masked_select nonzero flip fliplr flipud
 roll rot90 repeat repeat_interleave tile tril triu conv1d conv2d conv3d linear layer_norm
 batch_norm group_norm instance_norm dropout numpy apply_ map_
-""".split())
+__add__ __radd__ __iadd__ __sub__ __rsub__ __isub__ __mul__ __rmul__ __imul__ __matmul__ __rmatmul__
+__imatmul__ __truediv__ __rtruediv__ __itruediv__ __floordiv__ __rfloordiv__ __ifloordiv__ __mod__ __rmod__
+__pow__ __rpow__ __ipow__ __neg__ __abs__ __and__ __rand__ __or__ __ror__ __xor__ __rxor__ __invert__
+""".split())  # (the arithmetic dunders too: `out.__mul__(y)` is `out * y` spelled as a call)
 # The arguments some of them take, as (most positional, keywords): a call that passes more, or
 # another keyword, is another object's method of the same name (`logger.log(level, msg)`,
 # `configs.sort(key=...)`, `pattern.sub(repl, text)`): a tensor would raise TypeError.

@@ -81,6 +81,8 @@ class _Reachability:
             key = context_key(bound)
             if () in done or key in done:
                 continue
+            if not done:  # what its decorators made of it runs when it is called: their code too
+                queue.extend(self._decorator_code(fn))
             done.add(key)
             self.visited.add(fn)
             self._scan_file = self.file_of.get(fn)  # a library function's violations name its file
@@ -95,6 +97,30 @@ class _Reachability:
         if reason is None and self._scan_file is not None:  # in a library: torch.ops.aten.mul.Tensor too
             reason = _aten_compute_reason(path)
         return reason
+
+    def _decorator_code(self, fn):
+        """The functions of the code the lint read that `fn`'s decorators run when `fn` is called:
+        a decorator (or decorator factory) of its own, whose body and the wrapper defined in it are
+        scanned whole (`@timed def launch(x)` with `wrapper` returning `torch.exp(fn(x))`), and a
+        decorator class's `__init__` and `__call__`. Decorators of torch, triton, functools and
+        the like (paths) are theirs; a kernel's decorators are the kernel's machinery. Only for
+        the implementation file's own functions: a declared library's decorators (fla's backend
+        `dispatch`, with its registries and logs) are left to the runtime evidence, which sees
+        what their wrappers run."""
+        if self.file_of.get(fn) is not None:
+            return []
+        out = []
+        scope = self.enclosing.get(fn, self.module)
+        for decorator in getattr(fn, "decorator_list", []):
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            for r in self.resolve(target, scope):
+                if r.kind == "func" and r.value is not fn:
+                    out.append(r.value)
+                elif r.kind == "class" and r.value is not None:
+                    for name in ("__init__", "__call__"):
+                        out += [m.value for m in self._class_member(r.value, name, frozenset(), 0, instance=False) or []
+                                if m.kind == "func"]
+        return out
 
     def _params_launched(self, fn):
         if fn not in self.launch_params:
@@ -318,6 +344,11 @@ class _Reachability:
         __call__ being torch's) its forward with them; forward with none known where a
         __call__ of the class's may call it otherwise."""
         calls = [m for m in self._class_member(ref.value, "__call__", frozenset(), 0) or [] if m.kind == "func"]
+        layer = self._torch_layer_base(ref.value) if ref.value is not None else None
+        if layer is not None and not calls and not any(
+                m.kind == "func" for m in self._class_member(ref.value, "forward", frozenset(), 0) or []):
+            self._forbidden(call, None, f"{_unparse(call.func)}(...)", f"runs the forward of the PyTorch layer "
+                            f"{layer} it derives from", None, layer)
         for name in ("forward", "__call__"):
             for m in self._class_member(ref.value, name, frozenset(), 0) or []:
                 if m.kind != "func":

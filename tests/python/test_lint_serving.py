@@ -10,6 +10,15 @@ import pytest
 from test_lint_resolution import assert_verdict, lint_call
 
 
+def assert_op(result, torch_op):
+    """Valid, launching _double_kernel, where torch_op is None; else type 3 with a violation of torch_op."""
+    if torch_op is None:
+        assert_verdict(result, None, "_double_kernel")
+    else:
+        assert 3 in result["regression_types"] and any(v.get("op") == torch_op for check in result["checks"].values()
+                                                       for v in check.get("violations", [])), result["checks"]
+
+
 @pytest.mark.parametrize("call, torch_op", [
     ("lintpkg_serving.by_policy(x)", None),
     ("lintpkg_serving.by_policy(x, lintpkg_serving.QuantPolicy.INT8)", None),
@@ -42,12 +51,7 @@ def test_a_dtypes_questions_and_a_new_tensor_are_known(call, torch_op):
     """`quant_dtype.is_floating_point` of torch.int8 is a question (lmdeploy's per-token
     quantisation: type 3 before); a tensor a factory just made is not None, so `if start_loc is
     None:` does not run; a forward's own input may be None, so it still may."""
-    result = lint_call("lintpkg_serving", call, params="x, c")
-    if torch_op is None:
-        assert_verdict(result, None, "_double_kernel")
-    else:
-        assert 3 in result["regression_types"] and any(torch_op in v["op"] for check in result["checks"].values()
-                                                       for v in check.get("violations", []) if v.get("op")), result
+    assert_op(lint_call("lintpkg_serving", call, params="x, c"), torch_op)
 
 
 @pytest.mark.parametrize("call, placeholder", [("lintpkg_serving.argmax_gather(x, c)", False),
@@ -71,12 +75,7 @@ def test_another_objects_method_of_a_tensor_methods_name_is_not_torch(call, torc
     `configs.sort(key=...)` and `logger.log(logging.DEBUG, msg)` were "the tensor method ...
     computes in PyTorch" (lightllm's shapes); a new tensor's `.add` and a list item's `.exp`
     still are."""
-    result = lint_call("lintpkg_serving", call)
-    if torch_op is None:
-        assert_verdict(result, None, "_double_kernel")
-    else:
-        assert 3 in result["regression_types"] and any(v.get("op") == torch_op for check in result["checks"].values()
-                                                       for v in check.get("violations", [])), result
+    assert_op(lint_call("lintpkg_serving", call), torch_op)
 
 
 DECORATED = '''\
@@ -136,12 +135,7 @@ def test_an_implementations_own_decorator_runs_its_wrapper(decorator, wrapper_re
     from opverify_runtime import lint
     source = DECORATED.format(decorator=decorator, wrapper_returns=wrapper_returns,
                               wrapper_returns_class=wrapper_returns)
-    result = lint.lint_source(source, "op_triton_impl.py")
-    if torch_op is None:
-        assert result["valid"], result["checks"]
-    else:
-        assert 3 in result["regression_types"] and any(v.get("op") == torch_op for check in result["checks"].values()
-                                                       for v in check.get("violations", [])), result["checks"]
+    assert_op(lint.lint_source(source, "op_triton_impl.py"), torch_op)
 
 
 @pytest.mark.parametrize("call, torch_op", [
@@ -153,9 +147,4 @@ def test_a_torch_layers_forward_under_a_subclass_is_torch(call, torch_op):
     """`super().forward(x)` in a subclass of torch.nn.Linear, and a subclass of a torch layer
     that keeps its forward, called as an instance, run torch's layer: accepted before (a missed
     cheat). A subclass of nn.Module with a forward of its own launches its kernel."""
-    result = lint_call("lintpkg_serving", call)
-    if torch_op is None:
-        assert_verdict(result, None, "_double_kernel")
-    else:
-        assert 3 in result["regression_types"] and any(v.get("op") == torch_op for check in result["checks"].values()
-                                                       for v in check.get("violations", [])), result["checks"]
+    assert_op(lint_call("lintpkg_serving", call), torch_op)

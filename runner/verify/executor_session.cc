@@ -57,9 +57,10 @@ CallResult Joined(const CallResult& golden, CallResult actual) {
   // the implementation's reply saying so would pass a case nobody judged.
   if (actual.reply.contains("not_applicable")) {
     return Refused(proto::kRuntimeTampered,
-                   "the implementation's executor called this case not applicable, which only the "
-                   "reference's may (the task's inputs or its Model cannot be built for it): its reply "
-                   "is not believed");
+                   "the implementation's executor called this case not applicable (" +
+                       Utf8Prefix(actual.reply.value("not_applicable", json()).dump(), 300) +
+                       "), which only the reference's may (the task's inputs or its Model cannot be "
+                       "built for it), and the reference's built it: its reply is not believed");
   }
   const std::string reference_digest = made.value("input_digest", "");
   const std::string digest = actual.reply.value("input_digest", "");

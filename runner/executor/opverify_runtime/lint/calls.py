@@ -3,7 +3,7 @@
 launchers a call of a function gives back. Mixed into analysis._Analysis."""
 import ast
 
-from .branches import UNKNOWN, Keywords
+from .values import UNKNOWN, Keywords
 from .symbols import _applies_forward
 
 RETURNED_KINDS = ("kernel", "kernel_launcher", "wrapped", "generated")

@@ -4,7 +4,8 @@ and the PyTorch compute found there. Mixed into analysis._Analysis."""
 import ast
 from collections import deque
 
-from .branches import MAX_CONTEXTS, UNKNOWN, Constexpr, Opaque, context_key
+from .branches import MAX_CONTEXTS
+from .values import UNKNOWN, Constexpr, Opaque, context_key
 from .names import (DEVICE_NAMESPACE_CALLS, DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, HOOK_REGISTRARS, NN_MODULE_API,
                     TENSOR_METHOD_ARGUMENTS)
 from .symbols import _applies_forward, _aten_compute_reason, _const_str, _shown, _torch_compute_reason, _unparse

@@ -340,7 +340,7 @@ PY
     while [ ! -f "$q/done" ] && [ "$(date +%s)" -lt "$deadline" ]; do sleep 5; done
     cat "$q/queue.log" 2>/dev/null
     [ -f "$q/done" ] && echo "queue done" || { echo "queue running"; last=$(ls -d "$q"/[0-9]*/ 2>/dev/null | tail -1)
-      [ -n "$last" ] && tail -5 "$last"/*.txt; }
+      [ -n "$last" ] && tail -n 5 "$last"/*.txt; }
     tar czf "$out/queue.tgz" -C "$q" --exclude=./tree . 2>/dev/null
     ;;
   *) echo "usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|library|perf|perf-large|sandbox|pytest FILE...|queue STEP...|watch [S]" >&2; exit 2 ;;

@@ -130,7 +130,7 @@ def test_a_persistent_cache_dir_compiles_nothing_the_second_night(opverify_bin, 
     rerun = [a for a in ab if "inherited_from" not in a]
     assert rerun and all(a["fresh_effective"] is True for a in rerun), ab
     assert all(a["classification"] == "real_defect" for a in ab), ab
-    fresh = [t["cache_dir"] for a in ab for t in a["attempts"] if t["label"] == "fresh_cache"]
+    fresh = [t["cache_dir"] for a in rerun for t in a["attempts"] if t["label"] == "fresh_cache"]
     assert fresh and not any(d.startswith(str(cache)) for d in fresh), fresh
 
 

@@ -214,6 +214,12 @@ Result<std::unique_ptr<ExecutorClient>> OperatorSession::Start(bool reference) {
 }
 
 CallResult OperatorSession::OpenReference() {
+  CallResult loaded = LoadReference();
+  if (loaded.succeeded() && !shared()) reference_load_ = loaded.reply;
+  return loaded;
+}
+
+CallResult OperatorSession::LoadReference() {
   reference_.reset();
   // The golden shared: one process, pooled as before the boundary.
   const std::string_view role = shared() ? proto::kRoleBoth : proto::kRoleReference;
@@ -226,16 +232,13 @@ CallResult OperatorSession::OpenReference() {
       // An earlier task changed torch itself in that process: start afresh.
       if (loaded.failure != CallFailure::kNone) return loaded;
       const auto status = loaded.As<proto::ReplyStatus>();
-      if (loaded.succeeded() && !shared()) reference_load_ = loaded.reply;
       if (status.ok || status.error_type != proto::kExecutorTainted) return loaded;
       spdlog::warn("{}: the warm executor was tainted by an earlier operator ({}); starting a new one",
                    spec_.name, Utf8Prefix(status.error_msg, 300));
       slot->Stop();
     }
   }
-  CallResult loaded = StartAndLoad(&slot, !shared(), role);
-  if (loaded.succeeded() && !shared()) reference_load_ = loaded.reply;
-  return loaded;
+  return StartAndLoad(&slot, !shared(), role);
 }
 
 namespace {

@@ -100,7 +100,10 @@ class OperatorSession {
   bool UsesSpares() const;
   Result<std::unique_ptr<ExecutorClient>> Start(bool reference);
   CallResult Load(ExecutorClient* executor, std::string_view role);
+  // The reference's executor loaded with this operator (LoadReference), its load reply kept in
+  // reference_load_.
   CallResult OpenReference();
+  CallResult LoadReference();
   // A new executor into `slot` (a reference one: with a home of its own), loaded with `role`.
   CallResult StartAndLoad(std::unique_ptr<ExecutorClient>* slot, bool reference, std::string_view role);
 

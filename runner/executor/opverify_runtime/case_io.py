@@ -168,14 +168,23 @@ def input_changes(originals, used, torch):
     return changed
 
 
+def _hash_tensors(digest, values, torch, limit=None, written=()):
+    """Feeds `digest` each input tensor's name, shape, dtype and bytes (up to `limit` of them),
+    but those named in `written`."""
+    for name, tensor in input_tensors(values, torch):
+        if name in written:
+            continue
+        digest.update(f"{name}:{list(tensor.shape)}:{tensor.dtype};".encode())
+        data = as_bytes(tensor.detach().cpu(), torch)
+        digest.update((data if limit is None else data[:limit]).numpy().tobytes())
+
+
 def input_digest(inputs, torch, limit=1 << 20):
     """A fingerprint of the inputs (shapes, dtypes and up to 1 MiB of each
     tensor's bytes): whether two seeds gave different data."""
     import hashlib
     digest = hashlib.blake2b(digest_size=16)
-    for name, tensor in input_tensors(inputs, torch):
-        digest.update(f"{name}:{list(tensor.shape)}:{tensor.dtype};".encode())
-        digest.update(as_bytes(tensor.cpu(), torch)[:limit].numpy().tobytes())
+    _hash_tensors(digest, inputs, torch, limit)
     for value in inputs:
         if not isinstance(value, (torch.Tensor, list, tuple)):
             digest.update(repr(value).encode())
@@ -190,11 +199,7 @@ def kept_inputs_digest(values, torch, written=()):
     runtime's own copies to match is still seen."""
     import hashlib
     digest = hashlib.sha256()  # (strong, and the fastest here with the CPU's SHA instructions: 47 ms a 64 MiB input)
-    for name, tensor in input_tensors(values, torch):
-        if name in written:
-            continue
-        digest.update(f"{name}:{list(tensor.shape)}:{tensor.dtype};".encode())
-        digest.update(as_bytes(tensor.detach().cpu(), torch).numpy().tobytes())
+    _hash_tensors(digest, values, torch, written=written)
     return digest.hexdigest()
 
 

@@ -320,9 +320,7 @@ class _Branches:
         bindings = info.scope.bindings.get(expr.attr, [])
         if module is None or module.node is None or len(bindings) != 1 or bindings[0].kind != "expr":
             return UNKNOWN
-        if self._module_uses(module.node)[0].get(WRITES_BY_NAME) or any(
-                isinstance(n, ast.Attribute) and n.attr == expr.attr and isinstance(n.ctx, (ast.Store, ast.Del))
-                for n in ast.walk(module.node)):
+        if self._module_uses(module.node)[0].get(WRITES_BY_NAME) or expr.attr in self._attributes_set(module.node):
             return UNKNOWN
         value = bindings[0].value
         if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
@@ -386,6 +384,14 @@ class _Branches:
         if not isinstance(value, ast.Tuple) and not only_indexed:
             return None  # a dict or list used otherwise than name[...] may be changed
         return value, module_scope
+
+    def _attributes_set(self, tree):
+        """The attribute names the module assigns or deletes anywhere (`Policy.X = 5`), cached."""
+        cache = self.__dict__.setdefault("_attributes_set_cache", {})
+        if id(tree) not in cache:
+            cache[id(tree)] = {n.attr for n in ast.walk(tree)
+                               if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del))}
+        return cache[id(tree)]
 
     def _module_uses(self, tree):
         """({name: times bound anywhere in the module}, {name: every read is name[...]}), cached."""

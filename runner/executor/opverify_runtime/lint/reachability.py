@@ -302,7 +302,7 @@ class _Reachability:
                         if m.kind == "func":
                             queue.append(m.value)
             elif r.kind == "instance":
-                self._scan_instance_call(call, r, func, scope, queue)
+                self._scan_instance_call(call, r, func, fn, scope, queue)
             elif r.kind == "selfattr" and r.value not in NN_MODULE_API and not generated:
                 # (a library's cache of the functions it generated, self.overloads[key], is
                 # the generated module's function: left to the runtime evidence above)
@@ -340,7 +340,7 @@ class _Reachability:
         return all(v is not UNKNOWN and not (isinstance(v, Opaque) and v.what == "tensor")
                    and not isinstance(v, Constexpr) for v in values)
 
-    def _scan_instance_call(self, call, ref, func, scope, queue):
+    def _scan_instance_call(self, call, ref, func, fn, scope, queue):
         """`obj(...)`: the class's own __call__ with the call's arguments, or (an nn.Module's
         __call__ being torch's) its forward with them; forward with none known where a
         __call__ of the class's may call it otherwise."""
@@ -348,7 +348,7 @@ class _Reachability:
         layer = self._torch_layer_base(ref.value) if ref.value is not None else None
         if layer is not None and not calls and not any(
                 m.kind == "func" for m in self._class_member(ref.value, "forward", frozenset(), 0) or []):
-            self._forbidden(call, None, f"{_unparse(call.func)}(...)", f"runs the forward of the PyTorch layer "
+            self._forbidden(call, fn, f"{_unparse(call.func)}(...)", f"runs the forward of the PyTorch layer "
                             f"{layer} it derives from", None, layer)
         for name in ("forward", "__call__"):
             for m in self._class_member(ref.value, name, frozenset(), 0) or []:

@@ -15,7 +15,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
-mkdir -p "$out"
+mkdir -p "$out" "${RUNS:-/tmp/opverify-gpu-runs}"  # the modes below write their logs there
 build=$root/build-gpu
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # A night's totals, time split and executor starts (summary.json), on one line.
@@ -335,7 +335,16 @@ PY
     # Waits up to $2 seconds (default 540) for the queue to end, then prints queue.log and the
     # running step's last lines, and packs everything the steps wrote to $OUT/queue.tgz (what
     # one call brings back, whether or not the queue has ended).
+    # With .carry/queue-rest (steps, one a line) the steps not yet started are replaced by those,
+    # once: the queue's loop reads its steps file as it goes, so the lines already started are
+    # rewritten byte for byte and the loop reads on from the first new one.
     q=${QUEUE:-/tmp/opverify-queue}
+    rest=$root/.carry/queue-rest
+    if [ -f "$rest" ] && [ ! -f "$q/done" ] && [ ! -f "$q/rest-taken" ] && [ -f "$q/steps" ]; then
+      started=$(grep -c ' start ' "$q/queue.log" 2>/dev/null)
+      { head -n "$started" "$q/steps"; cat "$rest"; } > "$q/steps.new" && cat "$q/steps.new" > "$q/steps"
+      cp "$rest" "$q/rest-taken"; echo "queue: the steps after step $started replaced by those of $rest"
+    fi
     deadline=$(( $(date +%s) + ${2:-540} ))
     while [ ! -f "$q/done" ] && [ "$(date +%s)" -lt "$deadline" ]; do sleep 5; done
     cat "$q/queue.log" 2>/dev/null

@@ -8,7 +8,7 @@
 # library batches (ours, its planted defects, Liger-Kernel, FlagGems, flash-linear-attention) at once, and leaves at most
 # 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, library-flaggems.txt, verdicts.jsonl (one line
 # per operator of every library batch, with its job, verdict, error and runtime types and first
-# failures), summaries.json (each batch's summary.json by job), and all.txt (the two tails).
+# failures), cases.jsonl (every finished case of the batches, by job), and summaries.json (each batch's summary.json by job); it prints the tails.
 # WORKERS=N runs the GPU tests with N pytest workers (default 4).
 # LIBRARY_K=EXPR keeps only those library tests (pytest -k; all and library), e.g. "not flaggems"
 # when the device time is short, "fla and not flaggems" for flash-linear-attention alone.
@@ -137,6 +137,15 @@ with open(os.path.join(out, "verdicts.jsonl"), "w") as merged:
     for path in sorted(glob.glob(os.path.join(out, "verdicts-*.jsonl"))):
         merged.write(open(path).read())
         os.remove(path)
+with open(os.path.join(out, "cases.jsonl"), "w") as merged:  # the batches' --progress streams, by job
+    for path in sorted(glob.glob(os.path.join(out, "cases-*.jsonl"))):
+        job = os.path.basename(path)[len("cases-"):-len(".jsonl")]
+        for line in open(path):
+            try:
+                merged.write(json.dumps(dict(json.loads(line), job=job)) + "\n")
+            except ValueError:
+                pass  # a line cut short by a stopped batch
+        os.remove(path)
 summaries = {}
 for path in sorted(glob.glob(os.path.join(out, "summary-*.json"))):
     summaries[os.path.basename(path)[len("summary-"):-len(".json")]] = json.load(open(path))
@@ -144,8 +153,7 @@ for path in sorted(glob.glob(os.path.join(out, "summary-*.json"))):
 json.dump(summaries, open(os.path.join(out, "summaries.json"), "w"), indent=1)
 PY
     { echo "== gpu tests"; tail -25 "$out/gpu-tests.txt"; echo "== library batches"; tail -30 "$out/library.txt"
-      echo "== FlagGems"; tail -20 "$out/library-flaggems.txt"; } \
-      | tee "$out/all.txt"
+      echo "== FlagGems"; tail -20 "$out/library-flaggems.txt"; }
     ;;
   tests)
     (cd "$build" && ctest -j 12 -E "python.gpu_(ops|library)" --output-on-failure > "$out/ctest.txt" 2>&1); echo "ctest rc=$?"

@@ -10,7 +10,10 @@ with the shipped anti-cheat settings (lint, runtime evidence, 3 seeds) and skips
 OPVERIFY_LIBRARY_RANKS=N runs each batch under mpirun with N ranks (default: one rank, no
 mpirun); OPVERIFY_LIBRARY_OUT=DIR copies each run's summary.json and a verdict table
 (verdicts-<job>.jsonl, one line per operator with its job) there (tools/gpu_check.sh library and
-all do both).
+all do both), and streams each batch's finished cases there as it goes (cases-<job>.jsonl, the
+--progress jsonl objects), so a batch still in flight when the device time ends has told what it
+did. OPVERIFY_LIBRARY_TIME_LIMIT=S stops each batch after S seconds (--time-limit: the reports
+of what was done are written; an operator not reached fails its test as absent from the run).
 """
 import json
 import os
@@ -161,6 +164,12 @@ def run_job(opverify_bin, job, run_dir):
         ranks = int(os.environ.get("OPVERIFY_FLAGGEMS_RANKS", str(ranks)))
     command = [tool(opverify_bin, "opverify-batch"), os.path.join(JOBS, job), "--backend", "cuda",
                "--run-dir", str(run_dir), "--no-bench"]
+    out = os.environ.get("OPVERIFY_LIBRARY_OUT")
+    if out:
+        os.makedirs(out, exist_ok=True)
+        command += ["--progress", f"jsonl={os.path.join(out, 'cases-' + job[:-len('.json')] + '.jsonl')}"]
+    if os.environ.get("OPVERIFY_LIBRARY_TIME_LIMIT"):
+        command += ["--time-limit", os.environ["OPVERIFY_LIBRARY_TIME_LIMIT"]]
     if ranks > 1:
         command = ["mpirun", "-np", str(ranks), "--oversubscribe", "--bind-to", "none"] + command
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -168,10 +177,8 @@ def run_job(opverify_bin, job, run_dir):
     assert os.path.exists(os.path.join(run_dir, "summary.json")), proc.stdout[-2000:] + proc.stderr[-4000:]
     summary = json.loads(open(os.path.join(run_dir, "summary.json")).read())
     cases = stored_cases(run_dir)
-    out = os.environ.get("OPVERIFY_LIBRARY_OUT")
     if out:
         stem = job[:-len(".json")]
-        os.makedirs(out, exist_ok=True)
         shutil.copy(os.path.join(run_dir, "summary.json"), os.path.join(out, f"summary-{stem}.json"))
         with open(os.path.join(out, f"verdicts-{stem}.jsonl"), "w") as f:
             for op in summary["operators"]:

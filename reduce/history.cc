@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -71,7 +72,8 @@ std::string MainError(const OperatorModel& op) {
 }
 
 nlohmann::ordered_json LineOf(const OperatorModel& op, const RunModel& run,
-                              const NightVersions& night, const std::string& commit) {
+                              const NightVersions& night, const std::string& commit,
+                              const std::map<std::string, double>& spent) {
   nlohmann::ordered_json row;
   row["date"] = night.date;
   row["commit"] = commit;
@@ -88,6 +90,12 @@ nlohmann::ordered_json LineOf(const OperatorModel& op, const RunModel& run,
   row["device"] = BenchDevice(op);
   if (const std::optional<double> latency = GeomeanLatency(op))
     row["geomean_latency_ms"] = *latency;
+  // Its cost, for the next night's plan: only where it ran whole (a night cut
+  // short says how long it got, not how long it takes).
+  if (row["verdict"] != "incomplete") {
+    const auto found = spent.find(op.name);
+    row["seconds"] = found != spent.end() ? found->second : op.wall_s();
+  }
   row["run"] = run.run_dir;
   return row;
 }
@@ -189,10 +197,14 @@ Result<History> UpdateHistory(const std::string& path, const RunModel& run,
   // A last line cut short by a crash stays its own (skipped) line.
   std::string lines = !text->empty() && text->back() != '\n' ? "\n" : "";
   const std::size_t before = history.rows.size();
+  const auto timeline = run.run_info.find("timeline");
+  const std::map<std::string, double> spent = timeline != run.run_info.end()
+                                                  ? TimelineOperatorSeconds(*timeline)
+                                                  : std::map<std::string, double>{};
   for (const OperatorModel& op : run.operators) {
     if (op.cases.empty() || present.count(op.name) > 0) continue;
-    const std::string line =
-        LineOf(op, run, night, commit).dump(-1, ' ', false, json::error_handler_t::replace);
+    const std::string line = LineOf(op, run, night, commit, spent)
+                                 .dump(-1, ' ', false, json::error_handler_t::replace);
     history.rows.push_back(json::parse(line));
     lines += line + "\n";
   }
@@ -201,6 +213,50 @@ Result<History> UpdateHistory(const std::string& path, const RunModel& run,
     if (Status written = WriteAll(file.fd, lines, path); !written.ok()) return written;
   }
   return history;
+}
+
+std::map<std::string, double> TimelineOperatorSeconds(const json& timeline) {
+  std::map<std::string, double> seconds;
+  if (!timeline.is_object()) return seconds;
+  const auto items = timeline.find("items");
+  if (items == timeline.end() || !items->is_array()) return seconds;
+  for (const json& item : *items) {
+    if (!item.is_object()) continue;
+    const auto op = item.find("op"), start = item.find("start_s"), end = item.find("end_s");
+    if (op == item.end() || !op->is_string() || start == item.end() || !start->is_number() ||
+        end == item.end() || !end->is_number())
+      continue;
+    seconds[op->get<std::string>()] += std::max(0.0, end->get<double>() - start->get<double>());
+  }
+  return seconds;
+}
+
+Result<std::map<std::string, double>> HistorySeconds(const std::string& path,
+                                                     std::vector<std::string>* warnings) {
+  std::map<std::string, double> seconds;
+  Fd file;
+  file.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (file.fd < 0) {
+    if (errno == ENOENT) return seconds;  // the first night: nothing predicted
+    return Errno(path, "cannot open");
+  }
+  // Not amid another reducer's append.
+  while (flock(file.fd, LOCK_SH) != 0) {
+    if (errno != EINTR) return Errno(path, "cannot lock");
+  }
+  Result<std::string> text = ReadAll(file.fd, path);
+  if (!text.ok()) return text.status();
+  History history;
+  ParseRows(text.value(), path, &history);
+  for (const json& row : history.rows) {
+    const std::string op = TextField(row, "op");
+    const auto spent = row.find("seconds");
+    if (op.empty() || spent == row.end() || !spent->is_number()) continue;
+    const double value = spent->get<double>();
+    if (std::isfinite(value) && value >= 0) seconds[op] = value;
+  }
+  if (warnings != nullptr) *warnings = std::move(history.warnings);
+  return seconds;
 }
 
 VerdictTrend TrendOf(const std::vector<json>& rows, const RunModel& run, const NightVersions& night,

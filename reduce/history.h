@@ -1,7 +1,9 @@
 // The nightly history (opverify-reduce --history FILE): one JSON line per
 // operator and night, appended, never rewritten: its verdict, the versions
 // the night ran with (the runner's build, the libraries under test), the
-// date the run started and, where benchmarked, its geometric-mean latency.
+// date the run started, where benchmarked its geometric-mean latency, and
+// where the operator ran whole its seconds on the ranks (the next night's
+// plan reads them: HistorySeconds).
 // From it the reports say how long an operator has been failing ("failing
 // since 2026-11-30 (4 nights)") and split tonight's failures into still and
 // newly failing, beside the newly passing; the latency trend (a sparkline)
@@ -82,6 +84,21 @@ struct History {
 // the file; damaged lines are warnings, never errors.
 Result<History> UpdateHistory(const std::string& path, const RunModel& run,
                               const NightVersions& night, const std::string& commit);
+
+// Each operator's seconds on its ranks in a run: the sum of its items' time
+// (start-up, compile, cases, benchmark, A/B) in summary.json's "timeline";
+// items of the wrong shape are passed over (the file is data); empty without
+// a timeline.
+std::map<std::string, double> TimelineOperatorSeconds(const nlohmann::json& timeline);
+
+// What the history predicts of each operator's cost on the next night (the
+// cost-aware plan's input where no --previous run is named): its latest
+// line's "seconds", in file order; lines without them (an incomplete night,
+// a history written before them) are passed over. The file is read under a
+// shared lock; damaged lines are warnings (`warnings`), a missing file is an
+// empty prediction, an unreadable one an error naming it.
+Result<std::map<std::string, double>> HistorySeconds(const std::string& path,
+                                                     std::vector<std::string>* warnings);
 
 // Tonight's verdicts (the model's) against the history's earlier nights.
 // A pure function; `rows` as UpdateHistory returns them.

@@ -241,8 +241,8 @@ PY
     cat "$report"
     ;;
   two-nights)
-    # Issue 23's nights in one call: $JOB (default flaggems_override) twice on one --cache-dir, night
-    # two on night one's caches, with $RANKS ranks (default 12), $FLAGS added (default
+    # Issue 23's nights in one call: $JOB (default flaggems_override) twice on one --cache-dir and
+    # one --history, as a nightly sweep runs (night two on night one's caches, planned from its times), with $RANKS ranks (default 12), $FLAGS added (default
     # "--no-bench --dtype float32": about 260 cases of all 199 operators, so that both nights and
     # the build fit one device call), each stopped by --time-limit $LIMIT (default 200 s). To $OUT:
     # nights.txt (walls; each summary's totals, time_split and executor_starts; the verdict diff)
@@ -252,12 +252,12 @@ PY
     job=${JOB:-flaggems_override}
     report=$out/nights.txt
     : > "$report"
-    rm -rf "$runs/cache" "$runs/night-1" "$runs/night-2"
+    rm -rf "$runs/cache" "$runs/night-1" "$runs/night-2" "$runs/history.jsonl"
     for night in 1 2; do
       begin=$(date +%s)
       # shellcheck disable=SC2086 # FLAGS is a list of flags
       mpirun -np "${RANKS:-12}" --oversubscribe --bind-to none "$build/runner/opverify-batch" "$root/jobs/$job.json" \
-        --run-dir "$runs/night-$night" --cache-dir "$runs/cache" --time-limit "${LIMIT:-200}" \
+        --run-dir "$runs/night-$night" --cache-dir "$runs/cache" --history "$runs/history.jsonl" --time-limit "${LIMIT:-200}" \
         ${FLAGS:---no-bench --dtype float32} > "$runs/night-$night.log" 2>&1
       echo "night $night: rc=$? wall $(( $(date +%s) - begin )) s" >> "$report"
       night_figures "$runs/night-$night/summary.json" >> "$report"

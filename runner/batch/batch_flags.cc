@@ -95,7 +95,8 @@ void AddScheduleFlags(CLI::App& app, BatchOptions* options, GivenFlags* given) {
                  "An earlier run folder: its timings predict each operator's cost")
       ->check(CLI::ExistingDirectory);
   app.add_option("--schedule", given->schedule,
-                 "cost: operators without a --previous time first, then the longest expected; "
+                 "cost: operators without a time (--previous, else --history's last night) first, "
+                 "then the longest expected; "
                  "an operator over half a rank's share of the run split into case chunks over "
                  "several ranks. fifo: the plan before costs (manifest order, or --previous's "
                  "longest first; chunks of --max-cases-per-item only)")
@@ -205,6 +206,7 @@ std::optional<BatchFlags> ParseBatchFlags(int argc, char** argv, int* exit_code)
     *exit_code = 2;
     return std::nullopt;
   }
+  flags.options.history = flags.perf.history;
   return flags;
 }
 

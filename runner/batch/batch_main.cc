@@ -14,6 +14,7 @@
 #include <map>
 #include <thread>
 
+#include "reduce/history.h"
 #include "runner/batch/batch_flags.h"
 #include "runner/batch/batch_reports.h"
 #include "runner/batch/console.h"
@@ -187,8 +188,27 @@ std::string JobFingerprint(const JobManifest& job) {
   return hash.HexDigest();
 }
 
+// Each operator's expected seconds: the --previous run's, else the --history
+// file's last night of it (a nightly sweep names the history, not last
+// night's folder); empty without either (the plan then goes by the sweeps).
+std::map<std::string, double> PredictedSeconds(const BatchOptions& options) {
+  if (!options.previous_run.empty() || options.history.empty())
+    return PreviousSeconds(options.previous_run);
+  std::vector<std::string> warnings;
+  Result<std::map<std::string, double>> seconds = HistorySeconds(options.history, &warnings);
+  for (const std::string& warning : warnings) spdlog::warn("--history: {}", warning);
+  if (!seconds.ok()) {
+    spdlog::warn("--history: {}; the plan goes by the sweeps", seconds.status().ToString());
+    return {};
+  }
+  if (!seconds->empty())
+    spdlog::info("the plan's costs: {} operators' last timed night in {}", seconds->size(),
+                 options.history);
+  return std::move(seconds).value();
+}
+
 // The work items over `ranks` ranks, as --schedule plans them from the
-// operators' --previous times and their sweeps. An operator with generated
+// operators' expected seconds (PredictedSeconds) and their sweeps. An operator with generated
 // edge cases is one item: how many there are is known only once its
 // executor has loaded it.
 std::vector<WorkItem> PlanJob(const JobManifest& job, const BatchOptions& options, int ranks) {
@@ -198,7 +218,7 @@ std::vector<WorkItem> PlanJob(const JobManifest& job, const BatchOptions& option
     for (const nlohmann::json& params : op.cases) shape.case_weight += CaseWeight(params);
     shapes.push_back(std::move(shape));
   }
-  return PlanWork(shapes, PreviousSeconds(options.previous_run),
+  return PlanWork(shapes, PredictedSeconds(options),
                   {options.schedule, ranks, options.max_cases_per_item});
 }
 

@@ -59,6 +59,9 @@ struct BatchOptions {
   // what was done, --resume runs the rest (0: no limit).
   double time_limit_s = 0;
   std::string previous_run;     // a run folder whose timings predict each operator's cost
+  // --history FILE: where no --previous is named, its latest seconds of each
+  // operator predict the cost (the line this run appends comes after the plan).
+  std::string history;
   int max_cases_per_item = 64;  // sweeps larger than this are split across ranks
   // --schedule: cost (predicted costs, new operators first, long ones split
   // over ranks) or fifo (the plan before costs, kept as a baseline).

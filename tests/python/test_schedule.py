@@ -145,3 +145,51 @@ def test_a_hostile_timeline_is_passed_over(batch_bin, two_plans):  # noqa: F811
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     html = (run / "report.html").read_text()
     assert "<script>wide" not in html and "&lt;script&gt;wide&lt;/script&gt; on rank 0" in html
+
+
+def test_a_nightly_history_predicts_the_next_nights_plan(batch_bin, two_plans, tmp_path):  # noqa: F811
+    # A nightly sweep names --history, not last night's folder: each operator's line carries
+    # its seconds (its items' time in the timeline), and the next night's plan reads the latest
+    # of them. A line without seconds (an incomplete night) or with no number there is passed
+    # over, a damaged line warned about; --previous, when named, is what the plan reads.
+    run = tmp_path / "night"
+    shutil.copytree(two_plans["cost"], run)
+    (run / "run.lock").unlink(missing_ok=True)
+    history = tmp_path / "history.jsonl"
+    history.write_text(json.dumps({"op": "wide", "verdict": "passed", "seconds": 999.0, "run": "/old"}) + "\n")
+    reduce = os.path.join(os.path.dirname(os.path.dirname(batch_bin)), "reduce", "opverify-reduce")
+    proc = subprocess.run([reduce, str(run), "--history", str(history)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    spent = {}
+    for item in summary(run)["timeline"]["items"]:
+        spent[item["op"]] = spent.get(item["op"], 0) + item["end_s"] - item["start_s"]
+    lines = [json.loads(line) for line in history.read_text().splitlines()]
+    tonight = {line["op"]: line for line in lines if line["run"] == str(run)}
+    assert set(tonight) == {"wide", "wide_ok"}, lines
+    for op, seconds in spent.items():
+        assert abs(tonight[op]["seconds"] - seconds) < 1e-6, (op, tonight[op], seconds)
+    with history.open("a") as f:
+        f.write('{"op": "wide", "seconds": "NaN"}\n{"op": "wide", "seconds": -5}\nnot json\n'
+                '{"op": "wide_ok", "verdict": "incomplete"}\n')
+
+    def planned(*flags):
+        proc = run_batch(batch_bin, two_plans["manifest"], tmp_path / f"dry{len(list(tmp_path.glob('dry*')))}",
+                         "--dry-run", "--schedule", "fifo", *flags)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return proc, {m.group(1): float(m.group(2))
+                      for m in re.finditer(r"item \d+: (\w+) .*expected ([\d.]+) s", proc.stdout)}
+
+    proc, expected = planned("--history", history)
+    assert set(expected) == {"wide", "wide_ok"}, proc.stdout
+    for op, seconds in expected.items():
+        assert abs(seconds - spent[op]) < 0.1, (op, seconds, spent[op])
+    said = proc.stdout + proc.stderr
+    assert "history.jsonl:6: skipped: not a JSON line" in said and "last timed night" in said, said[-3000:]
+    fifo = {}
+    for item in summary(two_plans["fifo"])["timeline"]["items"]:
+        fifo[item["op"]] = fifo.get(item["op"], 0) + item["end_s"] - item["start_s"]
+    _, expected = planned("--history", history, "--previous", two_plans["fifo"])
+    for op, seconds in expected.items():
+        assert abs(seconds - fifo[op]) < 0.1, (op, seconds, fifo[op])
+    proc, expected = planned("--history", tmp_path / "no-such-history.jsonl")  # the first night
+    assert expected == {} and "item 0: wide (24 sweep cases)" in proc.stdout, proc.stdout

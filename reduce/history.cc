@@ -161,6 +161,17 @@ struct Fd {
   }
 };
 
+// Takes `lock` (flock) on `fd`, then reads the whole file into `history`'s
+// rows (damaged lines its warnings) and returns the text.
+Result<std::string> ReadRowsLocked(int fd, int lock, const std::string& path, History* history) {
+  while (flock(fd, lock) != 0) {
+    if (errno != EINTR) return Errno(path, "cannot lock");
+  }
+  Result<std::string> text = ReadAll(fd, path);
+  if (text.ok()) ParseRows(text.value(), path, history);
+  return text;
+}
+
 }  // namespace
 
 NightVersions NightOf(const RunModel& run, const std::string& today) {
@@ -183,13 +194,9 @@ Result<History> UpdateHistory(const std::string& path, const RunModel& run,
   file.fd = open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
   if (file.fd < 0) return Errno(path, "cannot open");
   // One night's lines at a time: another reducer's read-check-append waits.
-  while (flock(file.fd, LOCK_EX) != 0) {
-    if (errno != EINTR) return Errno(path, "cannot lock");
-  }
-  Result<std::string> text = ReadAll(file.fd, path);
-  if (!text.ok()) return text.status();
   History history;
-  ParseRows(text.value(), path, &history);
+  Result<std::string> text = ReadRowsLocked(file.fd, LOCK_EX, path, &history);
+  if (!text.ok()) return text.status();
   std::set<std::string> present;  // this run's operators already in the file
   for (const json& row : history.rows) {
     if (TextField(row, "run") == run.run_dir) present.insert(TextField(row, "op"));
@@ -240,14 +247,9 @@ Result<std::map<std::string, double>> HistorySeconds(const std::string& path,
     if (errno == ENOENT) return seconds;  // the first night: nothing predicted
     return Errno(path, "cannot open");
   }
-  // Not amid another reducer's append.
-  while (flock(file.fd, LOCK_SH) != 0) {
-    if (errno != EINTR) return Errno(path, "cannot lock");
-  }
-  Result<std::string> text = ReadAll(file.fd, path);
-  if (!text.ok()) return text.status();
-  History history;
-  ParseRows(text.value(), path, &history);
+  History history;  // read amid no other reducer's append
+  if (Result<std::string> text = ReadRowsLocked(file.fd, LOCK_SH, path, &history); !text.ok())
+    return text.status();
   for (const json& row : history.rows) {
     const std::string op = TextField(row, "op");
     const auto spent = row.find("seconds");

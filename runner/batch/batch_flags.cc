@@ -37,7 +37,12 @@ void AddRunFlags(CLI::App& app, BatchFlags* flags, GivenFlags* given) {
                  "I/N: only the operators whose position in the manifest (from 0) is I modulo N "
                  "(one of N parts, e.g. a Slurm array task's; opverify-reduce --merge joins them; "
                  "--shard is its old name)");
-  app.add_flag("--dry-run", options->dry_run, "Print the work plan and stop");
+  CLI::Option* dry_run = app.add_flag("--dry-run", options->dry_run, "Print the work plan and stop");
+  app.add_option("--plan-ranks", options->plan_ranks,
+                 "With --dry-run: the plan for this many ranks (a node's, say) instead of this "
+                 "launch's")
+      ->check(CLI::Range(1, 100000))
+      ->needs(dry_run);
   app.add_option("--store", flags->store, "Which cases keep golden/actual tensors")
       ->check(CLI::IsMember({"all", "failures", "none"}));
   app.add_option("--timeout", given->timeout, "Per-case timeout in seconds for every operator")

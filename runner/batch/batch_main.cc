@@ -240,7 +240,7 @@ void RecordPlan(const JobManifest& job, const BatchOptions& options) {
 // --dry-run: the plan, one line per item, without running any user code: a
 // task's own cases counted from its source where it makes the count certain.
 void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
-                   const std::string& run_dir) {
+                   const std::string& run_dir, int ranks) {
   std::vector<std::string> task_files;
   std::map<std::string, std::size_t> count_of;  // operator -> index in the counts
   for (const OperatorJob& op : job.operators) {
@@ -251,8 +251,8 @@ void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
   Result<std::vector<StaticCaseCount>> counts = CountOwnCases(task_files);
   if (!counts.ok())
     std::fprintf(stderr, "opverify-batch: --dry-run: %s\n", counts.status().ToString().c_str());
-  std::printf("%zu operators, %zu work items, run folder %s\n", job.operators.size(), items.size(),
-              run_dir.c_str());
+  std::printf("%zu operators, %zu work items for %d ranks, run folder %s\n", job.operators.size(),
+              items.size(), ranks, run_dir.c_str());
   for (const WorkItem& item : items) {
     const OperatorJob& op = job.operators[static_cast<std::size_t>(item.op_index)];
     const std::size_t sweep =
@@ -266,7 +266,9 @@ void PrintWorkPlan(const JobManifest& job, const std::vector<WorkItem>& items,
                                                      (count != nullptr ? ": " + count->why : "");
     }
     if (op.config.edge_cases) cases += ", then its generated edge cases";
-    std::printf("  item %d: %s (%s)%s\n", item.id, op.name.c_str(), cases.c_str(),
+    const std::string chunk =
+        item.chunks > 1 ? Printf(" chunk %d of %d", item.chunk + 1, item.chunks) : "";
+    std::printf("  item %d: %s%s (%s)%s\n", item.id, op.name.c_str(), chunk.c_str(), cases.c_str(),
                 item.expected_s > 0 ? Printf(", expected %.1f s", item.expected_s).c_str() : "");
   }
 }
@@ -458,9 +460,11 @@ int Run(int argc, char** argv) {
   RunLock lock;  // rank 0's, held until the reports are written
   if (!NegotiateRunDir(world.get(), job->name, JobFingerprint(*job), &options, &lock)) return 2;
   const std::vector<WorkItem> items =
-      rank == 0 ? PlanJob(*job, options, size) : std::vector<WorkItem>{};
+      rank == 0 ? PlanJob(*job, options, options.plan_ranks > 0 ? options.plan_ranks : size)
+                : std::vector<WorkItem>{};
   if (options.dry_run) {
-    if (rank == 0) PrintWorkPlan(*job, items, options.run_dir);
+    if (rank == 0)
+      PrintWorkPlan(*job, items, options.run_dir, options.plan_ranks > 0 ? options.plan_ranks : size);
     return 0;
   }
   const Result<std::string> run_cache = PrepareRank(options, launch, rank);

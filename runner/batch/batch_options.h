@@ -27,6 +27,7 @@ struct BatchOptions {
   bool list = false;             // --list: print the selected case ids and stop
   std::optional<ManifestPart> part;  // --part I/N: one part of the manifest's operators
   bool dry_run = false;
+  int plan_ranks = 0;  // --plan-ranks (with --dry-run): plan for this many ranks; 0: the launch's
   StorePolicy store = StorePolicy::kFailures;
   std::optional<double> timeout_s;  // overrides every operator's OperatorConfig::timeout_s
   std::optional<double>

@@ -193,3 +193,22 @@ def test_a_nightly_history_predicts_the_next_nights_plan(batch_bin, two_plans, t
         assert abs(seconds - fifo[op]) < 0.1, (op, seconds, fifo[op])
     proc, expected = planned("--history", tmp_path / "no-such-history.jsonl")  # the first night
     assert expected == {} and "item 0: wide (24 sweep cases)" in proc.stdout, proc.stdout
+
+
+def test_a_dry_run_plans_for_the_ranks_it_is_told(batch_bin, two_plans, tmp_path):  # noqa: F811
+    # --plan-ranks N: the plan a launch of N ranks would make (a node's, from one process), with
+    # each chunk named; refused without --dry-run.
+    def chunks(ranks):
+        proc = run_batch(batch_bin, two_plans["manifest"], tmp_path / f"dry{ranks}", "--dry-run",
+                         "--previous", two_plans["fifo"], "--plan-ranks", str(ranks))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert f"work items for {ranks} ranks" in proc.stdout, proc.stdout
+        found = re.findall(r"item \d+: wide chunk (\d+) of (\d+) \((\d+) sweep cases\)", proc.stdout)
+        return found, proc.stdout
+
+    few, _ = chunks(2)
+    many, shown = chunks(16)
+    assert len(many) > max(len(few), 1), shown
+    assert sum(int(cases) for _, _, cases in many) == 24 and {int(n) for _, n, _ in many} == {len(many)}, shown
+    proc = run_batch(batch_bin, two_plans["manifest"], tmp_path / "run", "--plan-ranks", "4")
+    assert proc.returncode == 2 and "--dry-run" in proc.stderr, proc.stderr[-2000:]

@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -212,3 +213,26 @@ def test_a_dry_run_plans_for_the_ranks_it_is_told(batch_bin, two_plans, tmp_path
     assert sum(int(cases) for _, _, cases in many) == 24 and {int(n) for _, n, _ in many} == {len(many)}, shown
     proc = run_batch(batch_bin, two_plans["manifest"], tmp_path / "run", "--plan-ranks", "4")
     assert proc.returncode == 2 and "--dry-run" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_the_node_simulation_replays_a_measured_night_and_asks_the_product_for_its_plans(batch_bin, two_plans,  # noqa: F811
+                                                                                         tmp_path):
+    # perf/node_simulation.py: the measured items replayed in their order over the measured
+    # ranks give the measured wall back (the coordinator's hand-out), and each simulated night
+    # is planned by opverify-batch --dry-run --plan-ranks itself.
+    out = tmp_path / "sim.json"
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "perf", "node_simulation.py"), str(two_plans["cost"]),
+                           "--cases", "100", "--gpus", "3", "--json", str(out)],
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, OPVERIFY_BUILD_DIR=os.path.dirname(os.path.dirname(batch_bin))))
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    night = result["measured"]
+    assert night["cases"] == 38 and night["ranks"] == 2 and night["operators"] == 2, night
+    assert abs(night["replayed_wall_s"] - night["wall_s"]) <= 0.05 * night["wall_s"], night
+    rows = {(row["gpus"], row["schedule"]): row for row in result["simulated"]}
+    assert set(rows) == {(1, "fifo"), (1, "cost"), (3, "fifo"), (3, "cost")}, rows
+    for row in rows.values():
+        assert row["cases"] == 114 and row["items"] >= 6 and row["ranks"] == 2 * row["gpus"], row
+        assert 0 <= row["idle_fraction"] < 1 and row["wall_s"] > 0, row
+    assert rows[(3, "fifo")]["wall_s"] < rows[(1, "fifo")]["wall_s"], rows

@@ -103,8 +103,8 @@ void AddScheduleFlags(CLI::App& app, BatchOptions* options, GivenFlags* given) {
                  "cost: operators without a time (--previous, else --history's last night) first, "
                  "then the longest expected; "
                  "an operator over half a rank's share of the run split into case chunks over "
-                 "several ranks. fifo: the plan before costs (manifest order, or --previous's "
-                 "longest first; chunks of --max-cases-per-item only)")
+                 "several ranks. fifo: the plan before costs (manifest order, or the longest "
+                 "first by those times; chunks of --max-cases-per-item only)")
       ->check(CLI::IsMember({"cost", "fifo"}))
       ->capture_default_str();
   app.add_option("--max-cases-per-item", options->max_cases_per_item,

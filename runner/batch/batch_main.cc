@@ -188,23 +188,27 @@ std::string JobFingerprint(const JobManifest& job) {
   return hash.HexDigest();
 }
 
-// Each operator's expected seconds: the --previous run's, else the --history
-// file's last night of it (a nightly sweep names the history, not last
-// night's folder); empty without either (the plan then goes by the sweeps).
+// Each operator's expected seconds: the --previous run's; else the --history
+// file's last timed night of it (a nightly sweep names the history, not last
+// night's folder); else, resuming, the times the run folder itself holds (an
+// operator cut short by the stop has its time so far: a lower bound, so it
+// still starts early); empty without any (the plan then goes by the sweeps).
 std::map<std::string, double> PredictedSeconds(const BatchOptions& options) {
-  if (!options.previous_run.empty() || options.history.empty())
-    return PreviousSeconds(options.previous_run);
-  std::vector<std::string> warnings;
-  Result<std::map<std::string, double>> seconds = HistorySeconds(options.history, &warnings);
-  for (const std::string& warning : warnings) spdlog::warn("--history: {}", warning);
-  if (!seconds.ok()) {
-    spdlog::warn("--history: {}; the plan goes by the sweeps", seconds.status().ToString());
-    return {};
+  if (!options.previous_run.empty()) return PreviousSeconds(options.previous_run, "--previous");
+  if (!options.history.empty()) {
+    std::vector<std::string> warnings;
+    Result<std::map<std::string, double>> seconds = HistorySeconds(options.history, &warnings);
+    for (const std::string& warning : warnings) spdlog::warn("--history: {}", warning);
+    if (!seconds.ok())
+      spdlog::warn("--history: {}; the plan does not read it", seconds.status().ToString());
+    if (seconds.ok() && !seconds->empty()) {
+      spdlog::info("the plan's costs: {} operators' last timed night in {}", seconds->size(),
+                   options.history);
+      return std::move(seconds).value();
+    }
   }
-  if (!seconds->empty())
-    spdlog::info("the plan's costs: {} operators' last timed night in {}", seconds->size(),
-                 options.history);
-  return std::move(seconds).value();
+  if (options.resume) return PreviousSeconds(options.run_dir, "--resume");
+  return {};
 }
 
 // The work items over `ranks` ranks, as --schedule plans them from the

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace opverify {
 
-std::map<std::string, double> PreviousSeconds(const std::string& run_dir) {
+std::map<std::string, double> PreviousSeconds(const std::string& run_dir, const char* flag) {
   if (run_dir.empty()) return {};
   std::ifstream in(fs::path(run_dir) / "summary.json");
   const nlohmann::json summary =
@@ -31,7 +31,8 @@ std::map<std::string, double> PreviousSeconds(const std::string& run_dir) {
   std::vector<std::string> problems;
   Result<std::vector<CaseRecord>> records = ReadRunRecords(run_dir, &problems);
   if (!records.ok()) {
-    spdlog::warn("--previous {}: {}; keeping manifest order", run_dir, records.status().ToString());
+    spdlog::warn("{} {}: {}; the plan does not read its times", flag, run_dir,
+                 records.status().ToString());
     return seconds;
   }
   for (const CaseRecord& r : records.value())

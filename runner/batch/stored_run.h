@@ -1,5 +1,6 @@
 // What an earlier run stored, read back for a new one: its timings order the
-// work (--previous), its cases are skipped when it is finished (--resume).
+// work (--previous, or the run being resumed), its cases are skipped when it
+// is finished (--resume).
 #pragma once
 
 #include <map>
@@ -12,8 +13,9 @@ namespace opverify {
 // Each operator's time in seconds in the run at `run_dir`: from its
 // summary.json timeline (every item's time on its rank, start-up and
 // benchmark included), else from its stored cases' wall times; empty when
-// run_dir is empty or unreadable (with a warning).
-std::map<std::string, double> PreviousSeconds(const std::string& run_dir);
+// run_dir is empty or unreadable (with a warning naming `flag`, the option
+// that named it).
+std::map<std::string, double> PreviousSeconds(const std::string& run_dir, const char* flag);
 
 // Fills setup->done, setup->benched and setup->facts with the cases,
 // benchmarked shapes and operator-level records the run at `run_dir`

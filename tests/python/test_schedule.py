@@ -236,3 +236,21 @@ def test_the_node_simulation_replays_a_measured_night_and_asks_the_product_for_i
         assert row["cases"] == 114 and row["items"] >= 6 and row["ranks"] == 2 * row["gpus"], row
         assert 0 <= row["idle_fraction"] < 1 and row["wall_s"] > 0, row
     assert rows[(3, "fifo")]["wall_s"] < rows[(1, "fifo")]["wall_s"], rows
+
+
+def test_a_resumed_run_plans_from_its_own_times(batch_bin, two_plans, tmp_path):  # noqa: F811
+    # --resume without --previous or a timed --history: the run folder's own timeline predicts
+    # the costs (an operator cut short by the stop has its time so far, a lower bound).
+    run = tmp_path / "stopped"
+    shutil.copytree(two_plans["cost"], run)
+    (run / "run.lock").unlink(missing_ok=True)
+    spent = {}
+    for item in summary(run)["timeline"]["items"]:
+        spent[item["op"]] = spent.get(item["op"], 0) + item["end_s"] - item["start_s"]
+    proc = run_batch(batch_bin, two_plans["manifest"], run, "--resume", "--dry-run", "--schedule", "fifo",
+                     "--history", tmp_path / "empty-history.jsonl")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    expected = {m.group(1): float(m.group(2)) for m in re.finditer(r"item \d+: (\w+) .*expected ([\d.]+) s", proc.stdout)}
+    assert set(expected) == {"wide", "wide_ok"}, proc.stdout
+    for op, seconds in expected.items():
+        assert abs(seconds - spent[op]) < 0.1, (op, seconds, spent[op])

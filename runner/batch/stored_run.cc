@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <vector>

@@ -58,6 +58,19 @@ def summary(run_dir):
     return json.loads((run_dir / "summary.json").read_text())
 
 
+def timeline_seconds(run_dir):
+    """{operator: its items' time} in the run's timeline: what the next night's plan expects."""
+    spent = {}
+    for item in summary(run_dir)["timeline"]["items"]:
+        spent[item["op"]] = spent.get(item["op"], 0) + item["end_s"] - item["start_s"]
+    return spent
+
+
+def planned_seconds(stdout):
+    """{operator: expected seconds} of a --dry-run's items."""
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"item \d+: (\w+) .*expected ([\d.]+) s", stdout)}
+
+
 def test_an_operator_over_its_share_is_split_over_both_ranks(two_plans):
     items = summary(two_plans["cost"])["timeline"]["items"]
     for op, count in (("wide", 3), ("wide_ok", 2)):
@@ -116,13 +129,11 @@ def test_the_timeline_is_in_summary_json_and_report_html(two_plans):
 def test_the_next_night_plans_from_the_timeline(batch_bin, two_plans):  # noqa: F811
     # --dry-run --previous: each operator's expected seconds are its items' time in the timeline.
     previous = two_plans["cost"]
-    spent = {}
-    for item in summary(previous)["timeline"]["items"]:
-        spent[item["op"]] = spent.get(item["op"], 0) + item["end_s"] - item["start_s"]
+    spent = timeline_seconds(previous)
     proc = run_batch(batch_bin, two_plans["manifest"], previous.parent / "dry", "--dry-run", "--previous", previous,
                      "--schedule", "fifo")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    expected = {m.group(1): float(m.group(2)) for m in re.finditer(r"item \d+: (\w+) .*expected ([\d.]+) s", proc.stdout)}
+    expected = planned_seconds(proc.stdout)
     assert set(expected) == {"wide", "wide_ok"}, proc.stdout
     for op, seconds in expected.items():
         assert abs(seconds - spent[op]) < 0.1, (op, seconds, spent[op])
@@ -161,9 +172,7 @@ def test_a_nightly_history_predicts_the_next_nights_plan(batch_bin, two_plans, t
     reduce = os.path.join(os.path.dirname(os.path.dirname(batch_bin)), "reduce", "opverify-reduce")
     proc = subprocess.run([reduce, str(run), "--history", str(history)], capture_output=True, text=True, timeout=300)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
-    spent = {}
-    for item in summary(run)["timeline"]["items"]:
-        spent[item["op"]] = spent.get(item["op"], 0) + item["end_s"] - item["start_s"]
+    spent = timeline_seconds(run)
     lines = [json.loads(line) for line in history.read_text().splitlines()]
     tonight = {line["op"]: line for line in lines if line["run"] == str(run)}
     assert set(tonight) == {"wide", "wide_ok"}, lines
@@ -177,8 +186,7 @@ def test_a_nightly_history_predicts_the_next_nights_plan(batch_bin, two_plans, t
         proc = run_batch(batch_bin, two_plans["manifest"], tmp_path / f"dry{len(list(tmp_path.glob('dry*')))}",
                          "--dry-run", "--schedule", "fifo", *flags)
         assert proc.returncode == 0, proc.stderr[-3000:]
-        return proc, {m.group(1): float(m.group(2))
-                      for m in re.finditer(r"item \d+: (\w+) .*expected ([\d.]+) s", proc.stdout)}
+        return proc, planned_seconds(proc.stdout)
 
     proc, expected = planned("--history", history)
     assert set(expected) == {"wide", "wide_ok"}, proc.stdout
@@ -186,9 +194,7 @@ def test_a_nightly_history_predicts_the_next_nights_plan(batch_bin, two_plans, t
         assert abs(seconds - spent[op]) < 0.1, (op, seconds, spent[op])
     said = proc.stdout + proc.stderr
     assert "history.jsonl:6: skipped: not a JSON line" in said and "last timed night" in said, said[-3000:]
-    fifo = {}
-    for item in summary(two_plans["fifo"])["timeline"]["items"]:
-        fifo[item["op"]] = fifo.get(item["op"], 0) + item["end_s"] - item["start_s"]
+    fifo = timeline_seconds(two_plans["fifo"])
     _, expected = planned("--history", history, "--previous", two_plans["fifo"])
     for op, seconds in expected.items():
         assert abs(seconds - fifo[op]) < 0.1, (op, seconds, fifo[op])
@@ -244,13 +250,11 @@ def test_a_resumed_run_plans_from_its_own_times(batch_bin, two_plans, tmp_path):
     run = tmp_path / "stopped"
     shutil.copytree(two_plans["cost"], run)
     (run / "run.lock").unlink(missing_ok=True)
-    spent = {}
-    for item in summary(run)["timeline"]["items"]:
-        spent[item["op"]] = spent.get(item["op"], 0) + item["end_s"] - item["start_s"]
+    spent = timeline_seconds(run)
     proc = run_batch(batch_bin, two_plans["manifest"], run, "--resume", "--dry-run", "--schedule", "fifo",
                      "--history", tmp_path / "empty-history.jsonl")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    expected = {m.group(1): float(m.group(2)) for m in re.finditer(r"item \d+: (\w+) .*expected ([\d.]+) s", proc.stdout)}
+    expected = planned_seconds(proc.stdout)
     assert set(expected) == {"wide", "wide_ok"}, proc.stdout
     for op, seconds in expected.items():
         assert abs(seconds - spent[op]) < 0.1, (op, seconds, spent[op])

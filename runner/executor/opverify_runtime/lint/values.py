@@ -40,7 +40,6 @@ class Keywords:
         return hash(("keywords", self.items))
 
 
-
 class Opaque:
     """An object of a known kind and nothing more: what a tensor factory just returned
     (`torch.empty_like(x)` passed for `start_loc=None`), a set, list or dict built there, a

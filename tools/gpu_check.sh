@@ -3,7 +3,7 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 8 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|library|perf|perf-large|sandbox|pytest FILE...|queue STEP...|watch [S]
+# Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|override-bench|library|perf|perf-large|sandbox|pytest FILE...|queue STEP...|watch [S]
 # `all` is the one to verify a tree with: it builds if needed, then runs every GPU test and the
 # library batches (ours, its planted defects, Liger-Kernel, FlagGems, flash-linear-attention) at once, and leaves at most
 # 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, library-flaggems.txt, verdicts.jsonl (one line
@@ -266,6 +266,26 @@ PY
     (cd "$runs" && tar czf "$out/nights.tgz" --ignore-failed-read ./night-*.log ./night-*/summary.json ./night-*/junit.xml 2>/dev/null)
     cat "$report"
     ;;
+  override-bench)
+    # Override benchmarks against do_bench and the ghost replay on a real library's launches
+    # (tools/override_check.py): $OPS of $JOB (default ten FlagGems override operators) with
+    # the benchmark and the ghost replay on, one seed, $RANKS ranks (default 4), --time-limit $LIMIT
+    # (default 150 s). To $OUT: override-bench.txt (verdicts, each shape's latency against
+    # do_bench's) and override-bench.json.
+    [ -x "$build/runner/opverify-batch" ] || "$0" build || exit 1
+    runs=${RUNS:-/tmp/opverify-gpu-runs}
+    job=${JOB:-flaggems_override}
+    check=$root/jobs/_check_$job.json
+    python3 "$root/tools/override_check.py" prepare "$root/jobs/$job.json" "$check" \
+      --ops "${OPS:-abs,exp,add,gelu,silu,softmax,layer_norm,cumsum,addmm,bmm}" || exit 1
+    rm -rf "$runs/override-bench"
+    mpirun -np "${RANKS:-4}" --oversubscribe --bind-to none "$build/runner/opverify-batch" "$check" \
+      --run-dir "$runs/override-bench" --time-limit "${LIMIT:-150}" --no-ab > "$out/override-bench.log" 2>&1
+    echo "batch rc=$?" >> "$out/override-bench.log"
+    python3 "$root/tools/override_check.py" report "$runs/override-bench" --json "$out/override-bench.json" \
+      > "$out/override-bench.txt" 2>&1; echo "report rc=$?" >> "$out/override-bench.txt"
+    tail -3 "$out/override-bench.log"; cat "$out/override-bench.txt"
+    ;;
   library)
     # The real libraries (docs/LIBRARIES.md): jobs/library.json, jobs/library_defects.json,
     # jobs/liger.json, jobs/flaggems_override.json and jobs/fla.json (each skipped without its source
@@ -360,5 +380,5 @@ PY
       [ -n "$last" ] && tail -n 5 "$last"/*.txt; }
     tar czf "$out/queue.tgz" -C "$q" --exclude=./tree . 2>/dev/null
     ;;
-  *) echo "usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|library|perf|perf-large|sandbox|pytest FILE...|queue STEP...|watch [S]" >&2; exit 2 ;;
+  *) echo "usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|override-bench|library|perf|perf-large|sandbox|pytest FILE...|queue STEP...|watch [S]" >&2; exit 2 ;;
 esac

@@ -352,7 +352,7 @@ PY
         i=$((i + 1)); name=${step%%:*} command=${step#*:}
         dir=$(printf "%s/%02d-%s" "$q" "$i" "$name"); mkdir -p "$dir"
         begin=$(date +%s); echo "$(date +%T) start $name:$command" >> "$q/queue.log"
-        (cd "$root" && OUT=$dir bash -c "$command") > "$dir/step.txt" 2>&1
+        (cd "$root" && OUT=$dir bash -c "$command") < /dev/null > "$dir/step.txt" 2>&1  # not the steps file: mpirun reads its stdin
         rc=$?
         echo "$(date +%T) end $name rc=$rc after $(( $(date +%s) - begin )) s" >> "$q/queue.log"
       done < "$q/steps"

@@ -325,6 +325,41 @@ def test_a_wrong_override_fails_on_accuracy_so_the_golden_ran_outside_the_contex
     assert wrong["passed_cases"] == 0 and wrong["failures"][0]["error_type"] == "AccuracyError"
 
 
+def test_override_check_reports_each_timed_shape_and_the_failures(override_run):
+    # tools/override_check.py (the device's override-bench): each benchmarked shape's median, with
+    # do_bench's beside it where there is one (cuda only: none here), and the failed cases.
+    _, run_dir = override_run
+    out = run_dir.parent / "check.json"
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "override_check.py"), "report", str(run_dir),
+                           "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # no GhostReplayUnchanged
+    report = json.loads(out.read_text())
+    right = [row for row in report["shapes"] if row["op"] == "softmax_right"]
+    assert len(right) == 8 and all(row["ours_ms"] > 0 and row["do_bench_ms"] is None for row in right), right
+    assert not any(row["op"] == "softmax_wrong" for row in report["shapes"])  # failed: not benchmarked
+    assert "softmax_wrong" in proc.stdout and "AccuracyError" in proc.stdout
+
+
+def test_override_check_prepares_the_named_operators_with_bench_and_ghost_replay(tmp_path):
+    import shutil
+    job = tmp_path / "cpu_override.json"
+    shutil.copy(os.path.join(FIXTURES, "cpu_override.json"), job)
+    tool = os.path.join(ROOT, "tools", "override_check.py")
+    proc = subprocess.run([sys.executable, tool, "prepare", str(job), str(tmp_path / "_check.json"),
+                           "--ops", "softmax_pair,softmax_right"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    check = json.loads((tmp_path / "_check.json").read_text())
+    assert [o["name"] for o in check["operators"]] == ["softmax_pair", "softmax_right"]
+    assert check["defaults"]["ghost_replay"] is True and check["defaults"]["bench"]["enabled"] is True
+    assert check["defaults"]["bench"]["repeats"] == 5 and check["defaults"]["seeds"] == 1
+    missing = subprocess.run([sys.executable, tool, "prepare", str(job), str(tmp_path / "_x.json"), "--ops", "nosuch"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode != 0 and "has no operator nosuch" in missing.stderr
+    elsewhere = subprocess.run([sys.executable, tool, "prepare", str(job), str(tmp_path / "sub" / "_x.json"),
+                                "--ops", "softmax_pair"], capture_output=True, text=True, timeout=60)
+    assert elsewhere.returncode != 0 and "must be beside" in elsewhere.stderr
+
+
 def test_an_override_never_reached_fails_type_2(override_run):
     _, run_dir = override_run
     unreached = op_result(run_dir, "softmax_unreached")

@@ -84,6 +84,31 @@ def test_ghost_replay_skips_the_own_launches_whatever_path_they_take(standin, tm
     assert provlib.cached_scale([1, 2]) == [5, 10]  # the cache still holds a real kernel
 
 
+@pytest.mark.parametrize("known_by", ["launch-handles", "compiled-handles", "names"])
+def test_ghost_replay_knows_an_own_launch_without_its_metadata(standin, tmp_path, monkeypatch, known_by):
+    """Triton builds a launch's metadata (the kernel's name) only while a launch-enter hook is
+    registered; the function handle comes with every launch. On the device (FlagGems, Triton 3.6)
+    the launches of a library's launch cache came with no name, were not skipped, and every honest
+    operator failed as GhostReplayUnchanged. Each way of knowing an own launch alone is enough:
+    the handles the recorder saw, the handles of the kernels the own JITFunctions keep, or the
+    names in the metadata that the replay's own do-nothing hook makes Triton build."""
+    impl = importlib.import_module("impl_prov")
+    recorder = runtime_evidence.launch_recorder(impl, ["provlib"])
+    with recorder:
+        real = impl.run_all(str(tmp_path), [1, 2])
+    names = runtime_evidence.own_names(recorder, {})
+    own = {n: j for n, j in recorder.jit_functions.items() if n in names}
+    seen = set().union(*(recorder.functions[n] for n in names))
+    assert len(seen) == len(names)  # one compiled kernel each, its handle recorded
+    if known_by != "names":  # no hook can be registered: launches carry no metadata
+        monkeypatch.setattr(provenance, "install_launch_hook", lambda hook: None)
+    arguments = {"launch-handles": ({}, seen), "compiled-handles": (own, ()), "names": (own, ())}[known_by]
+    with runtime_evidence.ghost_kernels(*arguments):
+        ghost = impl.run_all(str(tmp_path), [1, 2])
+    assert ghost == [[0, 0]] * 5 + [[3, 6], [4, 8]], ghost
+    assert impl.run_all(str(tmp_path), [1, 2]) == real  # afterwards every launch runs again
+
+
 def test_without_the_library_declared_its_kernels_are_foreign(standin, tmp_path):
     impl = importlib.import_module("impl_prov")
     recorder = runtime_evidence.launch_recorder(impl, [])

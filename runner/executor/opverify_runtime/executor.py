@@ -151,6 +151,7 @@ class Session(BenchRequests):
         self.runtime_checks = self.ghost_replay = self.watch_reach = self.hook_checks = False
         self._hooks_before = None  # torch's global module hooks before any library was imported
         self.own_kernels = {}
+        self.own_functions = set()  # the own kernels' function handles seen launched (ghost replay)
         self.library = []      # packages whose kernels count as the implementation's own
         self.override = None   # a dispatch-override operator's entry
         self.compile_clock = CompileClock()
@@ -390,6 +391,7 @@ class Session(BenchRequests):
         self.watch_reach = bool(request.get("runtime_checks")) and bool(self.override)
         self.ghost_replay = bool(request.get("ghost_replay")) and on_cuda
         self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library) if on_cuda else {}
+        self.own_functions = set()
 
     def op_describe_cases(self, request):
         """input_desc of every case (made with the load seed), for the failures
@@ -520,7 +522,7 @@ class Session(BenchRequests):
         self.backend.synchronize()
         guard.poison_free_memory(torch, self.backend)
         try:
-            with runtime_evidence.ghost_kernels(self.own_kernels), torch.no_grad():
+            with runtime_evidence.ghost_kernels(self.own_kernels, self.own_functions), torch.no_grad():
                 ghost = model_new(*args)
                 self.backend.synchronize()
             ghost = [t.cpu() for t in flatten_outputs(ghost, torch)]
@@ -776,6 +778,8 @@ class Session(BenchRequests):
         self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library)  # lazily imported ones too
         own = runtime_evidence.own_names(launches, self.own_kernels, override=bool(self.override))
         self.own_kernels.update({n: j for n, j in launches.jit_functions.items() if n in own})  # ghost replay
+        for name in own:  # and the handles they were launched with (a launch cache's launches name none)
+            self.own_functions |= launches.functions.get(name, set())
         reply["runtime_evidence"] = {
             "torch_ops": trace.report(), "own_kernels": sorted(own), "library": self.library,
             "kernels": {name: {"launches": n, "us": round(us, 3)} for name, (n, us) in on_device.items()},

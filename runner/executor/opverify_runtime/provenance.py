@@ -142,15 +142,27 @@ def kernel_name(metadata, jit):
     return getattr(fn, "__name__", None) or "<unnamed Triton kernel>"
 
 
+def kernel_handle(metadata):
+    """The launched compiled kernel's function handle from its launch metadata, or None."""
+    data = getattr(metadata, "data", metadata)
+    handle = data.get("function") if isinstance(data, dict) else None
+    try:
+        hash(handle)
+    except TypeError:
+        return None
+    return handle
+
+
 class LaunchRecorder:
     """While inside, records every Triton launch: {kernel name: {launches, origins, defined_in,
-    via}} and the JITFunctions (for ghost replay). `active` is False where the installed Triton
+    via}}, and the JITFunctions and compiled kernels' function handles (for ghost replay). `active` is False where the installed Triton
     has no launch hook (or none is imported): the caller falls back to a static scan."""
 
     def __init__(self, provenance):
         self.provenance = provenance
         self.launches = {}
         self.jit_functions = {}
+        self.functions = {}  # kernel name -> the compiled kernels' function handles launched (ghost replay)
         self.active = False
         self._undo = None
 
@@ -166,6 +178,9 @@ class LaunchRecorder:
             entry["via"] = via
         if jit is not None:
             self.jit_functions.setdefault(name, jit)
+        handle = kernel_handle(metadata)
+        if handle is not None:
+            self.functions.setdefault(name, set()).add(handle)
 
     def _hook(self, metadata=None, *args, **kwargs):
         # Called from inside Triton's launcher: whatever goes wrong here must not fail the launch.

@@ -140,11 +140,23 @@ void PrintRunEnd(const BatchOptions& options, const RunModel& model, const RunTo
   std::printf("%s%s -> %s\n", TotalsLine(totals, ColourWanted(stdout)).c_str(), stopped.c_str(),
               TerminalSafe(FileUrl((fs::path(options.run_dir) / "report.html").string())).c_str());
   std::fflush(stdout);
-  if (totals.lost > 0) {
+  if (!model.problems.empty()) {
     spdlog::error(
-        "{} of the run's results are unreadable or missing (summary.json's problems and "
-        "incomplete); --resume runs what is missing",
-        totals.lost);
+        "{} of the run's stored results are unreadable (summary.json's problems); --resume runs "
+        "them again",
+        model.problems.size());
+  }
+  if (model.incomplete.empty()) return;
+  if (stopped.empty()) {
+    spdlog::error(
+        "{} operators have results missing (summary.json's incomplete); --resume runs what is "
+        "missing",
+        model.incomplete.size());
+  } else {  // the stop said why: what it left is listed, not lost
+    spdlog::warn(
+        "{} operators not finished when the run stopped (summary.json's incomplete and "
+        "not_run); --resume runs them",
+        model.incomplete.size());
   }
 }
 

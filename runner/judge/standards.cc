@@ -98,6 +98,9 @@ std::optional<EcoThresholds> EcoThresholdsFor(DType dtype, PrecisionMode mode) {
 }
 
 NpuThresholds NpuThresholdsFor(DType dtype, PrecisionMode mode) {
+  // complex32 (beyond the spec's dtypes) is two float16 parts: float16's row, as
+  // complex64's parts take float32's (the "any other" row is float32's).
+  if (dtype == DType::kComplex32) dtype = DType::kFloat16;
   if (IsHifloat32(dtype, mode)) return {Pow2(-12), Pow2(-28), Pow2(-11), 1e-3, Pow2(-13)};
   switch (dtype) {
     case DType::kFloat16:
@@ -114,6 +117,7 @@ NpuThresholds NpuThresholdsFor(DType dtype, PrecisionMode mode) {
 }
 
 double MereMareThresholdFor(DType dtype, PrecisionMode mode) {
+  if (dtype == DType::kComplex32) dtype = DType::kFloat16;  // its parts' (NpuThresholdsFor)
   if (IsHifloat32(dtype, mode)) return Pow2(-11);
   switch (dtype) {
     case DType::kFloat16:

@@ -14,7 +14,7 @@ struct DTypeInfo {
   std::size_t size;
 };
 
-constexpr std::array<DTypeInfo, 17> kInfos = {{
+constexpr std::array<DTypeInfo, 18> kInfos = {{
     {DType::kBool, "bool", 1},
     {DType::kInt8, "int8", 1},
     {DType::kInt16, "int16", 2},
@@ -32,12 +32,13 @@ constexpr std::array<DTypeInfo, 17> kInfos = {{
     {DType::kFloat64, "float64", 8},
     {DType::kComplex64, "complex64", 8},
     {DType::kComplex128, "complex128", 16},
+    {DType::kComplex32, "complex32", 4},
 }};
 
 const DTypeInfo& Info(DType dtype) { return kInfos[static_cast<std::size_t>(dtype)]; }
 
 // Aliases beyond the canonical names.
-constexpr std::array<std::pair<std::string_view, DType>, 24> kAliases = {{
+constexpr std::array<std::pair<std::string_view, DType>, 25> kAliases = {{
     {"half", DType::kFloat16},          {"fp16", DType::kFloat16},
     {"float", DType::kFloat32},         {"fp32", DType::kFloat32},
     {"double", DType::kFloat64},        {"fp64", DType::kFloat64},
@@ -50,6 +51,7 @@ constexpr std::array<std::pair<std::string_view, DType>, 24> kAliases = {{
     {"char", DType::kInt8},             {"byte", DType::kUInt8},
     {"bool_", DType::kBool},            {"boolean", DType::kBool},
     {"complex", DType::kComplex128},    {"uint", DType::kUInt32},
+    {"chalf", DType::kComplex32},
 }};
 
 }  // namespace
@@ -89,7 +91,9 @@ bool IsFloat(DType dtype) {
   }
 }
 
-bool IsComplex(DType dtype) { return dtype == DType::kComplex64 || dtype == DType::kComplex128; }
+bool IsComplex(DType dtype) {
+  return dtype == DType::kComplex32 || dtype == DType::kComplex64 || dtype == DType::kComplex128;
+}
 
 bool IsInteger(DType dtype) {
   switch (dtype) {
@@ -113,6 +117,7 @@ bool IsSigned(DType dtype) {
 }
 
 DType ComplexPart(DType dtype) {
+  if (dtype == DType::kComplex32) return DType::kFloat16;
   return dtype == DType::kComplex64 ? DType::kFloat32 : DType::kFloat64;
 }
 
@@ -124,6 +129,7 @@ int PrecisionRank(DType dtype) {
     case DType::kComplex64:
     case DType::kFloat32:
       return 9;
+    case DType::kComplex32:
     case DType::kFloat16:
       return 8;
     case DType::kBFloat16:

@@ -30,6 +30,7 @@ enum class DType {
   kFloat64,
   kComplex64,
   kComplex128,
+  kComplex32,  // torch.complex32 (chalf): two float16 parts
 };
 
 std::string_view DTypeName(DType dtype);
@@ -43,7 +44,7 @@ bool IsComplex(DType dtype);
 bool IsInteger(DType dtype);  // signed or unsigned, bool excluded
 bool IsSigned(DType dtype);   // signed integers (floats are not asked)
 
-// The real dtype of one part of a complex dtype (complex64 -> float32).
+// The real dtype of one part of a complex dtype (complex64 -> float32, complex32 -> float16).
 DType ComplexPart(DType dtype);
 
 // Rank used to infer an operator's input type (PRECISION.md "Input type"):

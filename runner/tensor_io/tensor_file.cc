@@ -24,6 +24,8 @@ bool IsReinterpretable(DType stored, DType logical) {
     case DType::kFloat8E4M3FN:
     case DType::kFloat8E5M2:
       return stored == DType::kUInt8;
+    case DType::kComplex32:
+      return stored == DType::kUInt32;
     default:
       return false;
   }
@@ -64,6 +66,8 @@ DType StorageDType(DType dtype) {
     case DType::kFloat8E4M3FN:
     case DType::kFloat8E5M2:
       return DType::kUInt8;
+    case DType::kComplex32:  // numpy and h5py have none: its 4 bytes, as bfloat16's 2
+      return DType::kUInt32;
     default:
       return dtype;
   }

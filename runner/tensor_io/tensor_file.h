@@ -38,12 +38,13 @@ Result<LoadedTensor> ReadTensorFile(
     std::chrono::milliseconds reader_idle_limit = kTensorReaderIdleLimit);
 
 // Applies a logical dtype to a tensor read from storage: uint16/V2 storage
-// becomes bfloat16 (or float16), uint8/V1 storage float8_*; a view already of
+// becomes bfloat16 (or float16), uint8/V1 storage float8_*, uint32 storage
+// complex32; a view already of
 // that dtype is kept. Anything else is an error naming `source`.
 Status ApplyLogicalDType(TensorView* view, DType logical, const std::string& source);
 
 // The dtype a file stores `dtype` as: uint16 for bfloat16, uint8 for float8,
-// `dtype` itself otherwise. ApplyLogicalDType undoes it.
+// uint32 for complex32, `dtype` itself otherwise. ApplyLogicalDType undoes it.
 DType StorageDType(DType dtype);
 
 // The bytes of `view` in C order: the view's own memory when it is

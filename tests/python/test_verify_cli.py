@@ -379,10 +379,23 @@ def test_the_npu_device_section_has_the_seed_name():
     assert "cann" in env and "cuda" not in env
 
 
-def test_an_input_dtype_the_judge_cannot_read_still_counts_by_its_family(verify):
+def test_a_complex32_output_is_judged_on_its_float16_parts(verify):
+    # FlagGems' chalf returns torch.complex32; the judge refused the dtype
+    # ("which the judge does not know") on the device: a false failure.
+    code, r, err = verify("chalf_out_ok")
+    assert code == 0, err
+    assert r["passed_cases"] == r["total_cases"] == 1
+    output = r["opverify"]["cases"][0]["outputs"][0]
+    assert output["dtype"] == "complex32", output
+    code, r, err = verify("chalf_out_bad")
+    assert code == 1, err
+    assert r["failures"][0]["error_type"] == "AccuracyError", r["failures"]
+
+
+def test_a_complex32_input_counts_as_a_float_input(verify):
     # complex32 input, int64 output one off: the quant route (|diff| <= 1)
-    # applies as for any float input; dropping the unknown dtype would make
-    # it "no tensor" and the exact route would fail every element.
+    # applies as for any float input; were the dtype dropped it would be
+    # "no tensor" and the exact route would fail every element.
     code, r, err = verify("chalf_quant_ok")
     assert code == 0, err
     assert r["passed_cases"] == r["total_cases"] == 1

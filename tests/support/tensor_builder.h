@@ -69,6 +69,7 @@ class OwnedTensor {
       case DType::kUInt16: Put<std::uint16_t>(p, static_cast<std::uint16_t>(v)); break;
       case DType::kUInt32: Put<std::uint32_t>(p, static_cast<std::uint32_t>(v)); break;
       case DType::kUInt64: Put<std::uint64_t>(p, static_cast<std::uint64_t>(v)); break;
+      case DType::kComplex32:
       case DType::kComplex64:
       case DType::kComplex128: break;  // built through Complex()
     }

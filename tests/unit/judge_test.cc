@@ -623,6 +623,40 @@ TEST(JudgeEdges, ComplexJudgedOnBothParts) {
   EXPECT_EQ(r.warnings.size(), 1u);
 }
 
+TEST(JudgeEdges, Complex32IsJudgedOnItsFloat16Parts) {
+  // torch.complex32 (chalf): FlagGems' chalf returns it; two float16 parts.
+  for (const char* name : {"complex32", "chalf", "torch.complex32"})
+    EXPECT_EQ(ParseDType(name), DType::kComplex32) << name;
+  EXPECT_EQ(DTypeSize(DType::kComplex32), 4u);
+  EXPECT_TRUE(IsComplex(DType::kComplex32));
+  EXPECT_EQ(ComplexPart(DType::kComplex32), DType::kFloat16);
+  EXPECT_EQ(PrecisionRank(DType::kComplex32), PrecisionRank(DType::kFloat16));
+  auto g = OwnedTensor::Complex(DType::kComplex32, {{1, 1}, {2, -2}, {3, 0.5}});
+  Verdict same = Judge(g, g, Opts());
+  EXPECT_TRUE(same.passed);
+  ASSERT_EQ(same.parts.size(), 2u);
+  auto a = OwnedTensor::Complex(DType::kComplex32, {{1, 1}, {2, -2}, {3, 0.625}});
+  Verdict v = Judge(g, a, Opts());
+  EXPECT_FALSE(v.passed);
+  ASSERT_FALSE(v.worst.empty());
+  EXPECT_EQ(v.worst[0].part, "imag");
+  EXPECT_EQ(v.worst[0].index, 2);
+  // Its parts take float16's thresholds, not float32's: one float16 ulp off
+  // everywhere passes as complex32 and fails as complex64.
+  std::vector<std::complex<double>> golden, off;
+  for (int i = 0; i < 64; ++i) {
+    const double x = 1.0 + i / 64.0;
+    golden.emplace_back(x, -x);
+    off.emplace_back(x + std::ldexp(1.0, -10), -x);
+  }
+  EXPECT_TRUE(Judge(OwnedTensor::Complex(DType::kComplex32, golden),
+                    OwnedTensor::Complex(DType::kComplex32, off), Opts())
+                  .passed);
+  EXPECT_FALSE(Judge(OwnedTensor::Complex(DType::kComplex64, golden),
+                     OwnedTensor::Complex(DType::kComplex64, off), Opts())
+                   .passed);
+}
+
 TEST(JudgeEdges, StridedViewsReadInLogicalOrder) {
   // golden 2x3 row-major; actual the same values stored column-major.
   OwnedTensor g(DType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6});

@@ -35,7 +35,7 @@ constexpr DType kAllDTypes[] = {
     DType::kBool,       DType::kInt8,       DType::kInt16,   DType::kInt32,   DType::kInt64,
     DType::kUInt8,      DType::kUInt16,     DType::kUInt32,  DType::kUInt64,  DType::kFloat8E4M3FN,
     DType::kFloat8E5M2, DType::kBFloat16,   DType::kFloat16, DType::kFloat32, DType::kFloat64,
-    DType::kComplex64,  DType::kComplex128,
+    DType::kComplex64,  DType::kComplex128, DType::kComplex32,
 };
 
 template <typename T>

@@ -14,7 +14,7 @@ import types
 
 import pytest
 
-from opverify_runtime import provenance, runtime_evidence
+from opverify_runtime import ghost, provenance, runtime_evidence
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "provenance")
@@ -76,11 +76,11 @@ def test_ghost_replay_skips_the_own_launches_whatever_path_they_take(standin, tm
     with recorder:
         impl.run_all(str(tmp_path), [1, 2])
     own = {n: j for n, j in recorder.jit_functions.items() if n in runtime_evidence.own_names(recorder, {})}
-    with runtime_evidence.ghost_kernels(own):
-        ghost = impl.run_all(str(tmp_path), [1, 2])
+    with ghost.ghost_kernels(own):
+        replayed = impl.run_all(str(tmp_path), [1, 2])
     # own kernels (the file's, the library's, its cached and generated ones) wrote nothing;
     # the other package's kernels ran
-    assert ghost == [[0, 0]] * 5 + [[3, 6], [4, 8]], ghost
+    assert replayed == [[0, 0]] * 5 + [[3, 6], [4, 8]], replayed
     assert provlib.cached_scale([1, 2]) == [5, 10]  # the cache still holds a real kernel
 
 
@@ -88,8 +88,8 @@ def test_ghost_replay_skips_the_own_launches_whatever_path_they_take(standin, tm
 def test_ghost_replay_knows_an_own_launch_without_its_metadata(standin, tmp_path, monkeypatch, known_by):
     """Triton builds a launch's metadata (the kernel's name) only while a launch-enter hook is
     registered; the function handle comes with every launch. On the device (FlagGems, Triton 3.6)
-    the launches of a library's launch cache came with no name, were not skipped, and every honest
-    operator failed as GhostReplayUnchanged. Each way of knowing an own launch alone is enough:
+    the replay left the library's launches running and every honest override but one failed as
+    GhostReplayUnchanged (the cause not yet confirmed there). Each way of knowing an own launch alone is enough:
     the handles the recorder saw, the handles of the kernels the own JITFunctions keep, or the
     names in the metadata that the replay's own do-nothing hook makes Triton build."""
     impl = importlib.import_module("impl_prov")
@@ -103,10 +103,42 @@ def test_ghost_replay_knows_an_own_launch_without_its_metadata(standin, tmp_path
     if known_by != "names":  # no hook can be registered: launches carry no metadata
         monkeypatch.setattr(provenance, "install_launch_hook", lambda hook: None)
     arguments = {"launch-handles": ({}, seen), "compiled-handles": (own, ()), "names": (own, ())}[known_by]
-    with runtime_evidence.ghost_kernels(*arguments):
-        ghost = impl.run_all(str(tmp_path), [1, 2])
-    assert ghost == [[0, 0]] * 5 + [[3, 6], [4, 8]], ghost
+    with ghost.ghost_kernels(*arguments):
+        replayed = impl.run_all(str(tmp_path), [1, 2])
+    assert replayed == [[0, 0]] * 5 + [[3, 6], [4, 8]], replayed
     assert impl.run_all(str(tmp_path), [1, 2]) == real  # afterwards every launch runs again
+
+
+@pytest.mark.parametrize("honest", [True, False], ids=["kernel-made", "made-by-torch"])
+def test_the_executors_ghost_replay_tells_kernel_made_outputs_from_torch_made_ones(standin, honest):
+    """Session._ghost_replay itself, as the executor runs it after a first run (on cuda there;
+    here the stand-in's launches and the cpu backend): the library's kernel makes the output,
+    or torch does while the kernel runs for show."""
+    import torch
+    from opverify_runtime.case_io import CaseError
+    from opverify_runtime.executor import Session
+    provlib = importlib.import_module("provlib")
+
+    def forward(x):
+        made = torch.tensor(provlib.scale(x.tolist()), dtype=x.dtype)
+        return made if honest else x * 2
+    recorder = runtime_evidence.launch_recorder(types.ModuleType("impl"), ["provlib"])
+    inputs = [torch.tensor([1.0, 2.0])]
+    with recorder:
+        actual = [forward(*inputs)]
+    session = Session()
+    session.torch = torch
+    session.backend = types.SimpleNamespace(name="cpu", synchronize=lambda: None)
+    names = runtime_evidence.own_names(recorder, {})
+    session.own_kernels = {n: j for n, j in recorder.jit_functions.items() if n in names}
+    session.own_functions = set().union(*(recorder.functions[n] for n in names))
+    if honest:
+        session._ghost_replay(forward, inputs, "cpu", actual)  # the kernel made it: no error
+    else:
+        with pytest.raises(CaseError) as failed:
+            session._ghost_replay(forward, inputs, "cpu", actual)
+        assert failed.value.error_type == "GhostReplayUnchanged" and "_scale_kernel" in str(failed.value)
+    assert forward(*inputs).tolist() == [2.0, 4.0]  # the launches run again afterwards
 
 
 def test_without_the_library_declared_its_kernels_are_foreign(standin, tmp_path):

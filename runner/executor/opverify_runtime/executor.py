@@ -44,7 +44,7 @@ except ImportError:  # imported outside opverify-executor (tests, tools): nothin
     runtime_seal = None
 
 from . import backend as backend_module
-from . import allowances, bench, edge_cases, environment, guard, override, probe, runtime_evidence
+from . import allowances, bench, edge_cases, environment, ghost, guard, override, probe, runtime_evidence
 from .bench_requests import BenchRequests
 from .case_io import (CaseError, clone_to, describe, describe_inputs, flatten_outputs, import_file, input_changes,
                       input_digest, input_dtypes, input_tensors, kept_inputs_digest, materialized, refuse_oversized,
@@ -521,14 +521,15 @@ class Session(BenchRequests):
         args = clone_to(inputs, device, torch)
         self.backend.synchronize()
         guard.poison_free_memory(torch, self.backend)
-        try:
-            with runtime_evidence.ghost_kernels(self.own_kernels, self.own_functions), torch.no_grad():
-                ghost = model_new(*args)
+        # Outside the try: the no-ops failing to install is opverify's error, never a pass.
+        with ghost.ghost_kernels(self.own_kernels, self.own_functions), torch.no_grad():
+            try:
+                replayed = model_new(*args)
                 self.backend.synchronize()
-            ghost = [t.cpu() for t in flatten_outputs(ghost, torch)]
-        except BaseException:  # noqa: BLE001 - failing without its kernels is changing
-            return
-        if len(ghost) == len(actual) and all(same_bits(g, a, torch) for g, a in zip(ghost, actual)):
+                replayed = [t.cpu() for t in flatten_outputs(replayed, torch)]
+            except BaseException:  # noqa: BLE001 - failing without its kernels is changing
+                return
+        if len(replayed) == len(actual) and all(same_bits(g, a, torch) for g, a in zip(replayed, actual)):
             raise CaseError("GhostReplayUnchanged", "ghost replay: with its @triton.jit kernels ("
                             + ", ".join(sorted(self.own_kernels)) + ") made no-ops, ModelNew.forward returned the "
                             "same outputs bit for bit: the kernels do not make them")

@@ -238,6 +238,27 @@ def test_a_kernel_of_another_package_outweighing_the_librarys_is_type_3():
     assert runtime_evidence.judge_evidence(RecordedTrace(), kernels, {"_scale_kernel", "_other_kernel"}) is None
 
 
+def test_an_output_that_is_its_input_with_no_work_done_is_left_to_the_judge():
+    """FlagGems' conj_physical of a real tensor returns the tensor itself, as ATen's does: no
+    device kernel, no torch compute, nothing whose work type 2 could ask about. Any kernel,
+    or a copy, and type 2 holds again; torch compute is type 3 whatever is returned."""
+    import torch
+    x = torch.randn(4, 3)
+    assert runtime_evidence.outputs_are_inputs([x], (x,), torch)
+    assert runtime_evidence.outputs_are_inputs([x.view(4, 3)], (x, 2), torch)  # the same memory, as it came
+    assert not runtime_evidence.outputs_are_inputs([x.clone()], (x,), torch)
+    assert not runtime_evidence.outputs_are_inputs([x.t()], (x,), torch)  # strides differ: not as it came
+    assert not runtime_evidence.outputs_are_inputs([x[1:]], (x,), torch)
+    assert not runtime_evidence.outputs_are_inputs([x.view(torch.int32)], (x,), torch)
+    assert not runtime_evidence.outputs_are_inputs([], (x,), torch)
+    assert not runtime_evidence.outputs_are_inputs([x, x.clone()], (x,), torch)  # every output
+    assert runtime_evidence.judge_evidence(RecordedTrace(), {}, {"conj_physical_kernel"}, no_work=True) is None
+    assert runtime_evidence.judge_evidence(RecordedTrace(), {}, {"conj_physical_kernel"})[0] == 2
+    copied = {"void at::native::unrolled_elementwise_kernel<copy>": (1, 1.0)}
+    assert runtime_evidence.judge_evidence(RecordedTrace(), copied, {"conj_physical_kernel"}, no_work=True)[0] == 2
+    assert runtime_evidence.judge_evidence(RecordedTrace({"neg": 1}), {}, set(), no_work=True)[0] == 3
+
+
 def test_listed_cuts_a_list_to_a_few_names_and_a_count():
     assert provenance.listed([]) == ""
     assert provenance.listed(["a", "b", "c"]) == "a, b, c"

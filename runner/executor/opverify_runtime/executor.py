@@ -128,12 +128,15 @@ class _Phases:
 
 class _Watched:
     """The runtime evidence's recorders of one forward: the profile, the
-    dispatch trace, the Triton launches (None where not watched), and what
-    the library's registered kernels ran (override.traced_registrations)."""
+    dispatch trace, the Triton launches (None where not watched), what the
+    library's registered kernels ran (override.traced_registrations), and
+    whether every output is one of the forward's own input tensors, returned
+    as it came (`outputs_are_inputs`)."""
 
     def __init__(self):
         self.prof = self.trace = self.launches = None
         self.inside = {}
+        self.outputs_are_inputs = False
 
 
 class Session(BenchRequests):
@@ -762,7 +765,9 @@ class Session(BenchRequests):
                         runtime_evidence.launch_recorder(self.impl, self.library))
                 actual = model_new(*impl_args)
                 self.backend.synchronize()
-            return flatten_outputs(actual, torch, plain=True)
+            actual = flatten_outputs(actual, torch, plain=True)
+            watched.outputs_are_inputs = runtime_evidence.outputs_are_inputs(actual, impl_args, torch)
+            return actual
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, "ModelNew.forward") from error
         finally:
@@ -798,8 +803,10 @@ class Session(BenchRequests):
             waivers, on_device, inside = allowances.waive_runtime(self.allow_torch, trace, on_device, inside, prof)
             if waivers:
                 reply["waivers"] = waivers
+        if watched.outputs_are_inputs:
+            reply["runtime_evidence"]["outputs_are_inputs"] = True
         verdict = runtime_evidence.judge_evidence(trace, on_device, own, baseline, registered, inside,
-                                                  launches.report())
+                                                  launches.report(), no_work=watched.outputs_are_inputs)
         if verdict is not None:
             raise CaseError("LintError", verdict[1], regression_type=verdict[0],
                             runtime_evidence=reply["runtime_evidence"])

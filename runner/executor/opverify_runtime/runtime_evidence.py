@@ -377,11 +377,16 @@ def judge_override(trace, kernels, own, baseline, registered=(), inside=None, la
     return None
 
 
-def judge_evidence(trace, kernels, own, baseline=None, registered=(), inside=None, launches=None):
+def judge_evidence(trace, kernels, own, baseline=None, registered=(), inside=None, launches=None,
+                   no_work=False):
     """(regression type, message) for what the evidence shows, or None.
     `own`: names of the implementation's and its library's kernels (provenance.py);
     `baseline`: an override's ATen baseline (ops, kernels); `registered`, `inside`, `launches`:
-    see judge_override."""
+    see judge_override. `no_work`: every output is one of the forward's inputs, returned as it
+    came (outputs_are_inputs): with no device kernel and no torch compute either, nothing did
+    the work that type 2 asks whose it was (ATen's conj_physical of a real tensor returns the
+    tensor itself), and the judge alone decides: an output that is its input passes only where
+    the reference's golden is that input."""
     if baseline is not None:
         return judge_override(trace, kernels, own, baseline, registered, inside, launches)
     compute = trace.compute_ops()
@@ -390,7 +395,7 @@ def judge_evidence(trace, kernels, own, baseline=None, registered=(), inside=Non
                         for name, (calls, devices) in sorted(compute.items())], 8)
         return 3, ("runtime type 3: ModelNew.forward ran PyTorch compute operators outside its Triton kernels: "
                    + shown)
-    if kernels is None:
+    if kernels is None or (no_work and not kernels):
         return None
     if not any(name in own for name in kernels):
         elsewhere = _launched_elsewhere(launches, own)
@@ -410,3 +415,16 @@ def _judge_foreign(kernels, own):
                    f"({sum(foreign.values()):.1f} us against {own_us:.1f} us in {listed(_ran(kernels, own))}): "
                    + listed(_ran(kernels, foreign), 8))
     return None
+
+
+def outputs_are_inputs(outputs, inputs, torch):
+    """Every output (at least one) is one of the input tensors, returned as it came: the same
+    tensor, or a view of the same memory with the same dtype, shape, strides and offset."""
+    tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+
+    def same(out, given):
+        return out is given or (out.dtype == given.dtype and out.device == given.device
+                                and out.data_ptr() == given.data_ptr() and out.shape == given.shape
+                                and out.stride() == given.stride())
+    return bool(outputs) and all(isinstance(out, torch.Tensor) and any(same(out, t) for t in tensors)
+                                 for out in outputs)

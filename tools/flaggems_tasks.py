@@ -10,8 +10,11 @@ implementation it exports at the top level (`flag_gems.<fn>`), a task file (the 
 FlagGems is read as source, never imported: the (aten op, function) pairs come from the
 `_FULL_CONFIG` table of `flag_gems/__init__.py`; each op's arguments from this torch's schema
 of the overload; the tensors' shape and dtypes from FlagGems' own test of the op
-(`tests/test_<op>.py`, the `utils.<NAME>_SHAPES`/`<NAME>_DTYPES` it is parametrised with, read
-from `tests/accuracy_utils.py`) when --tests is given, else a pointwise default. Operators left
+(`tests/test_<op>.py`: the first `shape` and `dtype` lists it is parametrised with, written as
+`utils.<NAME>` of `tests/accuracy_utils.py`, as the test file's own constants (the full branch
+of `if cfg.QUICK_MODE:`) or as literal lists of `torch.<dtype>`) when --tests is given, else a
+pointwise default; torch.linalg's decompositions keep float32 (torch has no half-precision
+LU or SVD). Operators left
 out (in-place and out= overloads, backward ops, factories, random ops, arguments with no
 mechanical value) are listed with the reason in the output folder's INDEX.md.
 """
@@ -29,6 +32,12 @@ DEFAULT_DTYPES = ("float16", "float32", "bfloat16")
 DTYPE_LISTS = {"FLOAT_DTYPES": DEFAULT_DTYPES, "PRIMARY_FLOAT_DTYPES": ("float16", "float32"),
                "ALL_FLOAT_DTYPES": DEFAULT_DTYPES, "INT_DTYPES": ("int16", "int32"),
                "ALL_INT_DTYPES": ("int16", "int32", "int64"), "BOOL_TYPES": ("bool",)}
+KNOWN_DTYPES = {"float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool"}
+# torch.linalg's decompositions take float32/float64 (and complex) only: no half-precision case.
+LINALG_DTYPES = ("float32",)
+# TORCH_IN_LIBRARY functions that launch no kernel of the library: ATen does all of it.
+NO_LIBRARY_KERNEL = {"ldl_factor_ex"}
+QUANTIZED_INPUT = {"dequantize", "int_repr", "q_scale", "q_zero_point", "q_per_channel_scales"}
 RANDOM = {"bernoulli", "dropout", "native_dropout", "normal", "rand", "rand_like", "randn", "randn_like",
           "randint", "randint_like", "randperm", "multinomial", "uniform", "exponential", "poisson",
           "alpha_dropout", "feature_dropout", "rrelu", "rrelu_with_noise", "geometric", "log_normal", "cauchy"}
@@ -63,9 +72,9 @@ SHAPED = {
 VIEW_OPS = {"alias", "expand", "expand_as", "flatten", "unflatten", "lift", "unbind", "unsqueeze", "squeeze",
             "view", "view_as", "permute", "transpose", "t", "narrow", "select", "detach", "as_strided", "real",
             "imag", "split", "chunk", "diagonal", "movedim", "resolve_conj", "resolve_neg", "sym_size", "sym_stride",
-            "sym_numel", "sym_storage_offset"}
+            "sym_numel", "sym_storage_offset", "view_as_complex", "view_as_real"}
 # Data movement only (the judge compares bitwise, the lint allows kernels that only copy or fill).
-NON_COMPUTE = {"alias_copy", "chalf", "diag_embed", "diagonal_copy", "fill_scalar", "lift_fresh", "lift_fresh_copy",
+NON_COMPUTE = {"alias_copy", "t_copy", "chalf", "diag_embed", "diagonal_copy", "fill_scalar", "lift_fresh", "lift_fresh_copy",
                "ones_like", "zeros_like", "zero", "resize_as", "rot90", "slice_scatter", "squeeze_copy", "tril",
                "triu"}
 # Operators whose FlagGems code path computes with torch (the static lint's type 3, expected):
@@ -82,6 +91,8 @@ TORCH_IN_LIBRARY = {
              "the range comes from the data)",
     "isin": "flag_gems/ops/isin.py:227 and flag_gems/ops/unique.py:795 (torch.sort of the test elements)",
     "nonzero": "flag_gems/ops/nonzero.py:74 (the prefix sum by the tensor method cumsum)",
+    "ldl_factor_ex": "flag_gems/ops/ldl_factor_ex.py:91 (torch.ops.aten.linalg_ldl_factor_ex.out: ATen's own "
+                     "factorisation, no kernel of the library)",
     "nonzero_numpy": "flag_gems/ops/nonzero.py:74 (the prefix sum by the tensor method cumsum)",
     "nanmedian": "flag_gems/ops/nanmedian.py:895-958 (the kthvalue fallback: torch.where, isnan, kthvalue, sort) and "
                  ":1260 (torch.sort)",
@@ -143,6 +154,8 @@ def not_functional(name, overload):
         return "random operator (its output is not comparable)"
     if name in VIEW_OPS:
         return "a view or metadata query (nothing for a kernel to compute or move)"
+    if name in QUANTIZED_INPUT:
+        return "its input is a quantized tensor, which this generator does not build"
     return None
 
 
@@ -162,32 +175,87 @@ def accuracy_constants(tests):
     return out
 
 
+def literal(node, constants, local):
+    """The value of a parametrisation's list: literals, `torch.<dtype>` (its name), FlagGems'
+    `utils.<NAME>` (accuracy_utils.py's shapes, DTYPE_LISTS' dtypes), the test file's own
+    constants (`local`). ValueError for anything else."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.Tuple, ast.List)):
+        values = [literal(e, constants, local) for e in node.elts]
+        return tuple(values) if isinstance(node, ast.Tuple) else values
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        if node.value.id == "torch":
+            return node.attr
+        if node.attr in DTYPE_LISTS:
+            return list(DTYPE_LISTS[node.attr])
+        if node.attr in constants:
+            return constants[node.attr]
+    if isinstance(node, ast.Name) and node.id in local:
+        return local[node.id]
+    raise ValueError(ast.dump(node)[:80])
+
+
+def file_constants(tree, constants):
+    """NAME -> value of a test file's own top-level lists (in `if cfg.QUICK_MODE: ... else:
+    ...`, the full branch, as accuracy_constants reads)."""
+    local = {}
+    body = []
+    for node in tree.body:
+        body += node.orelse if isinstance(node, ast.If) else [node]
+    for node in body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                local[node.targets[0].id] = literal(node.value, constants, local)
+            except ValueError:
+                continue
+    return local
+
+
+def source_name(node):
+    """How a parametrisation's list is written, for INDEX.md: utils.NAME, NAME or a literal."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "utils":
+        return f"utils.{node.attr}"
+    if isinstance(node, ast.Name):
+        return node.id
+    return ast.unparse(node)[:60]
+
+
 def test_parameters(tests, names, constants):
     """(shape, dtypes, where) from the parametrisation of FlagGems' tests/test_<name>.py (the
-    first of `names` with a test file), or None."""
+    first of `names` with a test file; its first `shape` and `dtype` lists that can be read),
+    or None."""
     paths = [os.path.join(tests, f"test_{name}.py") for name in names]
     path = next((p for p in paths if os.path.exists(p)), None)
     if path is None:
         return None
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read(), path)
-    shapes = dtypes = None
+    local = file_constants(tree, constants)
+    found = {}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "parametrize" and len(node.args) == 2):
             continue
-        key, value = node.args[0], node.args[1]
-        while isinstance(value, ast.BinOp):  # utils.INT_DTYPES + utils.BOOL_TYPES: the first list
-            value = value.left
-        listed = value.attr if isinstance(value, ast.Attribute) else None
-        if getattr(key, "value", None) == "shape" and shapes is None and listed in constants:
-            shapes = listed
-        elif getattr(key, "value", None) == "dtype" and dtypes is None and listed in DTYPE_LISTS:
-            dtypes = listed
-    if shapes is None and dtypes is None:
+        key = getattr(node.args[0], "value", None)
+        if key not in ("shape", "dtype") or key in found:
+            continue
+        listed = node.args[1]
+        while isinstance(listed, ast.BinOp):  # utils.INT_DTYPES + utils.BOOL_TYPES: the first list
+            listed = listed.left
+        try:
+            value = literal(listed, constants, local)
+        except ValueError:
+            continue
+        if key == "dtype":
+            value = [d for d in value if d in KNOWN_DTYPES] if isinstance(value, list) else []
+        if value:
+            found[key] = (value, source_name(listed))
+    if not found:
         return None
-    shape = pick_shape(constants[shapes]) if shapes else DEFAULT_SHAPE
-    where = f"tests/{os.path.basename(path)}: " + ", ".join(f"utils.{n}" for n in (shapes, dtypes) if n)
-    return shape, DTYPE_LISTS[dtypes] if dtypes else DEFAULT_DTYPES, where
+    shape = pick_shape(found["shape"][0]) if "shape" in found else DEFAULT_SHAPE
+    dtypes = tuple(found["dtype"][0]) if "dtype" in found else DEFAULT_DTYPES
+    where = f"tests/{os.path.basename(path)}: " + ", ".join(found[k][1] for k in ("shape", "dtype") if k in found)
+    return shape, dtypes, where
 
 
 def pick_shape(shapes):
@@ -241,6 +309,8 @@ def plan(name, overload, fn, tests, constants):
         raise Skip("no tensor argument (a factory)")
     found = test_parameters(tests, (fn, name), constants) if tests else None
     shape, dtypes, where = found or (DEFAULT_SHAPE, DEFAULT_DTYPES, "no FlagGems test read: default shape")
+    if name.startswith("linalg_") or name in ("svd", "lu_unpack", "cholesky", "qr"):
+        dtypes = tuple(d for d in dtypes if d in ("float32", "float64")) or LINALG_DTYPES
     args, tensors = [], []
     for index, arg in enumerate(schema.arguments):
         kind, value = argument_value(arg, name, index)
@@ -317,14 +387,22 @@ def expectation_text(task):
     where = TORCH_IN_LIBRARY.get(task["fn"])
     if not where:
         return ""
-    text = f"Expected to fail the lint (type 3): FlagGems computes with torch on this path, {where}."
+    kind = lint_type(task)
+    text = (f"Expected to fail the lint (type {kind}): FlagGems computes with torch on this path"
+            + (", launching no kernel of its own" if kind == 2 else "") + f", {where}.")
     return "\n\n" + "\n".join(textwrap.wrap(text, 100))
+
+
+def lint_type(task):
+    """The lint's type for a TORCH_IN_LIBRARY function: 2 where no kernel of the library runs at
+    all (the lint reports the lowest type), else 3."""
+    return 2 if task["fn"] in NO_LIBRARY_KERNEL else 3
 
 
 def constants_text(task):
     lines = []
     if task["fn"] in TORCH_IN_LIBRARY:
-        lines += ['EXPECTED_ERROR_TYPE = "LintError"', "EXPECTED_LINT_TYPE = 3"]
+        lines += ['EXPECTED_ERROR_TYPE = "LintError"', f"EXPECTED_LINT_TYPE = {lint_type(task)}"]
     if task["fn"] in NON_COMPUTE:
         lines.append("NON_COMPUTE = True")
     return "\n" + "\n".join(lines) + "\n" if lines else ""

@@ -89,6 +89,53 @@ def test_the_generator_writes_a_task_and_an_implementation_per_functional_operat
     assert mm.Model()(a, b).shape == (64, 48)
 
 
+def test_the_generator_reads_a_tests_own_lists_and_keeps_torch_linalg_to_its_dtypes(tmp_path):
+    """A test's own constants (the full branch of `if cfg.QUICK_MODE:`) and literal lists of
+    torch dtypes give the task its shape and dtypes, as FlagGems tests the op (on the device a
+    default float16 cdist failed FlagGems' own float32-only assertion); torch.linalg's
+    decompositions keep float32 whatever a test says (torch has no half-precision LU); an op
+    whose input is a quantized tensor is left out, saying why."""
+    write(tmp_path / "src" / "flag_gems" / "__init__.py", '''\
+        _FULL_CONFIG = (("abs", abs), ("cdist", cdist), ("linalg_lu", linalg_lu), ("dequantize.self", dequantize))
+    ''')
+    write(tmp_path / "tests" / "accuracy_utils.py", "POINTWISE_SHAPES = [(64, 80)]\n")
+    write(tmp_path / "tests" / "test_abs.py", '''\
+        if cfg.QUICK_MODE:
+            ABS_SHAPES = [(4,)]
+            ABS_DTYPES = [torch.float32]
+        else:
+            ABS_SHAPES = [(8,), (32, 256)]
+            ABS_DTYPES = [torch.float16, torch.float32]
+
+        @pytest.mark.parametrize("shape", ABS_SHAPES)
+        @pytest.mark.parametrize("dtype", ABS_DTYPES + [torch.bool])
+        def test_abs(shape, dtype):
+            pass
+    ''')
+    write(tmp_path / "tests" / "test_cdist.py", '''\
+        @pytest.mark.parametrize("dtype", [torch.float32])
+        def test_cdist(dtype):
+            pass
+    ''')
+    write(tmp_path / "tests" / "test_linalg_lu.py", '''\
+        @pytest.mark.parametrize("dtype", utils.FLOAT_DTYPES)
+        def test_linalg_lu(dtype):
+            pass
+    ''')
+    out, manifest = tmp_path / "jobs" / "fg" / "tasks", tmp_path / "jobs" / "fg.json"
+    assert flaggems_tasks.main(["--src", str(tmp_path / "src"), "--tests", str(tmp_path / "tests"),
+                                "--out", str(out), "--manifest", str(manifest)]) == 0
+    abs_task = load_task(out / "abs_torch.py")
+    assert abs_task.CASES == [dict(dtype="float16"), dict(dtype="float32")]
+    assert tuple(abs_task.get_inputs(dtype="float32")[0].shape) == (32, 256)
+    assert load_task(out / "cdist_torch.py").CASES == [dict(dtype="float32")]
+    assert load_task(out / "linalg_lu_torch.py").CASES == [dict(dtype="float32")]
+    index = (out / "INDEX.md").read_text()
+    assert "tests/test_abs.py: ABS_SHAPES, ABS_DTYPES" in index and "tests/test_cdist.py: [torch.float32]" in index
+    assert "| `dequantize.self` |" in index and "quantized tensor" in index.split("| `dequantize.self` |")[1].split("\n")[0]
+    assert not (out / "dequantize_torch.py").exists()
+
+
 def test_the_generator_removes_the_files_it_wrote_for_operators_it_no_longer_generates(small_flaggems, tmp_path):
     out, manifest = small_flaggems
     write(out / "gone_torch.py", '''"""FlagGems `gone`, written by tools/flaggems_tasks.py."""\n''')

@@ -1,6 +1,6 @@
 """FlagGems `addmm` (aten::addmm), library-backed: the reference is the ATen operator, the
 implementation (addmm_triton_impl.py) calls flag_gems.addmm. Written by tools/flaggems_tasks.py;
-inputs from FlagGems' no FlagGems test read: default shape. Case parameters: dtype."""
+inputs from FlagGems' tests/test_addmm.py: FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,6 @@
 """FlagGems `addr` (aten::addr), library-backed: the reference is the ATen operator, the implementation
 (addr_triton_impl.py) calls flag_gems.addr. Written by tools/flaggems_tasks.py; inputs from
-FlagGems' no FlagGems test read: default shape. Case parameters: dtype."""
+FlagGems' tests/test_addr.py: FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

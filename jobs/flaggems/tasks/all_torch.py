@@ -1,6 +1,6 @@
 """FlagGems `all` (aten::all), library-backed: the reference is the ATen operator, the implementation
 (all_triton_impl.py) calls flag_gems.all. Written by tools/flaggems_tasks.py; inputs from FlagGems'
-tests/test_all.py: utils.REDUCTION_SHAPES. Case parameters: dtype."""
+tests/test_all.py: utils.REDUCTION_SHAPES, FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,6 @@
 """FlagGems `amax` (aten::amax), library-backed: the reference is the ATen operator, the implementation
 (amax_triton_impl.py) calls flag_gems.amax. Written by tools/flaggems_tasks.py; inputs from
-FlagGems' no FlagGems test read: default shape. Case parameters: dtype."""
+FlagGems' tests/test_amax.py: FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,7 @@
 """FlagGems `aminmax` (aten::aminmax), library-backed: the reference is the ATen operator, the
 implementation (aminmax_triton_impl.py) calls flag_gems.aminmax. Written by tools/flaggems_tasks.py;
-inputs from FlagGems' tests/test_aminmax.py: utils.REDUCTION_SHAPES. Case parameters: dtype."""
+inputs from FlagGems' tests/test_aminmax.py: utils.REDUCTION_SHAPES, FLOAT_DTYPES. Case parameters:
+dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,6 @@
 """FlagGems `any` (aten::any), library-backed: the reference is the ATen operator, the implementation
 (any_triton_impl.py) calls flag_gems.any. Written by tools/flaggems_tasks.py; inputs from FlagGems'
-tests/test_any.py: utils.REDUCTION_SHAPES. Case parameters: dtype."""
+tests/test_any.py: utils.REDUCTION_SHAPES, FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,7 @@
 """FlagGems `argmax` (aten::argmax), library-backed: the reference is the ATen operator, the
 implementation (argmax_triton_impl.py) calls flag_gems.argmax. Written by tools/flaggems_tasks.py;
-inputs from FlagGems' tests/test_argmax.py: utils.REDUCTION_SMALL_SHAPES. Case parameters: dtype."""
+inputs from FlagGems' tests/test_argmax.py: utils.REDUCTION_SMALL_SHAPES, FLOAT_DTYPES. Case
+parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,7 @@
 """FlagGems `argmin` (aten::argmin), library-backed: the reference is the ATen operator, the
 implementation (argmin_triton_impl.py) calls flag_gems.argmin. Written by tools/flaggems_tasks.py;
-inputs from FlagGems' tests/test_argmin.py: utils.REDUCTION_SMALL_SHAPES. Case parameters: dtype."""
+inputs from FlagGems' tests/test_argmin.py: utils.REDUCTION_SMALL_SHAPES, FLOAT_DTYPES. Case
+parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

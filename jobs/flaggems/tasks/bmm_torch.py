@@ -1,6 +1,6 @@
 """FlagGems `bmm` (aten::bmm), library-backed: the reference is the ATen operator, the implementation
 (bmm_triton_impl.py) calls flag_gems.bmm. Written by tools/flaggems_tasks.py; inputs from FlagGems'
-no FlagGems test read: default shape. Case parameters: dtype."""
+tests/test_bmm.py: FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

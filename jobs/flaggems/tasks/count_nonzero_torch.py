@@ -1,7 +1,7 @@
 """FlagGems `count_nonzero` (aten::count_nonzero), library-backed: the reference is the ATen operator,
 the implementation (count_nonzero_triton_impl.py) calls flag_gems.count_nonzero. Written by
-tools/flaggems_tasks.py; inputs from FlagGems' tests/test_count_nonzero.py: utils.REDUCTION_SHAPES.
-Case parameters: dtype."""
+tools/flaggems_tasks.py; inputs from FlagGems' tests/test_count_nonzero.py: utils.REDUCTION_SHAPES,
+FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

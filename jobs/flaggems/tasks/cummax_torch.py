@@ -1,6 +1,6 @@
 """FlagGems `cummax` (aten::cummax), library-backed: the reference is the ATen operator, the
 implementation (cummax_triton_impl.py) calls flag_gems.cummax. Written by tools/flaggems_tasks.py;
-inputs from FlagGems' no FlagGems test read: default shape. Case parameters: dtype."""
+inputs from FlagGems' tests/test_cummax.py: FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

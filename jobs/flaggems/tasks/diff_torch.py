@@ -1,6 +1,6 @@
 """FlagGems `diff` (aten::diff), library-backed: the reference is the ATen operator, the implementation
 (diff_triton_impl.py) calls flag_gems.diff. Written by tools/flaggems_tasks.py; inputs from
-FlagGems' no FlagGems test read: default shape. Case parameters: dtype."""
+FlagGems' tests/test_diff.py: DIFF_SHAPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
@@ -17,7 +17,7 @@ def get_init_inputs():
 
 def get_inputs(dtype="float16"):
     dt = getattr(torch, dtype)
-    return [torch.randn((20, 320, 15)).to(dt)]
+    return [torch.randn((10, 20, 30)).to(dt)]
 
 
 def get_input_groups():

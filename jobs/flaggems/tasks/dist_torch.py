@@ -1,6 +1,7 @@
 """FlagGems `dist` (aten::dist), library-backed: the reference is the ATen operator, the implementation
 (dist_triton_impl.py) calls flag_gems.dist. Written by tools/flaggems_tasks.py; inputs from
-FlagGems' no FlagGems test read: default shape. Case parameters: dtype."""
+FlagGems' tests/test_dist.py: [(1024,), (32, 1024), (4096,)], [torch.float16, torch.float32,
+torch.bfloat16]. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,6 @@
 """FlagGems `dot` (aten::dot), library-backed: the reference is the ATen operator, the implementation
 (dot_triton_impl.py) calls flag_gems.dot. Written by tools/flaggems_tasks.py; inputs from FlagGems'
-no FlagGems test read: default shape. Case parameters: dtype."""
+tests/test_dot.py: FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

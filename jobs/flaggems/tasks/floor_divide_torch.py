@@ -1,24 +1,25 @@
-"""FlagGems `floor_divide` (aten::floor_divide.Scalar), library-backed: the reference is the ATen
-operator, the implementation (floor_divide_triton_impl.py) calls flag_gems.floor_divide. Written by
+"""FlagGems `floor_divide` (aten::floor_divide), library-backed: the reference is the ATen operator,
+the implementation (floor_divide_triton_impl.py) calls flag_gems.floor_divide. Written by
 tools/flaggems_tasks.py; inputs from FlagGems' tests/test_floor_divide.py: utils.POINTWISE_SHAPES,
-utils.INT_DTYPES. Case parameters: dtype."""
+[torch.float32]. Case parameters: dtype."""
 import torch
 
-CASES = [dict(dtype="int16"), dict(dtype="int32")]
+CASES = [dict(dtype="float32")]
 
 
 class Model(torch.nn.Module):
-    def forward(self, x0):
-        return torch.ops.aten.floor_divide.Scalar(x0, 0.5)
+    def forward(self, x0, x1):
+        return torch.ops.aten.floor_divide.default(x0, x1)
 
 
 def get_init_inputs():
     return []
 
 
-def get_inputs(dtype="int16"):
+def get_inputs(dtype="float32"):
     dt = getattr(torch, dtype)
-    return [torch.randint(-100, 100, (20, 320, 15), dtype=dt)]
+    return [torch.randn((20, 320, 15)).to(dt),
+            torch.randn((20, 320, 15)).to(dt)]
 
 
 def get_input_groups():

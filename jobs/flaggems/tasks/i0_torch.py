@@ -1,6 +1,6 @@
 """FlagGems `i0` (aten::i0), library-backed: the reference is the ATen operator, the implementation
 (i0_triton_impl.py) calls flag_gems.i0. Written by tools/flaggems_tasks.py; inputs from FlagGems'
-tests/test_i0.py: utils.POINTWISE_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype."""
+tests/test_i0.py: I0_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

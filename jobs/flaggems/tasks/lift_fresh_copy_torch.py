@@ -1,7 +1,7 @@
 """FlagGems `lift_fresh_copy` (aten::lift_fresh_copy), library-backed: the reference is the ATen
 operator, the implementation (lift_fresh_copy_triton_impl.py) calls flag_gems.lift_fresh_copy.
 Written by tools/flaggems_tasks.py; inputs from FlagGems' tests/test_lift_fresh_copy.py:
-utils.FLOAT_DTYPES. Case parameters: dtype."""
+LIFT_FRESH_COPY_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 NON_COMPUTE = True
@@ -20,7 +20,7 @@ def get_init_inputs():
 
 def get_inputs(dtype="float16"):
     dt = getattr(torch, dtype)
-    return [torch.randn((20, 320, 15)).to(dt)]
+    return [torch.randn((128, 256)).to(dt)]
 
 
 def get_input_groups():

@@ -1,7 +1,7 @@
 """FlagGems `lift_fresh` (aten::lift_fresh), library-backed: the reference is the ATen operator, the
 implementation (lift_fresh_triton_impl.py) calls flag_gems.lift_fresh. Written by
-tools/flaggems_tasks.py; inputs from FlagGems' tests/test_lift_fresh.py: utils.FLOAT_DTYPES. Case
-parameters: dtype."""
+tools/flaggems_tasks.py; inputs from FlagGems' tests/test_lift_fresh.py: LIFT_FRESH_SHAPES,
+utils.FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 NON_COMPUTE = True
@@ -20,7 +20,7 @@ def get_init_inputs():
 
 def get_inputs(dtype="float16"):
     dt = getattr(torch, dtype)
-    return [torch.randn((20, 320, 15)).to(dt)]
+    return [torch.randn((128, 256)).to(dt)]
 
 
 def get_input_groups():

@@ -1,7 +1,8 @@
 """FlagGems `margin_ranking_loss` (aten::margin_ranking_loss), library-backed: the reference is the
 ATen operator, the implementation (margin_ranking_loss_triton_impl.py) calls
 flag_gems.margin_ranking_loss. Written by tools/flaggems_tasks.py; inputs from FlagGems'
-tests/test_margin_ranking_loss.py: utils.FLOAT_DTYPES. Case parameters: dtype.
+tests/test_margin_ranking_loss.py: MARGIN_RANKING_SHAPES, utils.FLOAT_DTYPES. Case parameters:
+dtype.
 
 Expected to fail the lint (type 3): FlagGems computes with torch on this path,
 flag_gems/ops/margin_ranking_loss.py:203-227 (out.sum()/out.mean() reductions) and :172
@@ -25,9 +26,9 @@ def get_init_inputs():
 
 def get_inputs(dtype="float16"):
     dt = getattr(torch, dtype)
-    return [torch.randn((20, 320, 15)).to(dt),
-            torch.randn((20, 320, 15)).to(dt),
-            torch.randn((20, 320, 15)).to(dt)]
+    return [torch.randn((128, 256)).to(dt),
+            torch.randn((128, 256)).to(dt),
+            torch.randn((128, 256)).to(dt)]
 
 
 def get_input_groups():

@@ -1,10 +1,10 @@
 """FlagGems `max_dim` (aten::max.dim), library-backed: the reference is the ATen operator, the
 implementation (max_dim_triton_impl.py) calls flag_gems.max_dim. Written by tools/flaggems_tasks.py;
-inputs from FlagGems' tests/test_max.py: utils.REDUCTION_SHAPES, utils.ALL_INT_DTYPES. Case
-parameters: dtype."""
+inputs from FlagGems' tests/test_max.py: utils.REDUCTION_SHAPES, FLOAT_DTYPES. Case parameters:
+dtype."""
 import torch
 
-CASES = [dict(dtype="int16"), dict(dtype="int32"), dict(dtype="int64")]
+CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
 
 
 class Model(torch.nn.Module):
@@ -16,9 +16,9 @@ def get_init_inputs():
     return []
 
 
-def get_inputs(dtype="int16"):
+def get_inputs(dtype="float16"):
     dt = getattr(torch, dtype)
-    return [torch.randint(-100, 100, (4096, 256), dtype=dt)]
+    return [torch.randn((4096, 256)).to(dt)]
 
 
 def get_input_groups():

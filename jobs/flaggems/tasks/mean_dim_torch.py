@@ -1,7 +1,7 @@
 """FlagGems `mean_dim` (aten::mean.dim), library-backed: the reference is the ATen operator, the
 implementation (mean_dim_triton_impl.py) calls flag_gems.mean_dim. Written by
-tools/flaggems_tasks.py; inputs from FlagGems' tests/test_mean.py: utils.REDUCTION_SHAPES. Case
-parameters: dtype."""
+tools/flaggems_tasks.py; inputs from FlagGems' tests/test_mean.py: utils.REDUCTION_SHAPES,
+FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

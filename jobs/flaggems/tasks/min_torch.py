@@ -1,6 +1,6 @@
 """FlagGems `min` (aten::min), library-backed: the reference is the ATen operator, the implementation
 (min_triton_impl.py) calls flag_gems.min. Written by tools/flaggems_tasks.py; inputs from FlagGems'
-tests/test_min.py: utils.REDUCTION_SHAPES. Case parameters: dtype."""
+tests/test_min.py: utils.REDUCTION_SHAPES, FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

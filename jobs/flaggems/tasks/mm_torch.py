@@ -1,6 +1,6 @@
 """FlagGems `mm` (aten::mm), library-backed: the reference is the ATen operator, the implementation
-(mm_triton_impl.py) calls flag_gems.mm. Written by tools/flaggems_tasks.py; inputs from FlagGems' no
-FlagGems test read: default shape. Case parameters: dtype."""
+(mm_triton_impl.py) calls flag_gems.mm. Written by tools/flaggems_tasks.py; inputs from FlagGems'
+tests/test_mm.py: FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,6 @@
 """FlagGems `mode` (aten::mode), library-backed: the reference is the ATen operator, the implementation
 (mode_triton_impl.py) calls flag_gems.mode. Written by tools/flaggems_tasks.py; inputs from
-FlagGems' tests/test_mode.py: utils.REDUCTION_SMALL_SHAPES. Case parameters: dtype.
+FlagGems' tests/test_mode.py: utils.REDUCTION_SMALL_SHAPES, FLOAT_DTYPES. Case parameters: dtype.
 
 Expected to fail the lint (type 3): FlagGems computes with torch on this path,
 flag_gems/ops/sort.py:292 (through its sort: torch.cumsum of the radix sort's bin histogram)."""

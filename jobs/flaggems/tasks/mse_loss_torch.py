@@ -1,7 +1,7 @@
 """FlagGems `mse_loss` (aten::mse_loss), library-backed: the reference is the ATen operator, the
 implementation (mse_loss_triton_impl.py) calls flag_gems.mse_loss. Written by
-tools/flaggems_tasks.py; inputs from FlagGems' tests/test_mse_loss.py: utils.REDUCTION_SHAPES. Case
-parameters: dtype."""
+tools/flaggems_tasks.py; inputs from FlagGems' tests/test_mse_loss.py: utils.REDUCTION_SHAPES,
+FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,6 @@
 """FlagGems `mv` (aten::mv), library-backed: the reference is the ATen operator, the implementation
-(mv_triton_impl.py) calls flag_gems.mv. Written by tools/flaggems_tasks.py; inputs from FlagGems' no
-FlagGems test read: default shape. Case parameters: dtype."""
+(mv_triton_impl.py) calls flag_gems.mv. Written by tools/flaggems_tasks.py; inputs from FlagGems'
+tests/test_mv.py: FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,6 @@
 """FlagGems `nonzero` (aten::nonzero), library-backed: the reference is the ATen operator, the
 implementation (nonzero_triton_impl.py) calls flag_gems.nonzero. Written by tools/flaggems_tasks.py;
-inputs from FlagGems' no FlagGems test read: default shape. Case parameters: dtype.
+inputs from FlagGems' tests/test_nonzero.py: FLOAT_DTYPES. Case parameters: dtype.
 
 Expected to fail the lint (type 3): FlagGems computes with torch on this path,
 flag_gems/ops/nonzero.py:74 (the prefix sum by the tensor method cumsum)."""

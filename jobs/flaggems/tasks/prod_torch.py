@@ -1,6 +1,6 @@
 """FlagGems `prod` (aten::prod), library-backed: the reference is the ATen operator, the implementation
 (prod_triton_impl.py) calls flag_gems.prod. Written by tools/flaggems_tasks.py; inputs from
-FlagGems' tests/test_prod.py: utils.REDUCTION_SHAPES. Case parameters: dtype."""
+FlagGems' tests/test_prod.py: utils.REDUCTION_SHAPES, FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

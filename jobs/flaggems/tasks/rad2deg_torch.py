@@ -1,6 +1,6 @@
 """FlagGems `rad2deg` (aten::rad2deg), library-backed: the reference is the ATen operator, the
 implementation (rad2deg_triton_impl.py) calls flag_gems.rad2deg. Written by tools/flaggems_tasks.py;
-inputs from FlagGems' no FlagGems test read: default shape. Case parameters: dtype."""
+inputs from FlagGems' tests/test_rad2deg.py: POINTWISE_SHAPES, FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,7 @@
 """FlagGems `rot90` (aten::rot90), library-backed: the reference is the ATen operator, the
 implementation (rot90_triton_impl.py) calls flag_gems.rot90. Written by tools/flaggems_tasks.py;
-inputs from FlagGems' tests/test_rot90.py: utils.FLOAT_DTYPES. Case parameters: dtype."""
+inputs from FlagGems' tests/test_rot90.py: ROT90_SHAPES_2D, utils.FLOAT_DTYPES. Case parameters:
+dtype."""
 import torch
 
 NON_COMPUTE = True
@@ -19,7 +20,7 @@ def get_init_inputs():
 
 def get_inputs(dtype="float16"):
     dt = getattr(torch, dtype)
-    return [torch.randn((20, 320, 15)).to(dt)]
+    return [torch.randn((100, 128)).to(dt)]
 
 
 def get_input_groups():

@@ -1,6 +1,6 @@
 """FlagGems `slice_scatter` (aten::slice_scatter), library-backed: the reference is the ATen operator,
 the implementation (slice_scatter_triton_impl.py) calls flag_gems.slice_scatter. Written by
-tools/flaggems_tasks.py; inputs from FlagGems' no FlagGems test read: default shape. Case
+tools/flaggems_tasks.py; inputs from FlagGems' tests/test_slice_scatter.py: FLOAT_DTYPES. Case
 parameters: dtype."""
 import torch
 

@@ -1,7 +1,7 @@
 """FlagGems `smooth_l1_loss` (aten::smooth_l1_loss), library-backed: the reference is the ATen
 operator, the implementation (smooth_l1_loss_triton_impl.py) calls flag_gems.smooth_l1_loss. Written
-by tools/flaggems_tasks.py; inputs from FlagGems' tests/test_smooth_l1_loss.py: utils.FLOAT_DTYPES.
-Case parameters: dtype."""
+by tools/flaggems_tasks.py; inputs from FlagGems' tests/test_smooth_l1_loss.py: [(0,), (1,), (2, 3),
+(32, 17), (4, 8, 16), (2, 3, 16, 16)], utils.FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
@@ -18,8 +18,8 @@ def get_init_inputs():
 
 def get_inputs(dtype="float16"):
     dt = getattr(torch, dtype)
-    return [torch.randn((20, 320, 15)).to(dt),
-            torch.randn((20, 320, 15)).to(dt)]
+    return [torch.randn((2, 3, 16, 16)).to(dt),
+            torch.randn((2, 3, 16, 16)).to(dt)]
 
 
 def get_input_groups():

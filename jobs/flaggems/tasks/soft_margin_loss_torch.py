@@ -1,7 +1,7 @@
 """FlagGems `soft_margin_loss` (aten::soft_margin_loss), library-backed: the reference is the ATen
 operator, the implementation (soft_margin_loss_triton_impl.py) calls flag_gems.soft_margin_loss.
 Written by tools/flaggems_tasks.py; inputs from FlagGems' tests/test_soft_margin_loss.py:
-utils.FLOAT_DTYPES. Case parameters: dtype."""
+SOFT_MARGIN_LOSS_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
@@ -18,8 +18,8 @@ def get_init_inputs():
 
 def get_inputs(dtype="float16"):
     dt = getattr(torch, dtype)
-    return [torch.randn((20, 320, 15)).to(dt),
-            torch.randn((20, 320, 15)).to(dt)]
+    return [torch.randn((128, 256)).to(dt),
+            torch.randn((128, 256)).to(dt)]
 
 
 def get_input_groups():

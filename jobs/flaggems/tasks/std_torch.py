@@ -1,6 +1,6 @@
 """FlagGems `std` (aten::std.correction), library-backed: the reference is the ATen operator, the
 implementation (std_triton_impl.py) calls flag_gems.std. Written by tools/flaggems_tasks.py; inputs
-from FlagGems' tests/test_std.py: utils.REDUCTION_SHAPES. Case parameters: dtype."""
+from FlagGems' tests/test_std.py: utils.REDUCTION_SHAPES, FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

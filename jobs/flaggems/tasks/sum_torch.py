@@ -1,6 +1,6 @@
 """FlagGems `sum` (aten::sum), library-backed: the reference is the ATen operator, the implementation
 (sum_triton_impl.py) calls flag_gems.sum. Written by tools/flaggems_tasks.py; inputs from FlagGems'
-tests/test_sum.py: utils.REDUCTION_SHAPES. Case parameters: dtype."""
+tests/test_sum.py: utils.REDUCTION_SHAPES, FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,9 +1,9 @@
 """FlagGems `svd` (aten::svd), library-backed: the reference is the ATen operator, the implementation
 (svd_triton_impl.py) calls flag_gems.svd. Written by tools/flaggems_tasks.py; inputs from FlagGems'
-tests/test_svd.py: utils.SVD_FAST_SHAPES. Case parameters: dtype."""
+tests/test_svd.py: utils.SVD_FAST_SHAPES, [torch.float16, torch.bfloat16]. Case parameters: dtype."""
 import torch
 
-CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+CASES = [dict(dtype="float32")]
 
 
 class Model(torch.nn.Module):
@@ -15,7 +15,7 @@ def get_init_inputs():
     return []
 
 
-def get_inputs(dtype="float16"):
+def get_inputs(dtype="float32"):
     dt = getattr(torch, dtype)
     return [torch.randn((64, 32)).to(dt)]
 

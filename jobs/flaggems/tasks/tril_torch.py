@@ -1,11 +1,12 @@
 """FlagGems `tril` (aten::tril), library-backed: the reference is the ATen operator, the implementation
 (tril_triton_impl.py) calls flag_gems.tril. Written by tools/flaggems_tasks.py; inputs from
-FlagGems' no FlagGems test read: default shape. Case parameters: dtype."""
+FlagGems' tests/test_tril.py: [(0, 0), (0, 7), (5, 0), (2, 0, 7), (2, 5, 0)], TRIL_OUT_EDGE_DTYPES.
+Case parameters: dtype."""
 import torch
 
 NON_COMPUTE = True
 
-CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
+CASES = [dict(dtype="float32"), dict(dtype="int64"), dict(dtype="bool")]
 
 
 class Model(torch.nn.Module):
@@ -17,9 +18,9 @@ def get_init_inputs():
     return []
 
 
-def get_inputs(dtype="float16"):
+def get_inputs(dtype="float32"):
     dt = getattr(torch, dtype)
-    return [torch.randn((20, 320, 15)).to(dt)]
+    return [torch.randn((0, 0)).to(dt)]
 
 
 def get_input_groups():

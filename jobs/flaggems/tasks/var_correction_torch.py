@@ -1,7 +1,7 @@
 """FlagGems `var_correction` (aten::var.correction), library-backed: the reference is the ATen
 operator, the implementation (var_correction_triton_impl.py) calls flag_gems.var_correction. Written
-by tools/flaggems_tasks.py; inputs from FlagGems' tests/test_var.py: utils.REDUCTION_SHAPES. Case
-parameters: dtype."""
+by tools/flaggems_tasks.py; inputs from FlagGems' tests/test_var.py: utils.REDUCTION_SHAPES,
+FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,6 +1,6 @@
 """FlagGems `zero` (aten::zero), library-backed: the reference is the ATen operator, the implementation
 (zero_triton_impl.py) calls flag_gems.zero. Written by tools/flaggems_tasks.py; inputs from
-FlagGems' tests/test_zero.py: utils.POINTWISE_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype."""
+FlagGems' tests/test_zero.py: ZERO_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 NON_COMPUTE = True
@@ -19,7 +19,7 @@ def get_init_inputs():
 
 def get_inputs(dtype="float16"):
     dt = getattr(torch, dtype)
-    return [torch.randn((20, 320, 15)).to(dt)]
+    return [torch.randn((128, 256)).to(dt)]
 
 
 def get_input_groups():

@@ -109,6 +109,25 @@ def test_ghost_replay_knows_an_own_launch_without_its_metadata(standin, tmp_path
     assert impl.run_all(str(tmp_path), [1, 2]) == real  # afterwards every launch runs again
 
 
+def test_ghost_replay_silences_a_launch_cache_warmed_before_the_recorded_run(standin, tmp_path):
+    """The executor records the launches of the case's first run; a library's launch cache
+    warmed by an earlier forward (an earlier case, the probe) launches its compiled kernel
+    directly: the recorder keeps its name and handle, and the replay silences it by either,
+    with no JITFunction handed to it."""
+    impl = importlib.import_module("impl_prov")
+    provlib = importlib.import_module("provlib")
+    provlib.cached_scale([1, 2])  # warms the cache, unrecorded
+    recorder = runtime_evidence.launch_recorder(impl, ["provlib"])
+    with recorder:
+        assert provlib.cached_scale([1, 2]) == [5, 10]
+    assert "_cached_kernel" in runtime_evidence.own_names(recorder, {})
+    with ghost.ghost_kernels({}, recorder.functions["_cached_kernel"], {"_cached_kernel"}):
+        assert provlib.cached_scale([1, 2]) == [0, 0]
+    with ghost.ghost_kernels({}, (), {"_cached_kernel"}):  # by the name alone (under the replay's own hook)
+        assert provlib.cached_scale([1, 2]) == [0, 0]
+    assert provlib.cached_scale([1, 2]) == [5, 10]
+
+
 @pytest.mark.parametrize("honest", [True, False], ids=["kernel-made", "made-by-torch"])
 def test_the_executors_ghost_replay_tells_kernel_made_outputs_from_torch_made_ones(standin, honest):
     """Session._ghost_replay itself, as the executor runs it after a first run (on cuda there;
@@ -132,6 +151,7 @@ def test_the_executors_ghost_replay_tells_kernel_made_outputs_from_torch_made_on
     names = runtime_evidence.own_names(recorder, {})
     session.own_kernels = {n: j for n, j in recorder.jit_functions.items() if n in names}
     session.own_functions = set().union(*(recorder.functions[n] for n in names))
+    session.own_names = set(names)
     if honest:
         session._ghost_replay(forward, inputs, "cpu", actual)  # the kernel made it: no error
     else:

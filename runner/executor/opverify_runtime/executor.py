@@ -155,6 +155,7 @@ class Session(BenchRequests):
         self._hooks_before = None  # torch's global module hooks before any library was imported
         self.own_kernels = {}
         self.own_functions = set()  # the own kernels' function handles seen launched (ghost replay)
+        self.own_names = set()      # and their names, JITFunction or not
         self.library = []      # packages whose kernels count as the implementation's own
         self.override = None   # a dispatch-override operator's entry
         self.compile_clock = CompileClock()
@@ -394,7 +395,7 @@ class Session(BenchRequests):
         self.watch_reach = bool(request.get("runtime_checks")) and bool(self.override)
         self.ghost_replay = bool(request.get("ghost_replay")) and on_cuda
         self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library) if on_cuda else {}
-        self.own_functions = set()
+        self.own_functions, self.own_names = set(), set()
 
     def op_describe_cases(self, request):
         """input_desc of every case (made with the load seed), for the failures
@@ -519,13 +520,13 @@ class Session(BenchRequests):
         """The forward again, every own kernel a no-op, on poisoned memory:
         outputs that come back bit for bit were not made by the kernels."""
         torch = self.torch
-        if not self.own_kernels:
+        if not (self.own_kernels or self.own_names):
             return
         args = clone_to(inputs, device, torch)
         self.backend.synchronize()
         guard.poison_free_memory(torch, self.backend)
         # Outside the try: the no-ops failing to install is opverify's error, never a pass.
-        with ghost.ghost_kernels(self.own_kernels, self.own_functions), torch.no_grad():
+        with ghost.ghost_kernels(self.own_kernels, self.own_functions, self.own_names), torch.no_grad():
             try:
                 replayed = model_new(*args)
                 self.backend.synchronize()
@@ -533,8 +534,9 @@ class Session(BenchRequests):
             except BaseException:  # noqa: BLE001 - failing without its kernels is changing
                 return
         if len(replayed) == len(actual) and all(same_bits(g, a, torch) for g, a in zip(replayed, actual)):
+            launched = sorted(self.own_names) or sorted(self.own_kernels)
             raise CaseError("GhostReplayUnchanged", "ghost replay: with its @triton.jit kernels ("
-                            + ", ".join(sorted(self.own_kernels)) + ") made no-ops, ModelNew.forward returned the "
+                            + runtime_evidence.listed(launched) + ") made no-ops, ModelNew.forward returned the "
                             "same outputs bit for bit: the kernels do not make them")
 
     def _widened_model(self, model):
@@ -784,7 +786,8 @@ class Session(BenchRequests):
         self.own_kernels = runtime_evidence.own_kernels(self.impl, self.library)  # lazily imported ones too
         own = runtime_evidence.own_names(launches, self.own_kernels, override=bool(self.override))
         self.own_kernels.update({n: j for n, j in launches.jit_functions.items() if n in own})  # ghost replay
-        for name in own:  # and the handles they were launched with (a launch cache's launches name none)
+        self.own_names |= own  # and their names and handles, those a launch cache launched too
+        for name in own:
             self.own_functions |= launches.functions.get(name, set())
         reply["runtime_evidence"] = {
             "torch_ops": trace.report(), "own_kernels": sorted(own), "library": self.library,

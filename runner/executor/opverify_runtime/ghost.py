@@ -53,9 +53,11 @@ def compiled_handles(jit_functions):
 
 
 @contextlib.contextmanager
-def ghost_kernels(own, functions=()):
+def ghost_kernels(own, functions=(), names=()):
     """Every own kernel's launch a no-op while inside; restored after. `own`: {name:
-    JITFunction}; `functions`: the function handles the own kernels' launches were seen with.
+    JITFunction}; `functions`: the function handles the own kernels' launches were seen with;
+    `names`: more own kernel names (launched through a library's launch cache, with no
+    JITFunction in sight).
     Where Triton's launcher class can be patched, the own launches are skipped there (a
     library's launch cache that keeps compiled kernels is covered too, and whatever it caches
     stays a real kernel); else each JITFunction's run is replaced. A launch is known as own by
@@ -66,7 +68,7 @@ def ghost_kernels(own, functions=()):
     launcher = _launcher_class()
     if launcher is not None:
         from .provenance import install_launch_hook, kernel_name
-        names = set(own)
+        names = set(own) | set(names)
         handles = set(functions) | compiled_handles(own.values())
         handles.discard(None)
         original = launcher.__dict__.get("__call__")

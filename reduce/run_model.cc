@@ -201,6 +201,7 @@ void AddSpent(const CaseTimings& c, SpentMs* spent) {
   spent->golden_ms += c.golden_ms;
   spent->impl_ms += c.impl_ms;
   spent->judge_ms += c.judge_ms;
+  spent->checks_ms += c.checks_ms;
   spent->wall_ms += c.wall_ms;
   spent->kernels_compiled += c.kernels_compiled;
   if (c.compile_cached_ms) {
@@ -217,7 +218,8 @@ std::optional<TimeSplit> BuildTimeSplit(const RunInfo& info, const SpentMs& spen
   split.rank_seconds = ranks * *t.run_wall_s;
   const double cases_s = spent_ms.wall_ms / 1e3;
   const double judged_s = (spent_ms.construct_ms + spent_ms.probe_ms + spent_ms.compile_ms +
-                           spent_ms.golden_ms + spent_ms.impl_ms + spent_ms.judge_ms) /
+                           spent_ms.golden_ms + spent_ms.impl_ms + spent_ms.judge_ms +
+                           spent_ms.checks_ms) /
                           1e3;
   split.store_s = t.store_s;
   split.ab_s = t.ab_s;
@@ -231,6 +233,7 @@ std::optional<TimeSplit> BuildTimeSplit(const RunInfo& info, const SpentMs& spen
   split.golden_s = spent_ms.golden_ms / 1e3;
   split.impl_s = spent_ms.impl_ms / 1e3;
   split.judge_s = spent_ms.judge_ms / 1e3;
+  split.checks_s = spent_ms.checks_ms / 1e3;
   split.executor_s = std::max(0.0, cases_s - judged_s);
   split.startup_s = std::max(0.0, items_s - cases_s - split.store_s - split.ab_s - split.bench_s);
   split.idle_fraction = split.rank_seconds > 0 ? split.idle_s / split.rank_seconds : 0.0;

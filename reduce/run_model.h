@@ -148,7 +148,9 @@ struct PerformanceModel {
 // Where the ranks' time went, in seconds. "compile" is Triton's compilation
 // (the first launch of each kernel specialisation in an executor, timed by
 // the executor's compile clock) and is not in construct, probe or impl;
-// "probe" is the hidden-state probe before a first case; "executor" is the
+// "probe" is the hidden-state probe before a first case; "checks" the
+// implementation executor's checks around its forward (CaseTimings::checks_ms:
+// the runtime evidence judged, free memory poisoned, the ghost replay); "executor" is the
 // rest of a case's wall time (requests, tensor hand-over, restarts after a
 // failure); "startup" is per work item: starting an executor, importing
 // torch and the operator, the lint; idle is what remains of ranks x run wall
@@ -158,6 +160,7 @@ struct PerformanceModel {
 struct TimeSplit {
   double rank_seconds = 0;
   double compile_s = 0, construct_s = 0, probe_s = 0, golden_s = 0, impl_s = 0, judge_s = 0;
+  double checks_s = 0;  // CaseTimings::checks_ms, summed
   double executor_s = 0, store_s = 0, ab_s = 0, bench_s = 0, startup_s = 0, idle_s = 0;
   double idle_fraction = 0;
   std::optional<double> compile_cached_s;

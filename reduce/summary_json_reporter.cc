@@ -55,6 +55,7 @@ ordered_json TimeSplitJson(const TimeSplit& t) {
                       {"golden_s", t.golden_s},
                       {"impl_s", t.impl_s},
                       {"judge_s", t.judge_s},
+                      {"checks_s", t.checks_s},
                       {"executor_s", t.executor_s},
                       {"store_s", t.store_s},
                       {"ab_s", t.ab_s},

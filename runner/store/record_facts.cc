@@ -36,6 +36,7 @@ void CaseTimingsFields(const Field& field, Timings& t) {
   field("golden_ms", t.golden_ms);
   field("impl_ms", t.impl_ms);
   field("judge_ms", t.judge_ms);
+  field("checks_ms", t.checks_ms);
   field("kernels_compiled", t.kernels_compiled);
   field("compile_cached_ms", t.compile_cached_ms);
   field("kernels_cached", t.kernels_cached);

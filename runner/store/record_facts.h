@@ -61,6 +61,10 @@ void from_json(const nlohmann::json& j, AbRecord& ab);
 struct CaseTimings {
   double wall_ms = 0, construct_ms = 0, probe_ms = 0, compile_ms = 0, golden_ms = 0, impl_ms = 0,
          judge_ms = 0;
+  // The implementation executor's checks around its forward: an override's
+  // ATen baseline, poisoning the free device memory, judging the runtime
+  // evidence, the ghost replay.
+  double checks_ms = 0;
   int kernels_compiled = 0;  // Triton compilations in compile_ms
   // What of those Triton's disk cache served (loaded, not compiled); unset
   // where the executor could not tell (no compile listener).

@@ -662,6 +662,7 @@ class Session(BenchRequests):
             self._probe(request, inputs, seed, model_new, reply, phases)
         first_run = request.get("evidence", True)  # the case's first run carries the runtime checks
         evidence = self.runtime_checks and first_run
+        checks_started = time.perf_counter()  # the checks around the forward: timings' checks_ms
         baseline = None  # an override's reference call on the device (what ATen runs), before the poison
         if evidence and self.override:
             baseline = override.aten_baseline(torch, self.task.Model(), clone_to(inputs, device, torch),
@@ -673,6 +674,7 @@ class Session(BenchRequests):
         poisoned = guard.poison_free_memory(torch, self.backend)
         if poisoned:
             timings["poisoned_bytes"] = poisoned
+        checks_ms = (time.perf_counter() - checks_started) * 1e3
         impl_args = tuple(clone_to(inputs, device, torch))  # (a tuple: what forward got stays what is checked)
         if self.watch_reach and first_run:
             model_new.watch_folders = override.library_folders(self.library)
@@ -695,10 +697,12 @@ class Session(BenchRequests):
             verdict = runtime_evidence.judge_reach(model_new.reached, self.library, self.override["op"])
             if verdict is not None:
                 raise CaseError("LintError", verdict[1], regression_type=verdict[0])
+        checks_started = time.perf_counter()
         if evidence:
             self._judge_runtime_evidence(reply, watched, baseline)
         if self.ghost_replay and first_run and any(t.numel() for t in actual):
             self._ghost_replay(model_new, inputs, device, actual)
+        timings["checks_ms"] = checks_ms + (time.perf_counter() - checks_started) * 1e3
         if self.compile_clock.installed is not None:
             timings["compile_ms"] = phases.compile_ms
             timings["kernels_compiled"] = phases.kernels

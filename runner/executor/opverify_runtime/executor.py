@@ -772,7 +772,8 @@ class Session(BenchRequests):
                 actual = model_new(*impl_args)
                 self.backend.synchronize()
             actual = flatten_outputs(actual, torch, plain=True)
-            watched.outputs_are_inputs = runtime_evidence.outputs_are_inputs(actual, impl_args, torch)
+            if evidence:  # what judge_evidence's no_work asks
+                watched.outputs_are_inputs = runtime_evidence.outputs_are_inputs(actual, impl_args, torch)
             return actual
         except BaseException as error:  # noqa: BLE001
             raise self.classify(error, "ModelNew.forward") from error

@@ -5,12 +5,13 @@ they take to Triton's launcher, and undoing it."""
 import contextlib
 import sys
 
+from .provenance import hashable, install_launch_hook, kernel_name
+
 
 def _launcher_class():
     """Triton's launcher class (driver.active.launcher_cls): every launch, through
     JITFunction.run or a compiled kernel a library's launch cache keeps, ends in its __call__
     with the launch metadata (the kernel's name) as its seventh argument. None if absent."""
-    import sys
     driver = getattr(getattr(getattr(sys.modules.get("triton"), "runtime", None), "driver", None), "driver", None)
     try:
         launcher = getattr(getattr(driver, "active", None), "launcher_cls", None)
@@ -22,14 +23,6 @@ def _launcher_class():
 def _no_hook(*args, **kwargs):
     """A launch-enter hook that does nothing: while one is registered, Triton builds each
     launch's metadata (the kernel's name)."""
-
-
-def _hashable(value):
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True
 
 
 def compiled_handles(jit_functions):
@@ -47,7 +40,7 @@ def compiled_handles(jit_functions):
                     continue
                 for kernel in list(kernels.values()):
                     handle = getattr(kernel, "__dict__", {}).get("function")
-                    if handle is not None and _hashable(handle):
+                    if handle is not None and hashable(handle):
                         handles.add(handle)
     return handles
 
@@ -67,14 +60,13 @@ def ghost_kernels(own, functions=(), names=()):
     inside)."""
     launcher = _launcher_class()
     if launcher is not None:
-        from .provenance import install_launch_hook, kernel_name
         names = set(own) | set(names)
         handles = set(functions) | compiled_handles(own.values())
         handles.discard(None)
         original = launcher.__dict__.get("__call__")
 
         def call(self, *args, **kwargs):
-            if len(args) > 4 and _hashable(args[4]) and args[4] in handles:
+            if len(args) > 4 and hashable(args[4]) and args[4] in handles:
                 return None
             if len(args) > 6 and kernel_name(args[6], None) in names:
                 return None

@@ -142,15 +142,19 @@ def kernel_name(metadata, jit):
     return getattr(fn, "__name__", None) or "<unnamed Triton kernel>"
 
 
+def hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def kernel_handle(metadata):
     """The launched compiled kernel's function handle from its launch metadata, or None."""
     data = getattr(metadata, "data", metadata)
     handle = data.get("function") if isinstance(data, dict) else None
-    try:
-        hash(handle)
-    except TypeError:
-        return None
-    return handle
+    return handle if hashable(handle) else None
 
 
 class LaunchRecorder:

@@ -192,15 +192,18 @@ PY
     # (default: flaggems_override flaggems_library) through mpirun with $RANKS_<job> or $RANKS ranks (default 8),
     # $FLAGS added (e.g. --no-bench), each stopped by --time-limit $LIMIT (default 480 s); per job to $OUT:
     # cases-<job>.jsonl (the --progress jsonl stream), summary-<job>.json, report-<job>.md, night-<job>.txt.
+    # RESUME=1 goes on with each job's run folder of an earlier `nights` (--resume) instead of a new one.
     runs=${RUNS:-/tmp/opverify-gpu-runs}
     pids=()
+    resume=()
+    [ -n "${RESUME:-}" ] && resume=(--resume)
     for job in ${JOBS:-flaggems_override flaggems_library}; do
-      rm -rf "$runs/$job"
+      [ -n "${RESUME:-}" ] || rm -rf "$runs/$job"
       ranks_var="RANKS_$job"  # a job's own rank count, e.g. RANKS_liger_release=4
       # --time-limit stops the ranks themselves (reports written); a TERM through mpirun would
       # not leave rank 0 the time to write them. The timeout is the backstop.
       ( timeout -s TERM "$(( ${LIMIT:-480} + 90 ))" mpirun -np "${!ranks_var:-${RANKS:-8}}" --oversubscribe --bind-to none "$build/runner/opverify-batch" \
-          "$root/jobs/$job.json" --run-dir "$runs/$job" --progress "jsonl=$out/cases-$job.jsonl" --time-limit "${LIMIT:-480}" ${FLAGS:-} \
+          "$root/jobs/$job.json" --run-dir "$runs/$job" --progress "jsonl=$out/cases-$job.jsonl" --time-limit "${LIMIT:-480}" "${resume[@]}" ${FLAGS:-} \
           > "$out/night-$job.txt" 2>&1
         echo "night $job rc=$?" >> "$out/night-$job.txt"
         cp "$runs/$job/summary.json" "$out/summary-$job.json" 2>/dev/null

@@ -53,15 +53,19 @@ def _add_bcast_kernel(x_ptr, y_ptr, out_ptr, n, alpha,
 
 @triton.jit
 def _isclose_kernel(a_ptr, b_ptr, out_ptr, n, rtol, atol, EQUAL_NAN: tl.constexpr, BLOCK: tl.constexpr):
-    # ATen's isclose in the inputs' dtype: each step (a - b, rtol * b, atol + ...) is rounded
-    # to that dtype, as torch computes it, so a float16 verdict on the boundary is torch's.
+    # ATen's isclose in the inputs' dtype, as torch 2's CPU computes it (the golden): each step
+    # (a - b, rtol * b, atol + ...) is rounded to that dtype; rtol enters in float (mul keeps a
+    # scalar in its opmath type), atol rounded to the dtype first (add casts the scalar to the
+    # tensor's dtype). A bool verdict on the tolerance boundary is then torch's, in bfloat16 too
+    # (tools/isclose_rounding.py measures which rounding a torch uses).
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     dt = a_ptr.dtype.element_ty
     a = tl.load(a_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     b = tl.load(b_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    atol_dt = (tl.zeros_like(a) + atol).to(dt).to(tl.float32)
     actual = tl.abs((a - b).to(dt).to(tl.float32))
-    allowed = (atol + tl.abs((rtol * b).to(dt).to(tl.float32))).to(dt).to(tl.float32)
+    allowed = (atol_dt + tl.abs((rtol * b).to(dt).to(tl.float32))).to(dt).to(tl.float32)
     close = (a == b) | ((actual < float("inf")) & (actual <= allowed))
     if EQUAL_NAN:
         close = close | ((a != a) & (b != b))

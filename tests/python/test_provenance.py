@@ -128,6 +128,72 @@ def test_ghost_replay_silences_a_launch_cache_warmed_before_the_recorded_run(sta
     assert provlib.cached_scale([1, 2]) == [5, 10]
 
 
+def driver_layout(standin, monkeypatch, layout):
+    """Where the stand-in's active driver (its launcher_cls) is found, as Triton releases differ."""
+    config = standin.runtime.driver.driver
+    monkeypatch.setattr(standin, "runtime", types.SimpleNamespace(
+        **{"module": {"driver": types.SimpleNamespace(driver=config)}, "config": {"driver": config},
+           "none": {}}[layout]))
+
+
+@pytest.mark.parametrize("layout", ["module", "config", "none"])
+def test_ghost_replay_finds_the_launcher_wherever_this_triton_keeps_its_driver(standin, monkeypatch, layout):
+    """On the device (FlagGems, Triton 3.6) the replay left the library's launch-cache launches
+    running twice (54 of 63 honest cases GhostReplayUnchanged, 9 passed: those launched through
+    JITFunction.run), as it does when the launcher class is not found and each JITFunction's run
+    is all it replaces. The launcher class is now also taken from the compiled kernels the own
+    JITFunctions keep: the cached launch is silenced whether `triton.runtime.driver` is the
+    module, the driver config, or has no driver at all, and nothing gets through."""
+    provlib = importlib.import_module("provlib")
+    recorder = runtime_evidence.launch_recorder(types.ModuleType("impl"), ["provlib"])
+    with recorder:
+        assert provlib.cached_scale([1, 2]) == [5, 10]  # compiles, then launches through the cache
+    assert provlib.cached_scale([1, 2]) == [5, 10]  # the compiled kernel itself
+    driver_layout(standin, monkeypatch, layout)
+    own = {"_cached_kernel": recorder.jit_functions["_cached_kernel"]}
+    assert ghost.launcher_classes(own.values()) != []
+    with ghost.ghost_kernels(own) as got_through:
+        assert provlib.cached_scale([1, 2]) == [0, 0]
+    assert got_through == []
+    assert provlib.cached_scale([1, 2]) == [5, 10]
+
+
+def test_an_own_launch_the_no_ops_miss_makes_the_replay_prove_nothing(standin, monkeypatch):
+    """A launcher the replay cannot reach (no class to patch: here a compiled kernel whose
+    launcher is a plain function, and no driver to find one through): the launch cache's kernel
+    runs during the replay, the replay's hook sees it, and the executor warns that the replay
+    was not judged instead of failing an honest case as GhostReplayUnchanged."""
+    import torch
+    from opverify_runtime.executor import Session
+    compiled_init = standin.CompiledKernel.__init__
+
+    def unreachable_launcher(self, jit):
+        compiled_init(self, jit)
+        launcher = self.run
+        self.run = lambda *args: launcher(*args)
+    monkeypatch.setattr(standin.CompiledKernel, "__init__", unreachable_launcher)
+    provlib = importlib.import_module("provlib")
+    recorder = runtime_evidence.launch_recorder(types.ModuleType("impl"), ["provlib"])
+    with recorder:
+        assert provlib.cached_scale([1, 2]) == [5, 10]
+    driver_layout(standin, monkeypatch, "none")
+    own = {"_cached_kernel": recorder.jit_functions["_cached_kernel"]}
+    assert ghost.launcher_classes(own.values()) == []
+    with ghost.ghost_kernels(own) as got_through:
+        assert provlib.cached_scale([1, 2]) == [5, 10]  # not silenced
+    assert got_through == ["_cached_kernel"]
+
+    def forward(x):
+        return torch.tensor(provlib.cached_scale(x.tolist()), dtype=x.dtype)
+    inputs = [torch.tensor([1.0, 2.0])]
+    session = Session()
+    session.torch = torch
+    session.backend = types.SimpleNamespace(name="cpu", synchronize=lambda: None)
+    session.own_kernels, session.own_functions, session.own_names = own, set(), {"_cached_kernel"}
+    warning = session._ghost_replay(forward, inputs, "cpu", [forward(*inputs)])
+    assert warning.startswith("ghost replay: not judged") and "_cached_kernel" in warning, warning
+
+
 @pytest.mark.parametrize("honest", [True, False], ids=["kernel-made", "made-by-torch"])
 def test_the_executors_ghost_replay_tells_kernel_made_outputs_from_torch_made_ones(standin, honest):
     """Session._ghost_replay itself, as the executor runs it after a first run (on cuda there;
@@ -153,7 +219,7 @@ def test_the_executors_ghost_replay_tells_kernel_made_outputs_from_torch_made_on
     session.own_functions = set().union(*(recorder.functions[n] for n in names))
     session.own_names = set(names)
     if honest:
-        session._ghost_replay(forward, inputs, "cpu", actual)  # the kernel made it: no error
+        assert session._ghost_replay(forward, inputs, "cpu", actual) is None  # the kernel made it: no error
     else:
         with pytest.raises(CaseError) as failed:
             session._ghost_replay(forward, inputs, "cpu", actual)

@@ -518,26 +518,33 @@ class Session(BenchRequests):
 
     def _ghost_replay(self, model_new, inputs, device, actual):
         """The forward again, every own kernel a no-op, on poisoned memory:
-        outputs that come back bit for bit were not made by the kernels."""
+        outputs that come back bit for bit were not made by the kernels. Returns a warning
+        where the replay proves nothing (own launches got through the no-ops), else None."""
         torch = self.torch
         if not (self.own_kernels or self.own_names):
-            return
+            return None
         args = clone_to(inputs, device, torch)
         self.backend.synchronize()
         guard.poison_free_memory(torch, self.backend)
         # Outside the try: the no-ops failing to install is opverify's error, never a pass.
-        with ghost.ghost_kernels(self.own_kernels, self.own_functions, self.own_names), torch.no_grad():
+        with ghost.ghost_kernels(self.own_kernels, self.own_functions, self.own_names) as got_through, \
+                torch.no_grad():
             try:
                 replayed = model_new(*args)
                 self.backend.synchronize()
                 replayed = [t.cpu() for t in flatten_outputs(replayed, torch)]
             except BaseException:  # noqa: BLE001 - failing without its kernels is changing
-                return
+                return None
+        if got_through:  # the kernels ran after all: unchanged outputs would be no evidence
+            return ("ghost replay: not judged: own kernels launched although made no-ops ("
+                    + runtime_evidence.listed(sorted(set(got_through))) + "): this Triton's launcher "
+                    "was not reached by opverify's no-op")
         if len(replayed) == len(actual) and all(same_bits(g, a, torch) for g, a in zip(replayed, actual)):
             launched = sorted(self.own_names) or sorted(self.own_kernels)
             raise CaseError("GhostReplayUnchanged", "ghost replay: with its @triton.jit kernels ("
                             + runtime_evidence.listed(launched) + ") made no-ops, ModelNew.forward returned the "
                             "same outputs bit for bit: the kernels do not make them")
+        return None
 
     def _widened_model(self, model):
         """golden_precision fp64: a copy of the reference whose floating
@@ -701,7 +708,9 @@ class Session(BenchRequests):
         if evidence:
             self._judge_runtime_evidence(reply, watched, baseline)
         if self.ghost_replay and first_run and any(t.numel() for t in actual):
-            self._ghost_replay(model_new, inputs, device, actual)
+            inconclusive = self._ghost_replay(model_new, inputs, device, actual)
+            if inconclusive:
+                reply["warnings"].append(inconclusive)
         timings["checks_ms"] = checks_ms + (time.perf_counter() - checks_started) * 1e3
         if self.compile_clock.installed is not None:
             timings["compile_ms"] = phases.compile_ms

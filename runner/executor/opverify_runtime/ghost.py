@@ -5,43 +5,64 @@ they take to Triton's launcher, and undoing it."""
 import contextlib
 import sys
 
-from .provenance import hashable, install_launch_hook, kernel_name
+from .provenance import hashable, install_launch_hook, kernel_handle, kernel_name
 
 
-def _launcher_class():
-    """Triton's launcher class (driver.active.launcher_cls): every launch, through
-    JITFunction.run or a compiled kernel a library's launch cache keeps, ends in its __call__
-    with the launch metadata (the kernel's name) as its seventh argument. None if absent."""
-    driver = getattr(getattr(getattr(sys.modules.get("triton"), "runtime", None), "driver", None), "driver", None)
-    try:
-        launcher = getattr(getattr(driver, "active", None), "launcher_cls", None)
-    except Exception:  # noqa: BLE001 - no usable driver: the fallback below
-        return None
-    return launcher if isinstance(launcher, type) and callable(getattr(launcher, "__call__", None)) else None
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python, whose attributes can be set
 
 
-def _no_hook(*args, **kwargs):
-    """A launch-enter hook that does nothing: while one is registered, Triton builds each
-    launch's metadata (the kernel's name)."""
+def _has_call(cls):
+    """A class of Python's own making that defines __call__ (a launcher class, not `function`)."""
+    return (isinstance(cls, type) and bool(cls.__flags__ & _HEAP_TYPE)
+            and any("__call__" in vars(k) for k in cls.__mro__ if k is not object))
 
 
-def compiled_handles(jit_functions):
-    """The function handles of the kernels these JITFunctions compiled and keep (Triton 3.x's
-    `device_caches`, {device: (kernel_cache, ...)}; older releases' `cache`, {device: {key:
-    kernel}}), as far as they are loaded; never compiles or loads anything."""
-    handles = set()
+def launcher_classes(jit_functions=()):
+    """Triton's launcher classes: every launch, through JITFunction.run or a compiled kernel a
+    library's launch cache keeps, ends in a launcher's __call__ with the compiled function's
+    handle as its fifth argument and the launch metadata (the kernel's name) as its seventh.
+    Found two ways, since where the driver lives has moved between Triton releases: the class
+    of each launcher the own JITFunctions' compiled kernels hold (what their launches call),
+    and the active driver's launcher_cls (`triton.runtime.driver` the module with its `driver`,
+    or the driver config itself)."""
+    found = []
+    for kernel in compiled_kernels(jit_functions):
+        attributes = getattr(kernel, "__dict__", {})
+        launcher = attributes.get("_run", attributes.get("run"))
+        if launcher is not None and _has_call(type(launcher)) and type(launcher) not in found:
+            found.append(type(launcher))
+    config = getattr(getattr(sys.modules.get("triton"), "runtime", None), "driver", None)
+    for holder in (config, getattr(config, "driver", None)):
+        try:
+            launcher = getattr(getattr(holder, "active", None), "launcher_cls", None)
+        except Exception:  # noqa: BLE001 - no usable driver there
+            continue
+        if _has_call(launcher) and launcher not in found:
+            found.append(launcher)
+    return found
+
+
+def compiled_kernels(jit_functions):
+    """The compiled kernels these JITFunctions keep (Triton 3.x's `device_caches`, {device:
+    (kernel_cache, ...)}; older releases' `cache`, {device: {key: kernel}}), as far as they are
+    loaded; never compiles or loads anything."""
     for jit in jit_functions:
         for caches in (getattr(jit, "device_caches", None), getattr(jit, "cache", None)):
             if not isinstance(caches, dict):
                 continue
             for per_device in list(caches.values()):
                 kernels = per_device[0] if isinstance(per_device, tuple) and per_device else per_device
-                if not isinstance(kernels, dict):
-                    continue
-                for kernel in list(kernels.values()):
-                    handle = getattr(kernel, "__dict__", {}).get("function")
-                    if handle is not None and hashable(handle):
-                        handles.add(handle)
+                if isinstance(kernels, dict):
+                    yield from list(kernels.values())
+
+
+def compiled_handles(jit_functions):
+    """The function handles of the kernels these JITFunctions compiled and keep."""
+    handles = set()
+    for kernel in compiled_kernels(jit_functions):
+        handle = getattr(kernel, "__dict__", {}).get("function")
+        if handle is not None and hashable(handle):
+            handles.add(handle)
     return handles
 
 
@@ -50,50 +71,60 @@ def ghost_kernels(own, functions=(), names=()):
     """Every own kernel's launch a no-op while inside; restored after. `own`: {name:
     JITFunction}; `functions`: the function handles the own kernels' launches were seen with;
     `names`: more own kernel names (launched through a library's launch cache, with no
-    JITFunction in sight).
-    Where Triton's launcher class can be patched, the own launches are skipped there (a
+    JITFunction in sight). Yields a list that fills with the names of own launches that got
+    through all the same: the replay proves nothing then.
+    The own launches are skipped at each of Triton's launcher classes (launcher_classes), so a
     library's launch cache that keeps compiled kernels is covered too, and whatever it caches
-    stays a real kernel); else each JITFunction's run is replaced. A launch is known as own by
-    its compiled kernel's function handle (every launch passes it; the handles seen, and those
-    of the kernels the own JITFunctions compiled) or by the name in its launch metadata (which
-    Triton builds only while a launch-enter hook is registered: one that does nothing is, while
-    inside)."""
-    launcher = _launcher_class()
-    if launcher is not None:
-        names = set(own) | set(names)
-        handles = set(functions) | compiled_handles(own.values())
-        handles.discard(None)
-        original = launcher.__dict__.get("__call__")
+    stays a real kernel; with no launcher class found, each own JITFunction's run is replaced
+    instead (a launch cache's compiled kernels then get through). A launch is known as own by its compiled kernel's function handle (every
+    launch passes it; the handles seen, and those of the kernels the own JITFunctions compiled)
+    or by the name in its launch metadata (which Triton builds only while a launch-enter hook is
+    registered: the replay's own hook, which also sees any own launch that was not skipped)."""
+    names = set(own) | set(names)
+    handles = set(functions) | compiled_handles(own.values())
+    handles.discard(None)
+    got_through = []
 
-        def call(self, *args, **kwargs):
-            if len(args) > 4 and hashable(args[4]) and args[4] in handles:
-                return None
-            if len(args) > 6 and kernel_name(args[6], None) in names:
-                return None
-            return launcher_call(self, *args, **kwargs)
+    def is_own(handle, name):
+        return (hashable(handle) and handle in handles) or name in names
 
-        launcher_call = launcher.__call__
-        launcher.__call__ = call
-        undo_hook = install_launch_hook(_no_hook)
+    def watch(metadata, *args, **kwargs):
+        name = kernel_name(metadata, None)
+        if is_own(kernel_handle(metadata), name):
+            got_through.append(name)
+
+    patched = []  # (owner, attribute, the owner's own value or _ABSENT)
+    launchers = launcher_classes(own.values())
+    try:
+        for launcher in launchers:
+            launcher_call = launcher.__call__
+
+            def call(self, *args, _launch=launcher_call, **kwargs):
+                if len(args) > 4 and is_own(args[4], kernel_name(args[6], None) if len(args) > 6 else None):
+                    return None
+                return _launch(self, *args, **kwargs)
+
+            patched.append((launcher, "__call__", launcher.__dict__.get("__call__", _ABSENT)))
+            launcher.__call__ = call
+        for kernel in () if launchers else own.values():
+            patched.append((kernel, "run", kernel.__dict__.get("run", _ABSENT)))
+            kernel.run = _skipped
+        undo_hook = install_launch_hook(watch)
         try:
-            yield
+            yield got_through
         finally:
             if undo_hook is not None:
                 undo_hook()
-            if original is None:
-                del launcher.__call__
-            else:
-                launcher.__call__ = original
-        return
-    patched = []
-    try:
-        for kernel in own.values():
-            patched.append((kernel, kernel.__dict__.get("run")))
-            kernel.run = lambda *args, **kwargs: None
-        yield
     finally:
-        for kernel, original in patched:
-            if original is None:
-                kernel.__dict__.pop("run", None)
+        for owner, attribute, value in reversed(patched):
+            if value is _ABSENT:
+                delattr(owner, attribute)
             else:
-                kernel.run = original
+                setattr(owner, attribute, value)
+
+
+_ABSENT = object()
+
+
+def _skipped(*args, **kwargs):
+    """An own JITFunction's run during the replay: nothing launched."""

@@ -152,9 +152,9 @@ def test_ghost_replay_finds_the_launcher_wherever_this_triton_keeps_its_driver(s
     driver_layout(standin, monkeypatch, layout)
     own = {"_cached_kernel": recorder.jit_functions["_cached_kernel"]}
     assert ghost.launcher_classes(own.values()) != []
-    with ghost.ghost_kernels(own) as got_through:
+    with ghost.ghost_kernels(own) as replay:
         assert provlib.cached_scale([1, 2]) == [0, 0]
-    assert got_through == []
+    assert (replay.skipped, replay.got_through) == (1, [])
     assert provlib.cached_scale([1, 2]) == [5, 10]
 
 
@@ -179,9 +179,9 @@ def test_an_own_launch_the_no_ops_miss_makes_the_replay_prove_nothing(standin, m
     driver_layout(standin, monkeypatch, "none")
     own = {"_cached_kernel": recorder.jit_functions["_cached_kernel"]}
     assert ghost.launcher_classes(own.values()) == []
-    with ghost.ghost_kernels(own) as got_through:
+    with ghost.ghost_kernels(own) as replay:
         assert provlib.cached_scale([1, 2]) == [5, 10]  # not silenced
-    assert got_through == ["_cached_kernel"]
+    assert (replay.skipped, replay.got_through) == (0, ["_cached_kernel"])
 
     def forward(x):
         return torch.tensor(provlib.cached_scale(x.tolist()), dtype=x.dtype)
@@ -224,6 +224,7 @@ def test_the_executors_ghost_replay_tells_kernel_made_outputs_from_torch_made_on
         with pytest.raises(CaseError) as failed:
             session._ghost_replay(forward, inputs, "cpu", actual)
         assert failed.value.error_type == "GhostReplayUnchanged" and "_scale_kernel" in str(failed.value)
+        assert "(1 launch skipped)" in str(failed.value)
     assert forward(*inputs).tolist() == [2.0, 4.0]  # the launches run again afterwards
 
 

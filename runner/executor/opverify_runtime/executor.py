@@ -527,7 +527,7 @@ class Session(BenchRequests):
         self.backend.synchronize()
         guard.poison_free_memory(torch, self.backend)
         # Outside the try: the no-ops failing to install is opverify's error, never a pass.
-        with ghost.ghost_kernels(self.own_kernels, self.own_functions, self.own_names) as got_through, \
+        with ghost.ghost_kernels(self.own_kernels, self.own_functions, self.own_names) as replay, \
                 torch.no_grad():
             try:
                 replayed = model_new(*args)
@@ -535,15 +535,16 @@ class Session(BenchRequests):
                 replayed = [t.cpu() for t in flatten_outputs(replayed, torch)]
             except BaseException:  # noqa: BLE001 - failing without its kernels is changing
                 return None
-        if got_through:  # the kernels ran after all: unchanged outputs would be no evidence
+        if replay.got_through:  # the kernels ran after all: unchanged outputs would be no evidence
             return ("ghost replay: not judged: own kernels launched although made no-ops ("
-                    + runtime_evidence.listed(sorted(set(got_through))) + "): this Triton's launcher "
+                    + runtime_evidence.listed(sorted(set(replay.got_through))) + "): this Triton's launcher "
                     "was not reached by opverify's no-op")
         if len(replayed) == len(actual) and all(same_bits(g, a, torch) for g, a in zip(replayed, actual)):
             launched = sorted(self.own_names) or sorted(self.own_kernels)
             raise CaseError("GhostReplayUnchanged", "ghost replay: with its @triton.jit kernels ("
-                            + runtime_evidence.listed(launched) + ") made no-ops, ModelNew.forward returned the "
-                            "same outputs bit for bit: the kernels do not make them")
+                            + runtime_evidence.listed(launched) + f") made no-ops ({replay.skipped} "
+                            f"launch{'' if replay.skipped == 1 else 'es'} skipped), ModelNew.forward returned the same outputs bit for bit: the kernels do not "
+                            "make them")
         return None
 
     def _widened_model(self, model):

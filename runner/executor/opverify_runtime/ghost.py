@@ -71,8 +71,8 @@ def ghost_kernels(own, functions=(), names=()):
     """Every own kernel's launch a no-op while inside; restored after. `own`: {name:
     JITFunction}; `functions`: the function handles the own kernels' launches were seen with;
     `names`: more own kernel names (launched through a library's launch cache, with no
-    JITFunction in sight). Yields a list that fills with the names of own launches that got
-    through all the same: the replay proves nothing then.
+    JITFunction in sight). Yields a Replay: how many own launches it skipped, and the names
+    of those that got through all the same (the replay proves nothing then).
     The own launches are skipped at each of Triton's launcher classes (launcher_classes), so a
     library's launch cache that keeps compiled kernels is covered too, and whatever it caches
     stays a real kernel; with no launcher class found, each own JITFunction's run is replaced
@@ -83,7 +83,7 @@ def ghost_kernels(own, functions=(), names=()):
     names = set(own) | set(names)
     handles = set(functions) | compiled_handles(own.values())
     handles.discard(None)
-    got_through = []
+    replay = Replay()
 
     def is_own(handle, name):
         return (hashable(handle) and handle in handles) or name in names
@@ -91,7 +91,7 @@ def ghost_kernels(own, functions=(), names=()):
     def watch(metadata, *args, **kwargs):
         name = kernel_name(metadata, None)
         if is_own(kernel_handle(metadata), name):
-            got_through.append(name)
+            replay.got_through.append(name)
 
     patched = []  # (owner, attribute, the owner's own value or _ABSENT)
     launchers = launcher_classes(own.values())
@@ -101,6 +101,7 @@ def ghost_kernels(own, functions=(), names=()):
 
             def call(self, *args, _launch=launcher_call, **kwargs):
                 if len(args) > 4 and is_own(args[4], kernel_name(args[6], None) if len(args) > 6 else None):
+                    replay.skipped += 1
                     return None
                 return _launch(self, *args, **kwargs)
 
@@ -108,10 +109,10 @@ def ghost_kernels(own, functions=(), names=()):
             launcher.__call__ = call
         for kernel in () if launchers else own.values():
             patched.append((kernel, "run", kernel.__dict__.get("run", _ABSENT)))
-            kernel.run = _skipped
+            kernel.run = replay.skip
         undo_hook = install_launch_hook(watch)
         try:
-            yield got_through
+            yield replay
         finally:
             if undo_hook is not None:
                 undo_hook()
@@ -126,5 +127,14 @@ def ghost_kernels(own, functions=(), names=()):
 _ABSENT = object()
 
 
-def _skipped(*args, **kwargs):
-    """An own JITFunction's run during the replay: nothing launched."""
+class Replay:
+    """What a replay's no-ops did: `skipped` own launches, and the names of own launches that
+    `got_through` them."""
+
+    def __init__(self):
+        self.skipped = 0
+        self.got_through = []
+
+    def skip(self, *args, **kwargs):
+        """An own JITFunction's run during the replay: nothing launched."""
+        self.skipped += 1

@@ -274,13 +274,14 @@ PY
     # (tools/override_check.py): $OPS of $JOB (default ten FlagGems override operators) with
     # the benchmark and the ghost replay on, one seed, $RANKS ranks (default 4), --time-limit $LIMIT
     # (default 150 s). To $OUT: override-bench.txt (verdicts, each shape's latency against
-    # do_bench's) and override-bench.json.
+    # do_bench's) and override-bench.json. GHOST=0: the benchmark alone, no ghost replay.
     [ -x "$build/runner/opverify-batch" ] || "$0" build || exit 1
     runs=${RUNS:-/tmp/opverify-gpu-runs}
     job=${JOB:-flaggems_override}
     check=$root/jobs/_check_$job.json
     python3 "$root/tools/override_check.py" prepare "$root/jobs/$job.json" "$check" \
-      --ops "${OPS:-abs,exp,add,gelu,silu,softmax,layer_norm,cumsum,addmm,bmm}" || exit 1
+      --ops "${OPS:-abs,exp,add,gelu,silu,softmax,layer_norm,cumsum,addmm,bmm}" \
+      $([ "${GHOST:-1}" = 0 ] && echo --no-ghost) || exit 1
     rm -rf "$runs/override-bench"
     mpirun -np "${RANKS:-4}" --oversubscribe --bind-to none "$build/runner/opverify-batch" "$check" \
       --run-dir "$runs/override-bench" --time-limit "${LIMIT:-150}" --no-ab > "$out/override-bench.log" 2>&1

@@ -3,6 +3,7 @@
 
     tools/override_check.py prepare JOB OUT --ops abs,addmm,...   # JOB's operators named, bench and
                                                                    # ghost_replay on, one seed, to OUT
+                                  [--no-ghost]                     # the benchmark alone
     tools/override_check.py report RUN_DIR [--json FILE]           # verdicts, and each shape's
                                                                    # latency against do_bench's
 
@@ -22,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from verdict_list import verdicts  # noqa: E402
 
 
-def prepare(job, out, ops):
+def prepare(job, out, ops, ghost=True):
     with open(job) as f:
         manifest = json.load(f)
     wanted = [o for o in ops.split(",") if o]
@@ -33,14 +34,14 @@ def prepare(job, out, ops):
     manifest["operators"] = [by_name[o] for o in wanted]
     defaults = manifest.setdefault("defaults", {})
     defaults["bench"] = dict(defaults.get("bench") or {}, enabled=True)
-    defaults["ghost_replay"] = True
+    defaults["ghost_replay"] = ghost  # off: a replay's failure does not keep a case from its benchmark
     defaults["seeds"] = 1  # what is checked is the timing and the replay, not the verdict's seeds
     manifest["name"] = manifest.get("name", "job") + "_check"
     if os.path.dirname(os.path.abspath(out)) != os.path.dirname(os.path.abspath(job)):
         sys.exit(f"override_check: {out} must be beside {job} (its folders are relative to it)")
     with open(out, "w") as f:
         json.dump(manifest, f, indent=1)
-    print(f"{out}: {len(wanted)} operators of {job}, bench and ghost replay on")
+    print(f"{out}: {len(wanted)} operators of {job}, bench" + (" and ghost replay" if ghost else "") + " on")
 
 
 def shape_rows(run_dir):
@@ -98,12 +99,13 @@ def main():
     p.add_argument("job")
     p.add_argument("out")
     p.add_argument("--ops", required=True, help="comma-separated operator names of JOB")
+    p.add_argument("--no-ghost", action="store_true", help="the benchmark without the ghost replay")
     r = sub.add_parser("report")
     r.add_argument("run_dir")
     r.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args()
     if args.command == "prepare":
-        prepare(args.job, args.out, args.ops)
+        prepare(args.job, args.out, args.ops, ghost=not args.no_ghost)
         return 0
     return report(args.run_dir, args.json)
 

@@ -352,6 +352,11 @@ def test_override_check_prepares_the_named_operators_with_bench_and_ghost_replay
     assert [o["name"] for o in check["operators"]] == ["softmax_pair", "softmax_right"]
     assert check["defaults"]["ghost_replay"] is True and check["defaults"]["bench"]["enabled"] is True
     assert check["defaults"]["bench"]["repeats"] == 5 and check["defaults"]["seeds"] == 1
+    alone = subprocess.run([sys.executable, tool, "prepare", str(job), str(tmp_path / "_bench.json"),
+                            "--ops", "softmax_pair", "--no-ghost"], capture_output=True, text=True, timeout=60)
+    assert alone.returncode == 0, alone.stderr
+    bench_alone = json.loads((tmp_path / "_bench.json").read_text())["defaults"]
+    assert bench_alone["ghost_replay"] is False and bench_alone["bench"]["enabled"] is True
     missing = subprocess.run([sys.executable, tool, "prepare", str(job), str(tmp_path / "_x.json"), "--ops", "nosuch"],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode != 0 and "has no operator nosuch" in missing.stderr

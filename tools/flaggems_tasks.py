@@ -198,12 +198,19 @@ def literal(node, constants, local):
 
 def file_constants(tree, constants):
     """NAME -> value of a test file's own top-level lists (in `if cfg.QUICK_MODE: ... else:
-    ...`, the full branch, as accuracy_constants reads)."""
+    ...`, the full branch, as accuracy_constants reads), and of the names it imports from
+    accuracy_utils (`from .accuracy_utils import FLOAT_DTYPES, REDUCTION_SHAPES`)."""
     local = {}
     body = []
     for node in tree.body:
         body += node.orelse if isinstance(node, ast.If) else [node]
     for node in body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "accuracy_utils":
+            for alias in node.names:
+                if alias.name in DTYPE_LISTS:
+                    local[alias.asname or alias.name] = list(DTYPE_LISTS[alias.name])
+                elif alias.name in constants:
+                    local[alias.asname or alias.name] = constants[alias.name]
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             try:
                 local[node.targets[0].id] = literal(node.value, constants, local)

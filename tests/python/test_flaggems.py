@@ -136,6 +136,31 @@ def test_the_generator_reads_a_tests_own_lists_and_keeps_torch_linalg_to_its_dty
     assert not (out / "dequantize_torch.py").exists()
 
 
+def test_the_generator_reads_the_lists_a_test_imports_from_accuracy_utils(tmp_path):
+    """FlagGems' tests/test_norm.py imports its lists by name (`from .accuracy_utils import
+    FLOAT_DTYPES, REDUCTION_SHAPES`) where most tests write `utils.REDUCTION_SHAPES`: ten tasks
+    (norm_scalar, logsumexp, rsub, fmod, ...) were on the default shape for want of that."""
+    write(tmp_path / "src" / "flag_gems" / "__init__.py", '''\
+        _FULL_CONFIG = (("norm.Scalar", norm_scalar),)
+    ''')
+    write(tmp_path / "tests" / "accuracy_utils.py", "REDUCTION_SHAPES = [(2, 32), (64, 128)]\n")
+    write(tmp_path / "tests" / "test_norm.py", '''\
+        from .accuracy_utils import FLOAT_DTYPES as FLOATS, REDUCTION_SHAPES, gems_assert_close
+
+        @pytest.mark.parametrize("shape", REDUCTION_SHAPES)
+        @pytest.mark.parametrize("dtype", FLOATS)
+        def test_norm_scalar(shape, dtype):
+            pass
+    ''')
+    out, manifest = tmp_path / "jobs" / "fg" / "tasks", tmp_path / "jobs" / "fg.json"
+    assert flaggems_tasks.main(["--src", str(tmp_path / "src"), "--tests", str(tmp_path / "tests"),
+                                "--out", str(out), "--manifest", str(manifest)]) == 0
+    task = load_task(out / "norm_scalar_torch.py")
+    assert tuple(task.get_inputs(dtype="float32")[0].shape) == (64, 128)
+    assert [c["dtype"] for c in task.CASES] == list(flaggems_tasks.DTYPE_LISTS["FLOAT_DTYPES"])
+    assert "tests/test_norm.py: REDUCTION_SHAPES, FLOATS" in (out / "INDEX.md").read_text()
+
+
 def test_the_generator_removes_the_files_it_wrote_for_operators_it_no_longer_generates(small_flaggems, tmp_path):
     out, manifest = small_flaggems
     write(out / "gone_torch.py", '''"""FlagGems `gone`, written by tools/flaggems_tasks.py."""\n''')

@@ -1,6 +1,6 @@
 """FlagGems `diff` (aten::diff), library-backed: the reference is the ATen operator, the implementation
 (diff_triton_impl.py) calls flag_gems.diff. Written by tools/flaggems_tasks.py; inputs from
-FlagGems' tests/test_diff.py: DIFF_SHAPES. Case parameters: dtype."""
+FlagGems' tests/test_diff.py: DIFF_SHAPES, FLOAT_DTYPES. Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,7 +1,7 @@
 """FlagGems `rsub_scalar` (aten::rsub.Scalar), library-backed: the reference is the ATen operator, the
 implementation (rsub_scalar_triton_impl.py) calls flag_gems.rsub_scalar. Written by
-tools/flaggems_tasks.py; inputs from FlagGems' no FlagGems test read: default shape. Case
-parameters: dtype."""
+tools/flaggems_tasks.py; inputs from FlagGems' tests/test_rsub.py: POINTWISE_SHAPES, FLOAT_DTYPES.
+Case parameters: dtype."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

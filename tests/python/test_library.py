@@ -708,3 +708,20 @@ def test_runtime_evidence_with_a_library_on_cuda(tmp_path):
         assert report[op]["passed"] == 0, report[op]
         error_type, regression_type, message = report[op]["failures"][0]
         assert (error_type, regression_type) == ("LintError", rtype) and words in message, (op, message[:600])
+
+
+def test_isclose_rounding_names_the_rounding_of_this_torchs_isclose():
+    """tools/isclose_rounding.py (docs/LIBRARIES.md, the tenth run): of its four emulations of
+    where isclose's tolerances are rounded, one matches this torch's CPU isclose to the element
+    in float16 and bfloat16 (torch 1.13: both rounded to the dtype; torch 2.11, on the device:
+    atol alone), and in float32 rounding changes nothing, so all four do."""
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "isclose_rounding.py"), "--seeds", "1"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    for dtype in ("float16", "bfloat16"):
+        counts = result["dtypes"][dtype]["differ_from_cpu_golden"]
+        exact = [mode for mode in ("opmath", "atol_dt", "rtol_dt", "both_dt") if counts[mode] == 0]
+        assert exact, (dtype, counts)
+        assert any(counts[mode] > 0 for mode in counts), (dtype, counts)  # the inputs sit on the boundary
+    assert set(result["dtypes"]["float32"]["differ_from_cpu_golden"].values()) == {0}

@@ -31,6 +31,7 @@ inputs are built.
 """
 import contextlib
 import errno as errno_module
+import gc
 import json
 import os
 import re
@@ -525,6 +526,7 @@ class Session(BenchRequests):
             return None
         args = clone_to(inputs, device, torch)
         self.backend.synchronize()
+        gc.collect()  # device tensors only a reference cycle keeps are freed now, and poisoned below
         guard.poison_free_memory(torch, self.backend)
         # Outside the try: the no-ops failing to install is opverify's error, never a pass.
         with ghost.ghost_kernels(self.own_kernels, self.own_functions, self.own_names) as replay, \
@@ -695,6 +697,9 @@ class Session(BenchRequests):
         self._no_global_hooks("after ModelNew.forward")
         if golden_sizes is not None:
             refuse_oversized(actual, golden_sizes)
+        # The outputs' device memory stays held until the checks are done: a ghost replay must
+        # not be handed the blocks that still hold these very bits.
+        on_device = actual
         try:
             actual = [t.cpu() for t in actual]
         except BaseException as error:  # noqa: BLE001
@@ -712,6 +717,7 @@ class Session(BenchRequests):
             inconclusive = self._ghost_replay(model_new, inputs, device, actual)
             if inconclusive:
                 reply["warnings"].append(inconclusive)
+        del on_device
         timings["checks_ms"] = checks_ms + (time.perf_counter() - checks_started) * 1e3
         if self.compile_clock.installed is not None:
             timings["compile_ms"] = phases.compile_ms

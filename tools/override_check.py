@@ -12,7 +12,9 @@ folder's junit.xml (tools/verdict_list.py) and each operator's perf_result.json:
 the implementation's median (`avg_latency_ms`), triton.testing.do_bench's median of the same call
 (`stats.do_bench_ms`, override operators on cuda: docs/BENCH.md), their ratio, and the
 framework's median. A ghost replay that finds the outputs unchanged fails its case as
-`GhostReplayUnchanged`; on a library whose kernels all ran, that is a false failure, listed apart.
+`GhostReplayUnchanged`; on a library whose kernels all ran, that is a false failure, listed apart
+with its message (how many own launches the replay skipped), beside the replays that were not
+judged because own launches got through the no-ops (the cases' warnings).
 """
 import argparse
 import json
@@ -65,14 +67,41 @@ def shape_rows(run_dir):
     return rows
 
 
+def ghost_findings(run_dir):
+    """{operator: {"unchanged": [its GhostReplayUnchanged messages], "not_judged": [its cases'
+    "ghost replay: not judged" warnings]}} from each operator's verify_result.json: how many own
+    launches each replay skipped, and which got through the no-ops."""
+    found = {}
+    ops = os.path.join(run_dir, "ops")
+    for op in sorted(os.listdir(ops)) if os.path.isdir(ops) else []:
+        path = os.path.join(ops, op, "verify_result.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            result = json.load(f)
+        unchanged = [fl.get("error_msg", "") for fl in result.get("failures") or []
+                     if fl.get("error_type") == "GhostReplayUnchanged"]
+        not_judged = [w for case in (result.get("opverify") or {}).get("cases") or []
+                      for w in case.get("warnings") or [] if w.startswith("ghost replay: not judged")]
+        if unchanged or not_judged:
+            found[op] = {"unchanged": unchanged, "not_judged": not_judged}
+    return found
+
+
 def report(run_dir, json_out):
     cases = verdicts(run_dir)
     ghosts = sorted(c for c, (v, _) in cases.items() if v == "GhostReplayUnchanged")
     failed = {c: v for c, (v, _) in cases.items() if v != "passed"}
+    findings = ghost_findings(run_dir)
     print(f"{run_dir}: {len(cases)} cases, {len(cases) - len(failed)} passed, "
-          f"{len(ghosts)} GhostReplayUnchanged")
+          f"{len(ghosts)} GhostReplayUnchanged, "
+          f"{sum(len(f['not_judged']) for f in findings.values())} ghost replays not judged")
     for case, verdict in sorted(failed.items()):
         print(f"  {case}\t{verdict}")
+    for op, found in findings.items():  # the first of each kind, whole: the skipped count, the names
+        for kind in ("unchanged", "not_judged"):
+            if found[kind]:
+                print(f"  {op} {kind} ({len(found[kind])}): {found[kind][0]}")
     rows = shape_rows(run_dir)
     print(f"{'operator':<22} {'case':>4} {'ours ms':>10} {'do_bench ms':>12} {'ratio':>7} {'torch ms':>10}")
     for r in rows:
@@ -88,7 +117,7 @@ def report(run_dir, json_out):
     if json_out:
         with open(json_out, "w") as f:
             json.dump({"cases": {c: list(v) for c, v in cases.items()}, "ghost_unchanged": ghosts,
-                       "shapes": rows}, f, indent=1)
+                       "ghost_findings": findings, "shapes": rows}, f, indent=1)
     return 1 if ghosts else 0
 
 

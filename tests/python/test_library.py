@@ -338,6 +338,33 @@ def test_override_check_reports_each_timed_shape_and_the_failures(override_run):
     assert len(right) == 8 and all(row["ours_ms"] > 0 and row["do_bench_ms"] is None for row in right), right
     assert not any(row["op"] == "softmax_wrong" for row in report["shapes"])  # failed: not benchmarked
     assert "softmax_wrong" in proc.stdout and "AccuracyError" in proc.stdout
+    assert report["ghost_findings"] == {} and "0 ghost replays not judged" in proc.stdout
+
+
+def test_override_check_shows_what_each_ghost_replay_skipped_and_what_got_through(tmp_path):
+    """The ghost replay runs on cuda only; its two outcomes that tell a false failure's cause
+    (GhostReplayUnchanged with the launches it skipped, and a replay not judged because own
+    launches got through) are read from each operator's verify_result.json as the batch writes it."""
+    ops = tmp_path / "run" / "ops"
+    unchanged = ("ghost replay: with its @triton.jit kernels (abs_func_kernel_rank_1) made no-ops (4 launches "
+                 "skipped), ModelNew.forward returned the same outputs bit for bit: the kernels do not make them")
+    through = "ghost replay: not judged: own kernels launched although made no-ops (exp_func_kernel_rank_1): ..."
+    results = {"abs": {"failures": [{"case_idx": 1, "error_type": "GhostReplayUnchanged", "error_msg": unchanged}],
+                       "opverify": {"cases": [{"case_idx": 1, "warnings": []}]}},
+               "exp": {"failures": [], "opverify": {"cases": [{"case_idx": 1, "warnings": [through]},
+                                                              {"case_idx": 2, "warnings": ["other"]}]}},
+               "add": {"failures": [], "opverify": {"cases": [{"case_idx": 1, "warnings": []}]}}}
+    for op, result in results.items():
+        (ops / op).mkdir(parents=True)
+        (ops / op / "verify_result.json").write_text(json.dumps(result))
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    try:
+        import override_check
+    finally:
+        sys.path.pop(0)
+    assert override_check.ghost_findings(str(tmp_path / "run")) == {
+        "abs": {"unchanged": [unchanged], "not_judged": []},
+        "exp": {"unchanged": [], "not_judged": [through]}}
 
 
 def test_override_check_prepares_the_named_operators_with_bench_and_ghost_replay(tmp_path):

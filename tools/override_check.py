@@ -46,15 +46,19 @@ def prepare(job, out, ops, ghost=True):
     print(f"{out}: {len(wanted)} operators of {job}, bench" + (" and ghost replay" if ghost else "") + " on")
 
 
-def shape_rows(run_dir):
-    rows = []
+def operator_files(run_dir, name):
+    """(operator, the parsed ops/<operator>/NAME) for each operator of the run that has one."""
     ops = os.path.join(run_dir, "ops")
     for op in sorted(os.listdir(ops)) if os.path.isdir(ops) else []:
-        path = os.path.join(ops, op, "perf_result.json")
-        if not os.path.exists(path):
-            continue
-        with open(path) as f:
-            perf = json.load(f)
+        path = os.path.join(ops, op, name)
+        if os.path.exists(path):
+            with open(path) as f:
+                yield op, json.load(f)
+
+
+def shape_rows(run_dir):
+    rows = []
+    for op, perf in operator_files(run_dir, "perf_result.json"):
         for shape in perf.get("per_shape_results") or []:
             impl = shape.get("implementation") or {}
             ours = impl.get("avg_latency_ms")
@@ -72,13 +76,7 @@ def ghost_findings(run_dir):
     "ghost replay: not judged" warnings]}} from each operator's verify_result.json: how many own
     launches each replay skipped, and which got through the no-ops."""
     found = {}
-    ops = os.path.join(run_dir, "ops")
-    for op in sorted(os.listdir(ops)) if os.path.isdir(ops) else []:
-        path = os.path.join(ops, op, "verify_result.json")
-        if not os.path.exists(path):
-            continue
-        with open(path) as f:
-            result = json.load(f)
+    for op, result in operator_files(run_dir, "verify_result.json"):
         unchanged = [fl.get("error_msg", "") for fl in result.get("failures") or []
                      if fl.get("error_type") == "GhostReplayUnchanged"]
         not_judged = [w for case in (result.get("opverify") or {}).get("cases") or []

@@ -543,10 +543,10 @@ class Session(BenchRequests):
                     "was not reached by opverify's no-op")
         if len(replayed) == len(actual) and all(same_bits(g, a, torch) for g, a in zip(replayed, actual)):
             launched = sorted(self.own_names) or sorted(self.own_kernels)
+            skipped = f"{replay.skipped} launch{'' if replay.skipped == 1 else 'es'} skipped"
             raise CaseError("GhostReplayUnchanged", "ghost replay: with its @triton.jit kernels ("
-                            + runtime_evidence.listed(launched) + f") made no-ops ({replay.skipped} "
-                            f"launch{'' if replay.skipped == 1 else 'es'} skipped), ModelNew.forward returned the same outputs bit for bit: the kernels do not "
-                            "make them")
+                            + runtime_evidence.listed(launched) + f") made no-ops ({skipped}), ModelNew.forward "
+                            "returned the same outputs bit for bit: the kernels do not make them")
         return None
 
     def _widened_model(self, model):

@@ -76,10 +76,11 @@ def ghost_kernels(own, functions=(), names=()):
     The own launches are skipped at each of Triton's launcher classes (launcher_classes), so a
     library's launch cache that keeps compiled kernels is covered too, and whatever it caches
     stays a real kernel; with no launcher class found, each own JITFunction's run is replaced
-    instead (a launch cache's compiled kernels then get through). A launch is known as own by its compiled kernel's function handle (every
-    launch passes it; the handles seen, and those of the kernels the own JITFunctions compiled)
-    or by the name in its launch metadata (which Triton builds only while a launch-enter hook is
-    registered: the replay's own hook, which also sees any own launch that was not skipped)."""
+    instead (a launch cache's compiled kernels then get through). A launch is known as own by
+    its compiled kernel's function handle (every launch passes it; the handles seen, and those
+    of the kernels the own JITFunctions compiled) or by the name in its launch metadata (which
+    Triton builds only while a launch-enter hook is registered: the replay's own hook, which
+    also sees any own launch that was not skipped)."""
     names = set(own) | set(names)
     handles = set(functions) | compiled_handles(own.values())
     handles.discard(None)

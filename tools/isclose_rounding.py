@@ -30,11 +30,16 @@ RTOL = ATOL = 0.05  # the task's
 MODES = ("opmath", "atol_dt", "rtol_dt", "both_dt")
 
 
-def task_inputs(rows, cols, dtype, seed):
+def load_task():
+    """jobs/library/tasks/isclose_torch.py, whose get_inputs makes the pairs."""
     spec = importlib.util.spec_from_file_location(
         "isclose_task", os.path.join(ROOT, "jobs", "library", "tasks", "isclose_torch.py"))
     task = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(task)
+    return task
+
+
+def task_inputs(task, rows, cols, dtype, seed):
     torch.manual_seed(seed)
     return task.get_inputs(rows=rows, cols=cols, dtype=dtype)
 
@@ -113,12 +118,13 @@ def main():
         on_gpu["torch_cuda"] = lambda a, b: torch.isclose(a, b, rtol=RTOL, atol=ATOL)
         on_gpu.update(triton_variants())
         on_gpu.update(library_kernel())
+    task = load_task()
     result = {"torch": torch.__version__, "cuda": cuda, "rtol": RTOL, "atol": ATOL, "dtypes": {}}
     for dtype in ("float16", "bfloat16", "float32"):
         counts, elements = {}, 0
         for seed in range(args.seeds):
             for cols in (1000, 4097):
-                a, b = task_inputs(33, cols, dtype, seed)
+                a, b = task_inputs(task, 33, cols, dtype, seed)
                 golden = torch.isclose(a, b, rtol=RTOL, atol=ATOL)
                 elements += golden.numel()
                 for mode in MODES:

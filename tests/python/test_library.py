@@ -362,9 +362,16 @@ def test_override_check_shows_what_each_ghost_replay_skipped_and_what_got_throug
         import override_check
     finally:
         sys.path.pop(0)
+    (ops / "gelu").mkdir()
+    (ops / "gelu" / "verify_result.json").write_text('{"failures": [{"error_type": "GhostRepl')  # cut mid-write
     assert override_check.ghost_findings(str(tmp_path / "run")) == {
         "abs": {"unchanged": [unchanged], "not_judged": []},
         "exp": {"unchanged": [], "not_judged": [through]}}
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "override_check.py"), "report",
+                           str(tmp_path / "run")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "cannot read" in proc.stderr  # no junit.xml: reported all the same
+    assert "gelu/verify_result.json left out" in proc.stderr, proc.stderr
+    assert "abs unchanged (1): " + unchanged in proc.stdout and "exp not_judged (1): " + through in proc.stdout
 
 
 def test_override_check_prepares_the_named_operators_with_bench_and_ghost_replay(tmp_path):

@@ -24,7 +24,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from verdict_list import verdicts  # noqa: E402
+from verdict_list import Unreadable, verdicts  # noqa: E402
 
 
 def prepare(job, out, ops, ghost=True):
@@ -104,7 +104,7 @@ def report(run_dir, json_out):
     try:
         cases = verdicts(run_dir)
         unread = False
-    except SystemExit as error:  # no junit.xml (a run stopped before it): the operators' files still tell
+    except Unreadable as error:  # no junit.xml (a run stopped before it): the operators' files still tell
         print(error, file=sys.stderr)
         cases, unread = {}, True
     ghosts = sorted(c for c, (v, _) in cases.items() if v == "GhostReplayUnchanged")

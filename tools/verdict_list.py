@@ -18,13 +18,17 @@ import xml.etree.ElementTree as ET
 AB = re.compile(r"\[A/B: ([a-z_]+)")
 
 
+class Unreadable(Exception):
+    """A run folder whose junit.xml cannot be read (a run stopped before writing it)."""
+
+
 def verdicts(run_dir):
-    """{case id: (verdict, A/B class)} from RUN_DIR/junit.xml."""
+    """{case id: (verdict, A/B class)} from RUN_DIR/junit.xml; Unreadable if it cannot be read."""
     path = os.path.join(run_dir, "junit.xml")
     try:
         root = ET.parse(path).getroot()
     except (OSError, ET.ParseError) as e:
-        sys.exit(f"verdict_list: cannot read {path}: {e}")
+        raise Unreadable(f"verdict_list: cannot read {path}: {e}") from e
     out = {}
     for case in root.iter("testcase"):
         name = case.get("name") or ""
@@ -44,6 +48,13 @@ def verdicts(run_dir):
 
 
 def main():
+    try:
+        return listed()
+    except Unreadable as error:
+        sys.exit(str(error))
+
+
+def listed():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="one run folder, or two with --diff")
     parser.add_argument("--diff", action="store_true", help="compare the lists of two run folders")

@@ -29,6 +29,7 @@ from override_manifest import compact_json
 
 DEFAULT_SHAPE = (20, 320, 15)
 DEFAULT_DTYPES = ("float16", "float32", "bfloat16")
+HALF_DTYPES = ("float16", "bfloat16")
 DTYPE_LISTS = {"FLOAT_DTYPES": DEFAULT_DTYPES, "PRIMARY_FLOAT_DTYPES": ("float16", "float32"),
                "ALL_FLOAT_DTYPES": DEFAULT_DTYPES, "INT_DTYPES": ("int16", "int32"),
                "ALL_INT_DTYPES": ("int16", "int32", "int64"), "BOOL_TYPES": ("bool",)}
@@ -41,6 +42,16 @@ QUANTIZED_INPUT = {"dequantize", "int_repr", "q_scale", "q_zero_point", "q_per_c
 RANDOM = {"bernoulli", "dropout", "native_dropout", "normal", "rand", "rand_like", "randn", "randn_like",
           "randint", "randint_like", "randperm", "multinomial", "uniform", "exponential", "poisson",
           "alpha_dropout", "feature_dropout", "rrelu", "rrelu_with_noise", "geometric", "log_normal", "cauchy"}
+# Operators whose outputs are unique only up to sign (singular vectors): no element-wise comparison
+# with ATen's can judge them, so no task (FlagGems' own test compares the reconstruction).
+SIGN_FREE_OUTPUTS = {
+    "linalg_svd": "its singular vectors are unique only up to sign, which no element-wise comparison can judge "
+                  "(linalg_svdvals' task compares the singular values; svd's takes compute_uv=False)",
+}
+# Arguments set against the schema's default: svd's singular values only (its singular vectors are
+# unique only up to sign); a unique's every output, so each is a defined tensor to compare (ATen
+# returns empty placeholders for the outputs not asked for).
+ARGUMENT_VALUES = {"compute_uv": False, "return_inverse": True, "return_counts": True}
 # Inputs in the domain where the op is defined (the rest are torch.randn).
 INIT_BY_OP = {
     **{op: "positive" for op in ("log", "log2", "log10", "sqrt", "rsqrt", "lgamma", "digamma", "polygamma",
@@ -156,6 +167,8 @@ def not_functional(name, overload):
         return "a view or metadata query (nothing for a kernel to compute or move)"
     if name in QUANTIZED_INPUT:
         return "its input is a quantized tensor, which this generator does not build"
+    if name in SIGN_FREE_OUTPUTS:
+        return SIGN_FREE_OUTPUTS[name]
     return None
 
 
@@ -182,8 +195,15 @@ def literal(node, constants, local):
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, (ast.Tuple, ast.List)):
-        values = [literal(e, constants, local) for e in node.elts]
+        values = []
+        for element in node.elts:  # (*utils.FLOAT_DTYPES, torch.float64): the list spliced in
+            if isinstance(element, ast.Starred):
+                values += list(literal(element.value, constants, local))
+            else:
+                values.append(literal(element, constants, local))
         return tuple(values) if isinstance(node, ast.Tuple) else values
+    if isinstance(node, ast.ListComp):
+        return comprehension(node, constants, local)
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
         if node.value.id == "torch":
             return node.attr
@@ -194,6 +214,26 @@ def literal(node, constants, local):
     if isinstance(node, ast.Name) and node.id in local:
         return local[node.id]
     raise ValueError(ast.dump(node)[:80])
+
+
+def comprehension(node, constants, local):
+    """`[d for d in LIST if d in (...)]` (or `not in`), as a test narrows a dtype list: the
+    elements of LIST the conditions keep. ValueError for any other comprehension."""
+    if len(node.generators) != 1 or not isinstance(node.elt, ast.Name):
+        raise ValueError("comprehension")
+    loop = node.generators[0]
+    if not (isinstance(loop.target, ast.Name) and loop.target.id == node.elt.id) or loop.is_async:
+        raise ValueError("comprehension")
+    values = list(literal(loop.iter, constants, local))
+    for condition in loop.ifs:
+        if not (isinstance(condition, ast.Compare) and isinstance(condition.left, ast.Name)
+                and condition.left.id == node.elt.id and len(condition.ops) == 1
+                and isinstance(condition.ops[0], (ast.In, ast.NotIn))):
+            raise ValueError("comprehension condition")
+        among = list(literal(condition.comparators[0], constants, local))
+        keep = isinstance(condition.ops[0], ast.In)
+        values = [v for v in values if (v in among) == keep]
+    return values
 
 
 def file_constants(tree, constants):
@@ -232,12 +272,9 @@ def test_parameters(tests, names, constants):
     """(shape, dtypes, where) from the parametrisation of FlagGems' tests/test_<name>.py (the
     first of `names` with a test file; its first `shape` and `dtype` lists that can be read),
     or None."""
-    paths = [os.path.join(tests, f"test_{name}.py") for name in names]
-    path = next((p for p in paths if os.path.exists(p)), None)
-    if path is None:
+    path, tree = test_file(tests, names)
+    if tree is None:
         return None
-    with open(path, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), path)
     local = file_constants(tree, constants)
     found = {}
     for node in ast.walk(tree):
@@ -263,6 +300,34 @@ def test_parameters(tests, names, constants):
     dtypes = tuple(found["dtype"][0]) if "dtype" in found else DEFAULT_DTYPES
     where = f"tests/{os.path.basename(path)}: " + ", ".join(found[k][1] for k in ("shape", "dtype") if k in found)
     return shape, dtypes, where
+
+
+def test_file(tests, names):
+    """(path, parsed tree) of FlagGems' tests/test_<name>.py for the first of `names` that has
+    one, else (None, None)."""
+    paths = [os.path.join(tests, f"test_{name}.py") for name in names]
+    path = next((p for p in paths if os.path.exists(p)), None)
+    if path is None:
+        return None, None
+    with open(path, encoding="utf-8") as f:
+        return path, ast.parse(f.read(), path)
+
+
+def reference_in_float32(tests, names):
+    """Whether FlagGems' test of the op computes its reference in float32 and casts it back
+    (`torch.special.airy_ai(ref_inp.float()).to(dtype)`): torch has no float16/bfloat16 kernel
+    of such an op, or not on every device. The task's reference then does the same for those
+    dtypes."""
+    if not tests:
+        return False
+    _, tree = test_file(tests, names)
+    for node in ast.walk(tree) if tree is not None else ():
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to"
+                and isinstance(node.func.value, ast.Call)
+                and any(isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr == "float"
+                        and not a.args for a in node.func.value.args)):
+            return True
+    return False
 
 
 def pick_shape(shapes):
@@ -295,6 +360,8 @@ def argument_value(arg, op, index):
     kind = str(arg.type)
     if kind == "Tensor":
         return "tensor", SHAPED.get(op, {}).get(arg.name)
+    if kind == "bool" and arg.name in ARGUMENT_VALUES:
+        return "literal", ARGUMENT_VALUES[arg.name]
     if arg.has_default_value():
         return "literal", arg.default_value
     if arg.name == "dim" and kind in ("int", "Optional[int]"):
@@ -325,14 +392,18 @@ def plan(name, overload, fn, tests, constants):
             tensors.append((f"x{len(tensors)}", value or shape))
             value = tensors[-1][0]
         args.append((arg.name if arg.kwarg_only else None, kind, value))
+    upcast = (any(d in HALF_DTYPES for d in dtypes) and len(schema.returns) == 1
+              and str(schema.returns[0].type) == "Tensor" and reference_in_float32(tests, (fn, name)))
     return {"name": fn, "op": name, "overload": overload or "default", "fn": fn, "args": args,
-            "tensors": tensors, "dtypes": list(dtypes), "where": where, "init": INIT_BY_OP.get(name, "randn")}
+            "tensors": tensors, "dtypes": list(dtypes), "where": where, "init": INIT_BY_OP.get(name, "randn"),
+            "upcast": upcast}
 
 
-def call_text(callee, task):
+def call_text(callee, task, tensor="{}"):
+    """The call's text; `tensor` formats each tensor argument's name."""
     parts = []
     for keyword, kind, value in task["args"]:
-        text = value if kind == "tensor" else repr(value)
+        text = tensor.format(value) if kind == "tensor" else repr(value)
         parts.append(f"{keyword}={text}" if keyword else text)
     return f"{callee}({', '.join(parts)})"
 
@@ -364,7 +435,10 @@ def task_source(task):
     aten = f"aten::{task['op']}" + ("" if task["overload"] == "default" else f".{task['overload']}")
     head = (f"FlagGems `{task['fn']}` ({aten}), library-backed: the reference is the ATen operator, the "
             f"implementation ({task['name']}_triton_impl.py) calls flag_gems.{task['fn']}. Written by "
-            f"tools/flaggems_tasks.py; inputs from FlagGems' {task['where']}. Case parameters: dtype.")
+            f"tools/flaggems_tasks.py; inputs from FlagGems' {task['where']}. Case parameters: dtype."
+            + (" The reference computes float16 and bfloat16 inputs in float32 and casts back, as FlagGems' "
+               "test does (torch has no half-precision kernel of it, or not on every device)."
+               if task.get("upcast") else ""))
     return f'''"""{chr(10).join(textwrap.wrap(head, 100))}{expectation_text(task)}"""
 import torch
 {constants_text(task)}
@@ -373,7 +447,7 @@ CASES = [{cases}]
 
 class Model(torch.nn.Module):
     def forward(self, {params}):
-        return {call_text(f"torch.ops.aten.{task['op']}.{task['overload']}", task)}
+{reference_text(task)}
 
 
 def get_init_inputs():
@@ -388,6 +462,18 @@ def get_inputs(dtype="{task['dtypes'][0]}"):
 def get_input_groups():
     return [get_inputs(**p) for p in CASES]
 '''
+
+
+def reference_text(task):
+    """Model.forward's body: the ATen call; where FlagGems' test computes the reference in float32
+    (reference_in_float32), that for float16/bfloat16 inputs, cast back to their dtype."""
+    aten = f"torch.ops.aten.{task['op']}.{task['overload']}"
+    plain = f"        return {call_text(aten, task)}"
+    if not task.get("upcast"):
+        return plain
+    first = task["tensors"][0][0]
+    return (f"        if {first}.dtype in (torch.float16, torch.bfloat16):  # in float32, as FlagGems' test "
+            f"computes it\n            return {call_text(aten, task, '{}.float()')}.to({first}.dtype)\n{plain}")
 
 
 def expectation_text(task):

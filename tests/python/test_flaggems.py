@@ -161,6 +161,69 @@ def test_the_generator_reads_the_lists_a_test_imports_from_accuracy_utils(tmp_pa
     assert "tests/test_norm.py: REDUCTION_SHAPES, FLOATS" in (out / "INDEX.md").read_text()
 
 
+def test_the_generator_follows_a_tests_float32_reference_and_its_narrowed_dtype_list(tmp_path):
+    """The eleventh device run: FlagGems' tests of airy_ai and bessel_j1 compute the reference in
+    float32 and cast it back (torch has no float16/bfloat16 kernel of them, on the CPU or the GPU),
+    and shifted_chebyshev_polynomial_t's test narrows its dtypes with a comprehension. The tasks
+    had native float16 references, which fail on every device (a ReferenceError, not FlagGems'),
+    and float16 cases the test never runs."""
+    import torch
+    write(tmp_path / "src" / "flag_gems" / "__init__.py", '''\
+        _FULL_CONFIG = (("special_airy_ai", special_airy_ai),
+                        ("special_shifted_chebyshev_polynomial_t", special_shifted_chebyshev_polynomial_t))
+    ''')
+    write(tmp_path / "tests" / "accuracy_utils.py", "POINTWISE_SHAPES = [(64, 80)]\n")
+    write(tmp_path / "tests" / "test_special_airy_ai.py", '''\
+        @pytest.mark.parametrize("shape", utils.POINTWISE_SHAPES)
+        @pytest.mark.parametrize("dtype", utils.FLOAT_DTYPES)
+        def test_special_airy_ai(shape, dtype):
+            ref_out = torch.special.airy_ai(ref_inp.float()).to(dtype)
+    ''')
+    write(tmp_path / "tests" / "test_special_shifted_chebyshev_polynomial_t.py", '''\
+        if cfg.QUICK_MODE:
+            FLOAT_DTYPES = [torch.float32]
+        else:
+            FLOAT_DTYPES = [d for d in (*utils.FLOAT_DTYPES, torch.float64) if d in (torch.float32, torch.float64)]
+
+        @pytest.mark.parametrize("shape", utils.POINTWISE_SHAPES)
+        @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+        def test_special_shifted_chebyshev_polynomial_t(shape, dtype):
+            ref_out = torch.ops.aten.special_shifted_chebyshev_polynomial_t(ref_x, ref_n)
+    ''')
+    out, manifest = tmp_path / "jobs" / "fg" / "tasks", tmp_path / "jobs" / "fg.json"
+    assert flaggems_tasks.main(["--src", str(tmp_path / "src"), "--tests", str(tmp_path / "tests"),
+                                "--out", str(out), "--manifest", str(manifest)]) == 0
+    airy = load_task(out / "special_airy_ai_torch.py")
+    assert [c["dtype"] for c in airy.CASES] == ["float16", "float32", "bfloat16"]
+    for dtype in ("float16", "bfloat16"):
+        x = airy.get_inputs(dtype=dtype)[0]
+        got = airy.Model()(x)  # torch's own float16 airy_ai raises, here and on a GPU
+        assert got.dtype == x.dtype and torch.equal(got, torch.special.airy_ai(x.float()).to(x.dtype))
+    x = airy.get_inputs(dtype="float32")[0]
+    assert torch.equal(airy.Model()(x), torch.special.airy_ai(x))  # float32 as it was
+    chebyshev = load_task(out / "special_shifted_chebyshev_polynomial_t_torch.py")
+    assert [c["dtype"] for c in chebyshev.CASES] == ["float32", "float64"]
+    assert "if x0.dtype" not in (out / "special_shifted_chebyshev_polynomial_t_torch.py").read_text()
+
+
+def test_the_generator_judges_only_outputs_with_one_right_answer(tmp_path):
+    """The eleventh device run: svd's U differed from the golden in exactly half its elements,
+    as singular vectors may, being unique only up to sign; and unique_consecutive's outputs
+    not asked for are placeholders (ATen's empty tensors, FlagGems' None). svd's task asks for
+    the singular values only, linalg_svd has none, and a unique's task asks for every output."""
+    write(tmp_path / "src" / "flag_gems" / "__init__.py", '''\
+        _FULL_CONFIG = (("svd", svd), ("linalg_svd", linalg_svd), ("unique_consecutive", unique_consecutive))
+    ''')
+    out, manifest = tmp_path / "jobs" / "fg" / "tasks", tmp_path / "jobs" / "fg.json"
+    assert flaggems_tasks.main(["--src", str(tmp_path / "src"), "--out", str(out), "--manifest", str(manifest)]) == 0
+    assert "flag_gems.svd(x0, True, False)" in (out / "svd_triton_impl.py").read_text()
+    assert "torch.ops.aten.svd.default(x0, True, False)" in (out / "svd_torch.py").read_text()
+    assert not (out / "linalg_svd_torch.py").exists()
+    index = (out / "INDEX.md").read_text()
+    assert "| `linalg_svd` |" in index and "unique only up to sign" in index.split("| `linalg_svd` |")[1].split("\n")[0]
+    assert "flag_gems.unique_consecutive(x0, True, True, None)" in (out / "unique_consecutive_triton_impl.py").read_text()
+
+
 def test_the_generator_removes_the_files_it_wrote_for_operators_it_no_longer_generates(small_flaggems, tmp_path):
     out, manifest = small_flaggems
     write(out / "gone_torch.py", '''"""FlagGems `gone`, written by tools/flaggems_tasks.py."""\n''')

@@ -33,6 +33,15 @@ def test_a_reference_returning_none_is_the_references_fault(opverify_bin, tmp_pa
     assert "the reference Model.forward returned NoneType" in failure["error_msg"]
 
 
+def test_a_reference_that_cannot_run_on_its_inputs_is_the_tasks_fault(opverify_bin, tmp_path):
+    proc, result = verify_result(opverify_bin, tmp_path, "ref_raises")
+    assert proc.returncode == 1
+    failure = result["failures"][0]
+    assert failure["error_type"] == "ReferenceError", failure
+    assert "reference Model failed on CPU and on cpu (the task's fault" in failure["error_msg"], failure
+    assert "not implemented for 'Half'" in failure["error_msg"]
+
+
 def test_a_zero_stride_output_far_larger_than_its_golden_is_refused_before_it_is_copied(opverify_bin, tmp_path):
     started = time.monotonic()
     proc, result = verify_result(opverify_bin, tmp_path, "expand_huge")

@@ -9,7 +9,7 @@ CASES = [dict(dtype="int16"), dict(dtype="int32")]
 
 class Model(torch.nn.Module):
     def forward(self, x0):
-        return torch.ops.aten.unique_consecutive.default(x0, False, False, None)
+        return torch.ops.aten.unique_consecutive.default(x0, True, True, None)
 
 
 def get_init_inputs():

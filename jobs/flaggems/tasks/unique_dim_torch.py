@@ -15,7 +15,7 @@ CASES = [dict(dtype="int16"), dict(dtype="int32")]
 
 class Model(torch.nn.Module):
     def forward(self, x0):
-        return torch.ops.aten.unique_dim.default(x0, -1, True, False, False)
+        return torch.ops.aten.unique_dim.default(x0, -1, True, True, True)
 
 
 def get_init_inputs():

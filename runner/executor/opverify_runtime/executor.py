@@ -491,8 +491,9 @@ class Session(BenchRequests):
                     self.backend.synchronize()
                 except BaseException as second:  # noqa: BLE001
                     raise self.ours_if_out_of_memory(second, "the reference Model") or \
-                        CaseError("RuntimeError", "reference Model failed on CPU and on "
-                                  f"{device}: " + describe(second)) from second
+                        CaseError("ReferenceError", "reference Model failed on CPU and on "
+                                  f"{device} (the task's fault: its reference cannot run on its own inputs): "
+                                  + describe(second)) from second
                 if widened is not None:
                     widened = widened.to(device)
             by_reference = {entry.split(" ", 2)[1] for entry in input_changes(inputs, golden_args, torch)}

@@ -87,7 +87,9 @@ def shape_rows(run_dir):
 def ghost_findings(run_dir):
     """{operator: {"unchanged": [its GhostReplayUnchanged messages], "not_judged": [its cases'
     "ghost replay: not judged" warnings]}} from each operator's verify_result.json: how many own
-    launches each replay skipped, and which got through the no-ops."""
+    launches each replay skipped or stopped at the launch hook. (Runs before the replay stopped
+    such launches at the hook warned "not judged" where own launches got through the no-ops;
+    their folders still read.)"""
     found = {}
     for op, result in operator_files(run_dir, "verify_result.json"):
         unchanged = [fl.get("error_msg", "") for fl in result.get("failures") or []

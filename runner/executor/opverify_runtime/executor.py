@@ -520,11 +520,13 @@ class Session(BenchRequests):
 
     def _ghost_replay(self, model_new, inputs, device, actual):
         """The forward again, every own kernel a no-op, on poisoned memory:
-        outputs that come back bit for bit were not made by the kernels. Returns a warning
-        where the replay proves nothing (own launches got through the no-ops), else None."""
+        outputs that come back bit for bit were not made by the kernels. An own launch the
+        no-ops miss is stopped at the launch hook (ghost.GhostStop): a forward that lets that
+        stop through changed; one that catches it and returns all the same is judged like any
+        other. Raises GhostReplayUnchanged."""
         torch = self.torch
         if not (self.own_kernels or self.own_names):
-            return None
+            return
         args = clone_to(inputs, device, torch)
         self.backend.synchronize()
         gc.collect()  # device tensors only a reference cycle keeps are freed now, and poisoned below
@@ -536,19 +538,17 @@ class Session(BenchRequests):
                 replayed = model_new(*args)
                 self.backend.synchronize()
                 replayed = [t.cpu() for t in flatten_outputs(replayed, torch)]
-            except BaseException:  # noqa: BLE001 - failing without its kernels is changing
-                return None
-        if replay.got_through:  # the kernels ran after all: unchanged outputs would be no evidence
-            return ("ghost replay: not judged: own kernels launched although made no-ops ("
-                    + runtime_evidence.listed(sorted(set(replay.got_through))) + "): this Triton's launcher "
-                    "was not reached by opverify's no-op")
+            except BaseException:  # noqa: BLE001 - failing without its kernels (GhostStop too) is changing
+                return
         if len(replayed) == len(actual) and all(same_bits(g, a, torch) for g, a in zip(replayed, actual)):
             launched = sorted(self.own_names) or sorted(self.own_kernels)
             skipped = f"{replay.skipped} launch{'' if replay.skipped == 1 else 'es'} skipped"
+            if replay.stopped:  # the hook stopped them, and the forward caught the stop
+                skipped += (f", {len(replay.stopped)} stopped at the launch hook and the stop caught inside forward ("
+                            + runtime_evidence.listed(sorted(set(replay.stopped))) + ")")
             raise CaseError("GhostReplayUnchanged", "ghost replay: with its @triton.jit kernels ("
                             + runtime_evidence.listed(launched) + f") made no-ops ({skipped}), ModelNew.forward "
                             "returned the same outputs bit for bit: the kernels do not make them")
-        return None
 
     def _widened_model(self, model):
         """golden_precision fp64: a copy of the reference whose floating
@@ -715,9 +715,7 @@ class Session(BenchRequests):
         if evidence:
             self._judge_runtime_evidence(reply, watched, baseline)
         if self.ghost_replay and first_run and any(t.numel() for t in actual):
-            inconclusive = self._ghost_replay(model_new, inputs, device, actual)
-            if inconclusive:
-                reply["warnings"].append(inconclusive)
+            self._ghost_replay(model_new, inputs, device, actual)
         del on_device
         timings["checks_ms"] = checks_ms + (time.perf_counter() - checks_started) * 1e3
         if self.compile_clock.installed is not None:

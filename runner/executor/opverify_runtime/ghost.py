@@ -72,15 +72,17 @@ def ghost_kernels(own, functions=(), names=()):
     JITFunction}; `functions`: the function handles the own kernels' launches were seen with;
     `names`: more own kernel names (launched through a library's launch cache, with no
     JITFunction in sight). Yields a Replay: how many own launches it skipped, and the names
-    of those that got through all the same (the replay proves nothing then).
+    of those the no-ops missed, which the replay's launch hook stopped.
     The own launches are skipped at each of Triton's launcher classes (launcher_classes), so a
     library's launch cache that keeps compiled kernels is covered too, and whatever it caches
     stays a real kernel; with no launcher class found, each own JITFunction's run is replaced
     instead (a launch cache's compiled kernels then get through). A launch is known as own by
     its compiled kernel's function handle (every launch passes it; the handles seen, and those
     of the kernels the own JITFunctions compiled) or by the name in its launch metadata (which
-    Triton builds only while a launch-enter hook is registered: the replay's own hook, which
-    also sees any own launch that was not skipped)."""
+    Triton builds only while a launch-enter hook is registered: the replay's own hook).
+    An own launch the no-ops miss (a launcher reached some other way) still calls that hook
+    before it launches, and the hook raises GhostStop: Triton's launchers call the hook first
+    and launch nothing when it raises, so the kernel does not run either way."""
     names = set(own) | set(names)
     handles = set(functions) | compiled_handles(own.values())
     handles.discard(None)
@@ -92,7 +94,8 @@ def ghost_kernels(own, functions=(), names=()):
     def watch(metadata, *args, **kwargs):
         name = kernel_name(metadata, None)
         if is_own(kernel_handle(metadata), name):
-            replay.got_through.append(name)
+            replay.stopped.append(name)
+            raise GhostStop(name)
 
     patched = []  # (owner, attribute, the owner's own value or _ABSENT)
     launchers = launcher_classes(own.values())
@@ -128,13 +131,18 @@ def ghost_kernels(own, functions=(), names=()):
 _ABSENT = object()
 
 
+class GhostStop(BaseException):  # noqa: N818 - a stop, not an error; BaseException: `except Exception` lets it by
+    """Raised by the replay's launch hook for an own launch the no-ops missed: the launch is
+    not made (Triton's launchers call the hook first and launch nothing when it raises)."""
+
+
 class Replay:
-    """What a replay's no-ops did: `skipped` own launches, and the names of own launches that
-    `got_through` them."""
+    """What a replay did: `skipped` own launches at the launcher classes, and the names of own
+    launches the no-ops missed and the launch hook `stopped`."""
 
     def __init__(self):
         self.skipped = 0
-        self.got_through = []
+        self.stopped = []
 
     def skip(self, *args, **kwargs):
         """An own JITFunction's run during the replay: nothing launched."""

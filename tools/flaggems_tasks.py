@@ -59,6 +59,10 @@ INIT_BY_OP = {
     **{op: "unit" for op in ("acos", "asin", "atanh", "arccos", "arcsin", "arctanh", "erfinv", "logit")},
     "acosh": "above_one", "arccosh": "above_one", "log1p": "positive",
 }
+# A polynomial's degree `n` (special_*_polynomial_*(x, n)): whole numbers 0-9, as FlagGems' tests
+# give it. ATen truncates any real n and returns 0 below 0; random reals would test that
+# convention, not the polynomials (the eleventh device run: most of the Chebyshev cases' failures).
+DEGREE_ARGUMENT = "n"
 # Operators whose tensors are not all of one shape: their tensors, by the schema's argument names.
 SHAPED = {
     "mm": {"self": (64, 96), "mat2": (96, 48)},
@@ -385,17 +389,20 @@ def plan(name, overload, fn, tests, constants):
     shape, dtypes, where = found or (DEFAULT_SHAPE, DEFAULT_DTYPES, "no FlagGems test read: default shape")
     if name.startswith("linalg_") or name in ("svd", "lu_unpack", "cholesky", "qr"):
         dtypes = tuple(d for d in dtypes if d in ("float32", "float64")) or LINALG_DTYPES
-    args, tensors = [], []
+    args, tensors, degrees = [], [], set()
     for index, arg in enumerate(schema.arguments):
         kind, value = argument_value(arg, name, index)
         if kind == "tensor":
             tensors.append((f"x{len(tensors)}", value or shape))
+            if "_polynomial_" in name and arg.name == DEGREE_ARGUMENT:
+                degrees.add(tensors[-1][0])
             value = tensors[-1][0]
         args.append((arg.name if arg.kwarg_only else None, kind, value))
     upcast = (any(d in HALF_DTYPES for d in dtypes) and len(schema.returns) == 1
               and str(schema.returns[0].type) == "Tensor" and reference_in_float32(tests, (fn, name)))
     return {"name": fn, "op": name, "overload": overload or "default", "fn": fn, "args": args,
             "tensors": tensors, "dtypes": list(dtypes), "where": where, "init": INIT_BY_OP.get(name, "randn"),
+            "degrees": sorted(degrees),
             "upcast": upcast}
 
 
@@ -416,6 +423,8 @@ def input_expression(shape, init):
         return f"(torch.rand(({dims})) * 1.8 - 0.9).to(dt)"
     if init == "above_one":
         return f"(torch.rand(({dims})) + 1.5).to(dt)"
+    if init == "degree":
+        return f"torch.randint(0, 10, ({dims})).to(dt)"
     return f"torch.randn(({dims})).to(dt)"
 
 
@@ -430,7 +439,8 @@ def task_source(task):
     params = ", ".join(t for t, _ in task["tensors"])
     integer = task["dtypes"][0] in ("bool", "int16", "int32", "int64")
     inputs = ",\n            ".join(integer_input(shape, task["dtypes"][0]) if integer
-                                    else input_expression(shape, task["init"]) for _, shape in task["tensors"])
+                                    else input_expression(shape, "degree" if t in task.get("degrees", ()) else task["init"])
+                                    for t, shape in task["tensors"])
     cases = ", ".join(f'dict(dtype="{d}")' for d in task["dtypes"])
     aten = f"aten::{task['op']}" + ("" if task["overload"] == "default" else f".{task['overload']}")
     head = (f"FlagGems `{task['fn']}` ({aten}), library-backed: the reference is the ATen operator, the "

@@ -224,6 +224,20 @@ def test_the_generator_judges_only_outputs_with_one_right_answer(tmp_path):
     assert "flag_gems.unique_consecutive(x0, True, True, None)" in (out / "unique_consecutive_triton_impl.py").read_text()
 
 
+def test_a_polynomials_degree_is_a_whole_number_as_in_flaggems_tests(tmp_path):
+    """The eleventh device run: with random real degrees most of the Chebyshev cases' elements
+    tested ATen's truncation of n and its n < 0 convention, not the polynomials."""
+    import torch
+    write(tmp_path / "src" / "flag_gems" / "__init__.py", '''\
+        _FULL_CONFIG = (("special_chebyshev_polynomial_w", special_chebyshev_polynomial_w),)
+    ''')
+    out, manifest = tmp_path / "jobs" / "fg" / "tasks", tmp_path / "jobs" / "fg.json"
+    assert flaggems_tasks.main(["--src", str(tmp_path / "src"), "--out", str(out), "--manifest", str(manifest)]) == 0
+    x, n = load_task(out / "special_chebyshev_polynomial_w_torch.py").get_inputs(dtype="float32")
+    assert n.dtype == torch.float32 and torch.equal(n, n.round()) and 0 <= n.min() and n.max() <= 9
+    assert (x < 0).any() and not torch.equal(x, x.round())  # x is as before
+
+
 def test_the_generator_removes_the_files_it_wrote_for_operators_it_no_longer_generates(small_flaggems, tmp_path):
     out, manifest = small_flaggems
     write(out / "gone_torch.py", '''"""FlagGems `gone`, written by tools/flaggems_tasks.py."""\n''')

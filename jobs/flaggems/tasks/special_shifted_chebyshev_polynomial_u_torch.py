@@ -21,7 +21,7 @@ def get_init_inputs():
 def get_inputs(dtype="float32"):
     dt = getattr(torch, dtype)
     return [torch.randn((20, 320, 15)).to(dt),
-            torch.randn((20, 320, 15)).to(dt)]
+            torch.randint(0, 10, (20, 320, 15)).to(dt)]
 
 
 def get_input_groups():

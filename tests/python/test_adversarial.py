@@ -215,6 +215,40 @@ def test_ghost_replay_is_what_catches_numpy_side(opverify_bin, tmp_path):
     assert evidence["own_kernels"] == ["_relu_kernel"] and "_relu_kernel" in evidence["kernels"]
 
 
+@needs_cuda
+def test_ghost_stop_keeps_a_real_triton_launch_from_running(monkeypatch):
+    """The ghost replay's launch hook stops an own launch that its no-ops miss. The claim it
+    rests on, checked on real Triton: the launcher calls the launch-enter hook before it
+    launches, and launches nothing when the hook raises. The replay is kept from patching any
+    launcher class here, and the kernel is known by name only, so its launch goes through
+    Triton's own path untouched up to the hook."""
+    import torch
+    import triton
+    import triton.language as tl
+    from opverify_runtime import ghost
+
+    @triton.jit
+    def _ghost_fill_kernel(out_ptr, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + offsets, 7.0, mask=offsets < n)
+
+    out = torch.zeros(256, device="cuda")
+    _ghost_fill_kernel[(1,)](out, 256, BLOCK=256)  # compiles; the kernel works
+    torch.cuda.synchronize()
+    assert out.eq(7).all()
+    out.zero_()
+    monkeypatch.setattr(ghost, "launcher_classes", lambda jit_functions=(): [])
+    with ghost.ghost_kernels({}, (), {"_ghost_fill_kernel"}) as replay:
+        with pytest.raises(ghost.GhostStop):
+            _ghost_fill_kernel[(1,)](out, 256, BLOCK=256)
+        torch.cuda.synchronize()
+    assert (replay.skipped, replay.stopped) == (0, ["_ghost_fill_kernel"])
+    assert out.eq(0).all(), "the launch ran although the hook raised"
+    _ghost_fill_kernel[(1,)](out, 256, BLOCK=256)  # launches again once the replay is over
+    torch.cuda.synchronize()
+    assert out.eq(7).all()
+
+
 def test_edge_cases_in_a_sweep_get_stable_ids_and_resume_does_not_run_them_again(tmp_path):
     import h5py
     build = os.environ.get("OPVERIFY_BUILD_DIR", os.path.join(ROOT, "build"))

@@ -52,6 +52,9 @@ SIGN_FREE_OUTPUTS = {
 # unique only up to sign); a unique's every output, so each is a defined tensor to compare (ATen
 # returns empty placeholders for the outputs not asked for).
 ARGUMENT_VALUES = {"compute_uv": False, "return_inverse": True, "return_counts": True}
+ARGUMENT_REASONS = {"compute_uv": "the singular values only (singular vectors are unique only up to sign)",
+                    "return_inverse": "every output a defined tensor to compare",
+                    "return_counts": "every output a defined tensor to compare"}
 # Inputs in the domain where the op is defined (the rest are torch.randn).
 INIT_BY_OP = {
     **{op: "positive" for op in ("log", "log2", "log10", "sqrt", "rsqrt", "lgamma", "digamma", "polygamma",
@@ -389,9 +392,11 @@ def plan(name, overload, fn, tests, constants):
     shape, dtypes, where = found or (DEFAULT_SHAPE, DEFAULT_DTYPES, "no FlagGems test read: default shape")
     if name.startswith("linalg_") or name in ("svd", "lu_unpack", "cholesky", "qr"):
         dtypes = tuple(d for d in dtypes if d in ("float32", "float64")) or LINALG_DTYPES
-    args, tensors, degrees = [], [], set()
+    args, tensors, degrees, notes = [], [], set(), []
     for index, arg in enumerate(schema.arguments):
         kind, value = argument_value(arg, name, index)
+        note = argument_note(name, arg, value)
+        notes += [note] if note else []
         if kind == "tensor":
             tensors.append((f"x{len(tensors)}", value or shape))
             if "_polynomial_" in name and arg.name == DEGREE_ARGUMENT:
@@ -402,8 +407,17 @@ def plan(name, overload, fn, tests, constants):
               and str(schema.returns[0].type) == "Tensor" and reference_in_float32(tests, (fn, name)))
     return {"name": fn, "op": name, "overload": overload or "default", "fn": fn, "args": args,
             "tensors": tensors, "dtypes": list(dtypes), "where": where, "init": INIT_BY_OP.get(name, "randn"),
-            "degrees": sorted(degrees),
+            "degrees": sorted(degrees), "notes": notes,
             "upcast": upcast}
+
+
+def argument_note(op, arg, value):
+    """The task's word on an argument the generator chose against the mechanical rule, or None."""
+    if str(arg.type) == "Tensor" and "_polynomial_" in op and arg.name == DEGREE_ARGUMENT:
+        return f"The degree `{arg.name}` is a whole number 0-9, as in FlagGems' tests."
+    if str(arg.type) == "bool" and arg.name in ARGUMENT_VALUES:
+        return f"`{arg.name}={value}` against the schema's default: {ARGUMENT_REASONS[arg.name]}."
+    return None
 
 
 def call_text(callee, task, tensor="{}"):
@@ -448,7 +462,8 @@ def task_source(task):
             f"tools/flaggems_tasks.py; inputs from FlagGems' {task['where']}. Case parameters: dtype."
             + (" The reference computes float16 and bfloat16 inputs in float32 and casts back, as FlagGems' "
                "test does (torch has no half-precision kernel of it, or not on every device)."
-               if task.get("upcast") else ""))
+               if task.get("upcast") else "")
+            + "".join(" " + note for note in task.get("notes", ())))
     return f'''"""{chr(10).join(textwrap.wrap(head, 100))}{expectation_text(task)}"""
 import torch
 {constants_text(task)}

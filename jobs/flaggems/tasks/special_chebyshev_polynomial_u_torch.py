@@ -3,7 +3,7 @@ the reference is the ATen operator, the implementation
 (special_chebyshev_polynomial_u_triton_impl.py) calls flag_gems.special_chebyshev_polynomial_u.
 Written by tools/flaggems_tasks.py; inputs from FlagGems'
 tests/test_special_chebyshev_polynomial_u.py: utils.SPECIAL_SHAPES, [torch.float32]. Case
-parameters: dtype.
+parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems' tests.
 
 Expected to fail the lint (type 3): FlagGems computes with torch on this path,
 flag_gems/ops/special_chebyshev_polynomial_u.py:100-101 (n.amin()/n.amax(), the degree range check)."""

@@ -3,7 +3,7 @@ the reference is the ATen operator, the implementation
 (special_chebyshev_polynomial_w_triton_impl.py) calls flag_gems.special_chebyshev_polynomial_w.
 Written by tools/flaggems_tasks.py; inputs from FlagGems'
 tests/test_special_chebyshev_polynomial_w.py: utils.SPECIAL_SHAPES, [torch.float32]. Case
-parameters: dtype."""
+parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems' tests."""
 import torch
 
 CASES = [dict(dtype="float32")]

@@ -2,7 +2,7 @@
 reference is the ATen operator, the implementation (special_hermite_polynomial_h_triton_impl.py)
 calls flag_gems.special_hermite_polynomial_h. Written by tools/flaggems_tasks.py; inputs from
 FlagGems' tests/test_special_hermite_polynomial_h.py: utils.POINTWISE_SHAPES, [torch.float32,
-torch.float64]. Case parameters: dtype.
+torch.float64]. Case parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems' tests.
 
 Expected to fail the lint (type 3): FlagGems computes with torch on this path,
 flag_gems/ops/special_hermite_polynomial_h.py:110-111 (n.min()/n.max(), the degree range check)."""

@@ -2,7 +2,7 @@
 reference is the ATen operator, the implementation (special_legendre_polynomial_p_triton_impl.py)
 calls flag_gems.special_legendre_polynomial_p. Written by tools/flaggems_tasks.py; inputs from
 FlagGems' tests/test_special_legendre_polynomial_p.py: utils.POINTWISE_SHAPES, [torch.float32]. Case
-parameters: dtype."""
+parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems' tests."""
 import torch
 
 CASES = [dict(dtype="float32")]

@@ -3,7 +3,7 @@ library-backed: the reference is the ATen operator, the implementation
 (special_shifted_chebyshev_polynomial_t_triton_impl.py) calls
 flag_gems.special_shifted_chebyshev_polynomial_t. Written by tools/flaggems_tasks.py; inputs from
 FlagGems' tests/test_special_shifted_chebyshev_polynomial_t.py: utils.POINTWISE_SHAPES,
-FLOAT_DTYPES. Case parameters: dtype."""
+FLOAT_DTYPES. Case parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems' tests."""
 import torch
 
 CASES = [dict(dtype="float32"), dict(dtype="float64")]

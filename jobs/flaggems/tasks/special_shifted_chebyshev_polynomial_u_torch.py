@@ -3,7 +3,8 @@ library-backed: the reference is the ATen operator, the implementation
 (special_shifted_chebyshev_polynomial_u_triton_impl.py) calls
 flag_gems.special_shifted_chebyshev_polynomial_u. Written by tools/flaggems_tasks.py; inputs from
 FlagGems' tests/test_special_shifted_chebyshev_polynomial_u.py: utils.POINTWISE_SHAPES,
-[torch.float32]. Case parameters: dtype."""
+[torch.float32]. Case parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems'
+tests."""
 import torch
 
 CASES = [dict(dtype="float32")]

@@ -3,7 +3,8 @@ library-backed: the reference is the ATen operator, the implementation
 (special_shifted_chebyshev_polynomial_w_triton_impl.py) calls
 flag_gems.special_shifted_chebyshev_polynomial_w. Written by tools/flaggems_tasks.py; inputs from
 FlagGems' tests/test_special_shifted_chebyshev_polynomial_w.py: utils.POINTWISE_SHAPES,
-[torch.float32]. Case parameters: dtype.
+[torch.float32]. Case parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems'
+tests.
 
 Expected to fail the lint (type 3): FlagGems computes with torch on this path,
 flag_gems/ops/special_shifted_chebyshev_polynomial_w.py:99-102 (torch.any, n.max(): the degree range

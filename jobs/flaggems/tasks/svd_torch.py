@@ -1,6 +1,8 @@
 """FlagGems `svd` (aten::svd), library-backed: the reference is the ATen operator, the implementation
 (svd_triton_impl.py) calls flag_gems.svd. Written by tools/flaggems_tasks.py; inputs from FlagGems'
-tests/test_svd.py: utils.SVD_FAST_SHAPES, [torch.float16, torch.bfloat16]. Case parameters: dtype."""
+tests/test_svd.py: utils.SVD_FAST_SHAPES, [torch.float16, torch.bfloat16]. Case parameters: dtype.
+`compute_uv=False` against the schema's default: the singular values only (singular vectors are
+unique only up to sign)."""
 import torch
 
 CASES = [dict(dtype="float32")]

@@ -1,7 +1,9 @@
 """FlagGems `unique_consecutive` (aten::unique_consecutive), library-backed: the reference is the ATen
 operator, the implementation (unique_consecutive_triton_impl.py) calls flag_gems.unique_consecutive.
 Written by tools/flaggems_tasks.py; inputs from FlagGems' tests/test_unique_consecutive.py:
-utils.SPECIAL_SHAPES, utils.INT_DTYPES. Case parameters: dtype."""
+utils.SPECIAL_SHAPES, utils.INT_DTYPES. Case parameters: dtype. `return_inverse=True` against the
+schema's default: every output a defined tensor to compare. `return_counts=True` against the
+schema's default: every output a defined tensor to compare."""
 import torch
 
 CASES = [dict(dtype="int16"), dict(dtype="int32")]

@@ -1,7 +1,9 @@
 """FlagGems `unique_dim` (aten::unique_dim), library-backed: the reference is the ATen operator, the
 implementation (unique_dim_triton_impl.py) calls flag_gems.unique_dim. Written by
 tools/flaggems_tasks.py; inputs from FlagGems' tests/test_unique_dim.py: utils.INT_DTYPES. Case
-parameters: dtype.
+parameters: dtype. `return_inverse=True` against the schema's default: every output a defined tensor
+to compare. `return_counts=True` against the schema's default: every output a defined tensor to
+compare.
 
 Expected to fail the lint (type 3): FlagGems computes with torch on this path,
 flag_gems/ops/unique_dim.py:539-845 (torch.sort, cat, cumsum, nonzero)."""

@@ -14,7 +14,9 @@ of the overload; the tensors' shape and dtypes from FlagGems' own test of the op
 `utils.<NAME>` of `tests/accuracy_utils.py`, as the test file's own constants (the full branch
 of `if cfg.QUICK_MODE:`) or as literal lists of `torch.<dtype>`) when --tests is given, else a
 pointwise default; torch.linalg's decompositions keep float32 (torch has no half-precision
-LU or SVD). Operators left
+LU or SVD). Where the test computes the reference in float32 for float16/bfloat16, the task
+does too; a polynomial's degree is a whole number; an SVD's task judges what holds for every
+choice of signs (canonical_outputs). Operators left
 out (in-place and out= overloads, backward ops, factories, random ops, arguments with no
 mechanical value) are listed with the reason in the output folder's INDEX.md.
 """

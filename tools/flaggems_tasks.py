@@ -15,8 +15,8 @@ of the overload; the tensors' shape and dtypes from FlagGems' own test of the op
 of `if cfg.QUICK_MODE:`) or as literal lists of `torch.<dtype>`) when --tests is given, else a
 pointwise default; torch.linalg's decompositions keep float32 (torch has no half-precision
 LU or SVD). Where the test computes the reference in float32 for float16/bfloat16, the task
-does too; a polynomial's degree is a whole number; an SVD's task judges what holds for every
-choice of signs (canonical_outputs). Operators left
+does too; a polynomial's degree is a whole number; svd's task asks for the singular values only
+and linalg_svd has none (singular vectors are unique only up to sign). Operators left
 out (in-place and out= overloads, backward ops, factories, random ops, arguments with no
 mechanical value) are listed with the reason in the output folder's INDEX.md.
 """
@@ -44,14 +44,18 @@ QUANTIZED_INPUT = {"dequantize", "int_repr", "q_scale", "q_zero_point", "q_per_c
 RANDOM = {"bernoulli", "dropout", "native_dropout", "normal", "rand", "rand_like", "randn", "randn_like",
           "randint", "randint_like", "randperm", "multinomial", "uniform", "exponential", "poisson",
           "alpha_dropout", "feature_dropout", "rrelu", "rrelu_with_noise", "geometric", "log_normal", "cauchy"}
-# Operators whose outputs are unique only up to sign (singular vectors): their tasks judge what holds
-# for every choice of signs (canonical_outputs, docs/PRECISION.md), as FlagGems' own test does.
-# op -> how its third output is held: V (svd) or Vh (linalg_svd).
-SIGN_FREE_OUTPUTS = {"svd": "v.mH", "linalg_svd": "v"}
-# Arguments set against the schema's default: a unique's every output, so each is a defined tensor
-# to compare (ATen returns empty placeholders for the outputs not asked for).
-ARGUMENT_VALUES = {"return_inverse": True, "return_counts": True}
-ARGUMENT_REASONS = {"return_inverse": "every output a defined tensor to compare",
+# Operators whose outputs are unique only up to sign (singular vectors): no element-wise comparison
+# with ATen's can judge them, so no task (FlagGems' own test compares the reconstruction).
+SIGN_FREE_OUTPUTS = {
+    "linalg_svd": "its singular vectors are unique only up to sign, which no element-wise comparison can judge "
+                  "(linalg_svdvals' task compares the singular values; svd's takes compute_uv=False)",
+}
+# Arguments set against the schema's default: svd's singular values only (its singular vectors are
+# unique only up to sign); a unique's every output, so each is a defined tensor to compare (ATen
+# returns empty placeholders for the outputs not asked for).
+ARGUMENT_VALUES = {"compute_uv": False, "return_inverse": True, "return_counts": True}
+ARGUMENT_REASONS = {"compute_uv": "the singular values only (singular vectors are unique only up to sign)",
+                    "return_inverse": "every output a defined tensor to compare",
                     "return_counts": "every output a defined tensor to compare"}
 # Inputs in the domain where the op is defined (the rest are torch.randn).
 INIT_BY_OP = {
@@ -172,6 +176,8 @@ def not_functional(name, overload):
         return "a view or metadata query (nothing for a kernel to compute or move)"
     if name in QUANTIZED_INPUT:
         return "its input is a quantized tensor, which this generator does not build"
+    if name in SIGN_FREE_OUTPUTS:
+        return SIGN_FREE_OUTPUTS[name]
     return None
 
 
@@ -482,24 +488,6 @@ def get_inputs(dtype="{task['dtypes'][0]}"):
 
 def get_input_groups():
     return [get_inputs(**p) for p in CASES]
-{canonical_text(task)}'''
-
-
-def canonical_text(task):
-    """For an SVD (SIGN_FREE_OUTPUTS): canonical_outputs, what is judged of its outputs."""
-    vh = SIGN_FREE_OUTPUTS.get(task["op"])
-    if vh is None:
-        return ""
-    return f'''
-
-def canonical_outputs(outputs):
-    """Singular vectors are unique only up to sign (each pair's), so what is judged is what holds
-    for every choice of signs, as FlagGems' test judges an SVD: the reconstruction U diag(S) Vh,
-    the singular values, U^H U and Vh Vh^H (docs/PRECISION.md)."""
-    u, s, v = outputs
-    vh = {vh}
-    k = s.shape[-1]
-    return [u[..., :k] @ torch.diag_embed(s).to(u.dtype) @ vh[..., :k, :], s, u.mH @ u, vh @ vh.mH]
 '''
 
 

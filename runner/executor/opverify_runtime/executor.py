@@ -146,7 +146,6 @@ class Session(BenchRequests):
         self.backend = None
         self.task = None
         self.impl = None
-        self.canonical = None  # the task's canonical_outputs (what is judged of the outputs), or None
         self.cases = []        # per case: parameters (dict) or None
         self._groups_by_seed = {}  # seed -> the task's own cases made with it
         self.edges = {}  # case index -> (label, laced): the generated edge cases
@@ -327,7 +326,7 @@ class Session(BenchRequests):
         if self.golden_precision not in ("native", "fp64"):
             raise CaseError("RuntimeError", f"unknown golden_precision {self.golden_precision!r}")
         # A pooled executor's last operator must not answer for this one.
-        self.task = self.impl = self.canonical = None
+        self.task = self.impl = None
         self.cases = []
         for folder in reversed(request.get("python_path") or []):
             if folder not in sys.path:
@@ -345,10 +344,6 @@ class Session(BenchRequests):
             self.task = import_file(request["task_file"], "task")
         if not hasattr(self.task, "Model"):
             raise CaseError("ImportError", f"{self.task.__file__}: defines no class Model")
-        # Taken now, before any implementation is imported: what is judged of the outputs.
-        self.canonical = getattr(self.task, "canonical_outputs", None)
-        if self.canonical is not None and not callable(self.canonical):
-            raise CaseError("ImportError", f"{self.task.__file__}: canonical_outputs is not a function")
         seed_everything(self.load_seed, torch)
         get_init = getattr(self.task, "get_init_inputs", None)
         self.init_inputs = list(get_init()) if get_init else []
@@ -513,36 +508,15 @@ class Session(BenchRequests):
                 judged = self._fp64_golden(widened, inputs, native, reply["golden_device"])
                 reply["golden_precision"] = "fp64"
             on_host = [t.cpu() for t in judged]
-            sizes = [t.numel() for t in on_host]  # the outputs' own, which ModelNew's may not exceed
-            on_host = self._canonical(on_host, "the reference's")
             # The host copies, then whatever still holds device memory of the
             # reference's (its outputs, its arguments), kept until the judge.
             vault.hide(on_host)
             vault.hide([t for t in native + judged + [t for _, t in input_tensors(golden_args, torch)]
                         if t.device.type != "cpu"])
             count = len(on_host)
+            sizes = [t.numel() for t in on_host]
             del golden, golden_args, native, judged, on_host
         return by_reference, count, sizes
-
-    def _canonical(self, outputs, whose):
-        """What is judged of these outputs (on the host): the task's canonical_outputs of them,
-        where its outputs are unique only up to a transformation (singular vectors, up to
-        sign), applied alike to the golden and to ModelNew's outputs; else the outputs."""
-        if self.canonical is None:
-            return outputs
-        torch = self.torch
-        try:
-            with torch.no_grad():
-                made = self.canonical(list(outputs))
-        except BaseException as error:  # noqa: BLE001 - the task's, or ModelNew's outputs that do not fit it
-            raise CaseError("ReferenceError" if whose == "the reference's" else "RuntimeError",
-                            f"the task's canonical_outputs failed on {whose} outputs: " + describe(error)) from error
-        try:
-            made = flatten_outputs(made, torch)
-        except CaseError as error:
-            raise CaseError("ReferenceError", f"the task's canonical_outputs returned {type(made).__name__} "
-                            f"({error}): it must return a tensor or a list of tensors") from None
-        return [t.detach().cpu() for t in made]
 
     def _ghost_replay(self, model_new, inputs, device, actual):
         """The forward again, every own kernel a no-op, on poisoned memory:
@@ -674,7 +648,6 @@ class Session(BenchRequests):
             raise CaseError("InputMutated", "ModelNew.forward changed its inputs (an implementation must not write "
                             "into them: the caller's data would be wrong after it): " + "; ".join(changed[:5]))
         reply["timings"] = timings
-        actual = self._canonical(actual, "ModelNew's")
         if self.role == "implementation":
             reply["kept_inputs_digest"] = kept_inputs_digest(impl_args, torch, by_reference)
             reply["outputs"] = len(actual)

@@ -277,11 +277,9 @@ def source_name(node):
     return ast.unparse(node)[:60]
 
 
-def test_parameters(tests, names, constants):
-    """(shape, dtypes, where) from the parametrisation of FlagGems' tests/test_<name>.py (the
-    first of `names` with a test file; its first `shape` and `dtype` lists that can be read),
-    or None."""
-    path, tree = test_file(tests, names)
+def test_parameters(path, tree, constants):
+    """(shape, dtypes, where) from the parametrisation of FlagGems' test file (test_file's
+    path and tree; its first `shape` and `dtype` lists that can be read), or None."""
     if tree is None:
         return None
     local = file_constants(tree, constants)
@@ -322,14 +320,11 @@ def test_file(tests, names):
         return path, ast.parse(f.read(), path)
 
 
-def reference_in_float32(tests, names):
-    """Whether FlagGems' test of the op computes its reference in float32 and casts it back
-    (`torch.special.airy_ai(ref_inp.float()).to(dtype)`): torch has no float16/bfloat16 kernel
-    of such an op, or not on every device. The task's reference then does the same for those
-    dtypes."""
-    if not tests:
-        return False
-    _, tree = test_file(tests, names)
+def reference_in_float32(tree):
+    """Whether FlagGems' test of the op (test_file's tree, or None) computes its reference in
+    float32 and casts it back (`torch.special.airy_ai(ref_inp.float()).to(dtype)`): torch has
+    no float16/bfloat16 kernel of such an op, or not on every device. The task's reference then
+    does the same for those dtypes."""
     for node in ast.walk(tree) if tree is not None else ():
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to"
                 and isinstance(node.func.value, ast.Call)
@@ -390,7 +385,8 @@ def plan(name, overload, fn, tests, constants):
     schema = schema_of(name, overload)
     if not any(str(a.type) == "Tensor" for a in schema.arguments):
         raise Skip("no tensor argument (a factory)")
-    found = test_parameters(tests, (fn, name), constants) if tests else None
+    path, tree = test_file(tests, (fn, name)) if tests else (None, None)  # parsed once, read twice
+    found = test_parameters(path, tree, constants)
     shape, dtypes, where = found or (DEFAULT_SHAPE, DEFAULT_DTYPES, "no FlagGems test read: default shape")
     if name.startswith("linalg_") or name in ("svd", "lu_unpack", "cholesky", "qr"):
         dtypes = tuple(d for d in dtypes if d in ("float32", "float64")) or LINALG_DTYPES
@@ -401,21 +397,26 @@ def plan(name, overload, fn, tests, constants):
         notes += [note] if note else []
         if kind == "tensor":
             tensors.append((f"x{len(tensors)}", value or shape))
-            if "_polynomial_" in name and arg.name == DEGREE_ARGUMENT:
+            if is_degree(name, arg):
                 degrees.add(tensors[-1][0])
             value = tensors[-1][0]
         args.append((arg.name if arg.kwarg_only else None, kind, value))
     upcast = (any(d in HALF_DTYPES for d in dtypes) and len(schema.returns) == 1
-              and str(schema.returns[0].type) == "Tensor" and reference_in_float32(tests, (fn, name)))
+              and str(schema.returns[0].type) == "Tensor" and reference_in_float32(tree))
     return {"name": fn, "op": name, "overload": overload or "default", "fn": fn, "args": args,
             "tensors": tensors, "dtypes": list(dtypes), "where": where, "init": INIT_BY_OP.get(name, "randn"),
             "degrees": sorted(degrees), "notes": notes,
             "upcast": upcast}
 
 
+def is_degree(op, arg):
+    """Whether the argument is a polynomial's degree tensor (DEGREE_ARGUMENT)."""
+    return str(arg.type) == "Tensor" and "_polynomial_" in op and arg.name == DEGREE_ARGUMENT
+
+
 def argument_note(op, arg, value):
     """The task's word on an argument the generator chose against the mechanical rule, or None."""
-    if str(arg.type) == "Tensor" and "_polynomial_" in op and arg.name == DEGREE_ARGUMENT:
+    if is_degree(op, arg):
         return f"The degree `{arg.name}` is a whole number 0-9, as in FlagGems' tests."
     if str(arg.type) == "bool" and arg.name in ARGUMENT_VALUES:
         return f"`{arg.name}={value}` against the schema's default: {ARGUMENT_REASONS[arg.name]}."

@@ -13,8 +13,9 @@ the implementation's median (`avg_latency_ms`), triton.testing.do_bench's median
 (`stats.do_bench_ms`, override operators on cuda: docs/BENCH.md), their ratio, and the
 framework's median. A ghost replay that finds the outputs unchanged fails its case as
 `GhostReplayUnchanged`; on a library whose kernels all ran, that is a false failure, listed apart
-with its message (how many own launches the replay skipped), beside the replays that were not
-judged because own launches got through the no-ops (the cases' warnings). A run stopped before
+with its message (how many own launches the replay skipped or stopped at the launch hook), beside
+the replays that were not judged because own launches got through the no-ops (the cases'
+warnings, which only runs from before the replay stopped such launches have). A run stopped before
 its junit.xml, or an operator's file cut mid-write, is said on stderr (exit 1) and the rest is
 reported.
 """

@@ -64,6 +64,7 @@ bool FailureType::CouldNotJudge() const {
     case FailureKind::kImportError:
     case FailureKind::kDeviceError:
     case FailureKind::kEnvironmentError:
+    case FailureKind::kReferenceError:  // the reference did not run: nothing to judge against
       return true;
     default:
       return false;

@@ -58,7 +58,8 @@ class FailureType {
   const std::string& text() const { return text_; }
   // Judged and found wrong by the judge (the verdict on an output), as opposed
   // to a case that could not be judged at all (the executor or its
-  // environment broke): JUnit's <failure> against <error>.
+  // environment broke, or the reference did not run, so there is no golden
+  // to judge against): JUnit's <failure> against <error>.
   bool CouldNotJudge() const;
 
   bool operator==(FailureKind kind) const { return kind_ == kind; }

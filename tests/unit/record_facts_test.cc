@@ -41,7 +41,8 @@ TEST(FailureType, TextNoKindHasIsKeptAsRead) {
 }
 
 TEST(FailureType, OnlyACaseThatCouldNotRunIsNotJudged) {
-  for (const char* text : {"Crash", "Timeout", "ImportError", "DeviceError", "EnvironmentError"})
+  for (const char* text : {"Crash", "Timeout", "ImportError", "DeviceError", "EnvironmentError",
+                           "ReferenceError"})
     EXPECT_TRUE(FailureType::FromText(text).CouldNotJudge()) << text;
   for (const char* text : {"AccuracyError", "ShapeMismatch", "RuntimeError", "Other", ""})
     EXPECT_FALSE(FailureType::FromText(text).CouldNotJudge()) << text;

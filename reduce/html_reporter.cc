@@ -45,7 +45,7 @@ tr.waived td, a.waived { color: #8a5a00; }
 svg text { font-size: 11px; fill: #333; } rect.bar { fill: #4a7fc1; } line.parity { stroke: #b00; }
 svg.timeline { max-width: 100%; height: auto; } rect.tl-row { fill: #f4f4f4; }
 .tl-startup { fill: #9a9a9a; } .tl-compile { fill: #e0a030; } .tl-cases { fill: #4a7fc1; }
-.tl-ab { fill: #c04040; } .tl-bench { fill: #50a050; }
+.tl-ab { fill: #c04040; } .tl-bench { fill: #50a050; } .tl-stopped { fill: #d8c8e8; }
 svg.spark polyline { fill: none; stroke: #4a7fc1; stroke-width: 1.2; } svg.spark circle { fill: #b00; }
 )";
 

@@ -31,7 +31,8 @@ constexpr Phase kPhases[] = {{"startup_s", "tl-startup", "start-up"},
                              {"compile_s", "tl-compile", "compile"},
                              {"cases_s", "tl-cases", "cases"},
                              {"ab_s", "tl-ab", "A/B"},
-                             {"bench_s", "tl-bench", "benchmark"}};
+                             {"bench_s", "tl-bench", "benchmark"},
+                             {"stopped_s", "tl-stopped", "cut short"}};
 
 double Number(const json& object, const char* key) {
   const auto it = object.find(key);

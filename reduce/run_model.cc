@@ -235,7 +235,9 @@ std::optional<TimeSplit> BuildTimeSplit(const RunInfo& info, const SpentMs& spen
   split.judge_s = spent_ms.judge_ms / 1e3;
   split.checks_s = spent_ms.checks_ms / 1e3;
   split.executor_s = std::max(0.0, cases_s - judged_s);
-  split.startup_s = std::max(0.0, items_s - cases_s - split.store_s - split.ab_s - split.bench_s);
+  split.stopped_s = t.stopped_s;
+  split.startup_s = std::max(
+      0.0, items_s - cases_s - split.store_s - split.ab_s - split.bench_s - split.stopped_s);
   split.idle_fraction = split.rank_seconds > 0 ? split.idle_s / split.rank_seconds : 0.0;
   return split;
 }

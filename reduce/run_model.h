@@ -153,7 +153,8 @@ struct PerformanceModel {
 // the runtime evidence judged, free memory poisoned, the ghost replay); "executor" is the
 // rest of a case's wall time (requests, tensor hand-over, restarts after a
 // failure); "startup" is per work item: starting an executor, importing
-// torch and the operator, the lint; idle is what remains of ranks x run wall
+// torch and the operator, the lint; "stopped" the cases the run's stop
+// (--time-limit, a signal) cut short, which ran but were not stored; idle is what remains of ranks x run wall
 // time (waiting for work, the last ranks finishing). compile_cached_s is the
 // part of compile_s Triton's disk cache served (kernels loaded, not
 // compiled: what a warm --cache-dir saves), unset where no case could tell.
@@ -162,6 +163,7 @@ struct TimeSplit {
   double compile_s = 0, construct_s = 0, probe_s = 0, golden_s = 0, impl_s = 0, judge_s = 0;
   double checks_s = 0;  // CaseTimings::checks_ms, summed
   double executor_s = 0, store_s = 0, ab_s = 0, bench_s = 0, startup_s = 0, idle_s = 0;
+  double stopped_s = 0;
   double idle_fraction = 0;
   std::optional<double> compile_cached_s;
 };

@@ -61,6 +61,7 @@ ordered_json TimeSplitJson(const TimeSplit& t) {
                       {"ab_s", t.ab_s},
                       {"bench_s", t.bench_s},
                       {"startup_s", t.startup_s},
+                      {"stopped_s", t.stopped_s},
                       {"idle_s", t.idle_s},
                       {"idle_fraction", t.idle_fraction}};
   if (t.compile_cached_s) out["compile_cached_s"] = *t.compile_cached_s;

@@ -67,6 +67,7 @@ RankOutcome RunRank(Comm* world, const std::vector<WorkItem>& items,
                     {"store_s", progress.store_s()},
                     {"ab_s", progress.ab_s()},
                     {"item_s", progress.item_s()},
+                    {"stopped_s", progress.stopped_s()},
                     {"bench_s", progress.bench_s()},
                     {"shapes_benched", progress.shapes_benched()}};
   outcome.timeline = {{"ranks", size},

@@ -164,10 +164,11 @@ bool BenchItem(const OperatorJob& op, const OperatorSpec& spec, const RunOptions
 
 // Where an item's time went, in milliseconds, for the run's timeline: the
 // cases' wall time (the compile time within it apart), their A/B re-runs
-// and storing, the benchmark; the rest of the item is start-up (starting
-// the executor, importing, loading the operator, the lint).
+// and storing, the benchmark, the cases the run's stop cut short (their
+// runs and any A/B, none of it stored); the rest of the item is start-up
+// (starting the executor, importing, loading the operator, the lint).
 struct ItemPhases {
-  double cases_ms = 0, compile_ms = 0, ab_ms = 0, store_ms = 0, bench_ms = 0;
+  double cases_ms = 0, compile_ms = 0, ab_ms = 0, store_ms = 0, bench_ms = 0, stopped_ms = 0;
   int cases = 0;
 
   void Add(const CaseOutcome& c) {
@@ -177,10 +178,15 @@ struct ItemPhases {
   }
   // The item's summary for the run's timeline, of its `item_ms`.
   ItemSummary Summary(double item_ms) const {
-    return {item_ms,    std::max(0.0, item_ms - cases_ms - ab_ms - store_ms - bench_ms),
-            compile_ms, std::max(0.0, cases_ms - compile_ms),
-            ab_ms,      store_ms,
-            bench_ms,   cases};
+    return {item_ms,
+            std::max(0.0, item_ms - cases_ms - ab_ms - store_ms - bench_ms - stopped_ms),
+            compile_ms,
+            std::max(0.0, cases_ms - compile_ms),
+            ab_ms,
+            store_ms,
+            bench_ms,
+            stopped_ms,
+            cases};
   }
 };
 
@@ -391,9 +397,12 @@ bool WorkItemRun::Run() {
 }
 
 void WorkItemRun::StoreCase(const CaseOutcome& c) {
-  phases_.Add(c);
-  if (!store_ok_) return;
+  if (!store_ok_) {
+    phases_.Add(c);
+    return;
+  }
   if (!c.passed && DiedOfTheStop(c.error_type, setup_.run.executor.stop)) {
+    phases_.stopped_ms += c.wall_ms;
     spdlog::warn("rank {}: {} not stored: the stop cut it short (--resume runs it)", setup_.rank,
                  IdOf(c.index, c.edge_label));
     return;
@@ -407,11 +416,13 @@ void WorkItemRun::StoreCase(const CaseOutcome& c) {
                 .count();
     record.timings["ab_ms"] = ab_ms;
     if (Stopping()) {  // the A/B was cut short: --resume runs the case and its A/B again
+      phases_.stopped_ms += c.wall_ms + ab_ms;
       spdlog::warn("rank {}: {} not stored: the stop cut its A/B re-run short (--resume runs it)",
                    setup_.rank, record.case_id);
       return;
     }
   }
+  phases_.Add(c);
   if (KeepsTensors(options_.store, c.passed)) record.tensors = c.tensors;
   const auto started = std::chrono::steady_clock::now();
   const bool stored = Store(setup_, record);

@@ -57,6 +57,7 @@ void Progress::CaseDone(int rank, const nlohmann::json& report) {
     case RankReportKind::kItem: {
       const ItemSummary item = report.get<ItemSummary>();
       item_ms_ += item.item_ms;
+      stopped_ms_ += item.stopped_ms;
       EndTimelineEntry(rank, &item);
       return;
     }
@@ -157,7 +158,8 @@ nlohmann::json Progress::Timeline() const {
                                       {"cases_s", p->cases_ms},
                                       {"ab_s", p->ab_ms},
                                       {"store_s", p->store_ms},
-                                      {"bench_s", p->bench_ms}}) {
+                                      {"bench_s", p->bench_ms},
+                                      {"stopped_s", p->stopped_ms}}) {
         item[phase] = ms / 1e3;
       }
       item["cases"] = p->cases;

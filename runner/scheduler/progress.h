@@ -62,12 +62,14 @@ class Progress {
   double bench_s() const { return bench_ms_ / 1e3; }  // the performance phase, within item_s
   int shapes_benched() const { return shapes_benched_; }
   double item_s() const { return item_ms_ / 1e3; }
+  // Within item_s: cases the run's stop cut short (run, not stored).
+  double stopped_s() const { return stopped_ms_ / 1e3; }
   double elapsed_s() const;
   int failed() const { return failed_; }
   // Which item ran when on which rank, in the order handed out: one object
   // per item, {rank, item, op, start_s, end_s (seconds since the start, on
   // this rank's clock), and from the item's summary where it sent one:
-  // startup_s, compile_s, cases_s, ab_s, store_s, bench_s, cases}.
+  // startup_s, compile_s, cases_s, ab_s, store_s, bench_s, stopped_s, cases}.
   nlohmann::json Timeline() const;
 
  private:
@@ -96,6 +98,7 @@ class Progress {
   int passed_ = 0;
   int failed_ = 0;
   double case_ms_ = 0, store_ms_ = 0, ab_ms_ = 0, item_ms_ = 0, bench_ms_ = 0;
+  double stopped_ms_ = 0;
   int shapes_benched_ = 0;
   struct TimelineEntry {
     int rank = 0;

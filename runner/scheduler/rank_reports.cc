@@ -35,6 +35,7 @@ void ItemSummaryFields(const Field& field, Summary& s) {
   field("ab_ms", s.ab_ms);
   field("store_ms", s.store_ms);
   field("bench_ms", s.bench_ms);
+  field("stopped_ms", s.stopped_ms);
   field("cases", s.cases);
 }
 

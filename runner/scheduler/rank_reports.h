@@ -48,6 +48,7 @@ struct ItemSummary {
   double ab_ms = 0;
   double store_ms = 0;
   double bench_ms = 0;
+  double stopped_ms = 0;  // cases the run's stop cut short (not stored: --resume runs them)
   int cases = 0;
 };
 void to_json(nlohmann::json& j, const ItemSummary& s);

@@ -17,6 +17,7 @@ void RunTimingFields(const Field& field, Timing& t) {
   field("ab_s", t.ab_s);
   field("bench_s", t.bench_s);
   field("item_s", t.item_s);
+  field("stopped_s", t.stopped_s);
 }
 
 template <typename Field, typename Lost>

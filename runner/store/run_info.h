@@ -24,6 +24,7 @@ struct RunTiming {
   std::optional<double> run_wall_s;  // the run's wall time
   double store_s = 0, ab_s = 0, bench_s = 0;
   std::optional<double> item_s;  // the work items' summed time
+  double stopped_s = 0;  // within item_s: cases the run's stop cut short (run, not stored)
 };
 
 // The work item a rank held when it left: lost (its cases may be in its shard).

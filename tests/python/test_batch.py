@@ -403,6 +403,31 @@ def test_the_time_limit_stops_every_rank_with_the_reports_and_resume_finishes(ba
     assert "stopped_by_signal" not in summary
 
 
+def test_a_case_the_time_limit_cuts_short_is_its_own_time_not_start_up(batch_bin, tmp_path):
+    """A case in flight when --time-limit stops the run ran, but is not stored: the time split
+    (summary.json) and the timeline count its time as `stopped_s`, not as the executor's start-up,
+    which is what the rest of an item's time is."""
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "hang_torch.py").write_text(SLOW_TASK)
+    (ops / "hang_cpu_impl.py").write_text(SLOW_IMPL.replace("time.sleep(0.25)", "time.sleep(120)"))
+    manifest = tmp_path / "hang.json"
+    manifest.write_text(json.dumps({"name": "hang", "defaults": {"impl_name": "cpu_impl", "lint": False,
+                                                                 "timeout_s": 300},
+                                    "operators": [{"name": "hang", "dir": str(ops)}]}))
+    run_dir = tmp_path / "run"
+    proc = run_batch(batch_bin, manifest, run_dir, "--no-bench", "--time-limit", "15", ranks=2)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["totals"]["cases"] == 0 and summary["not_run"], summary
+    split = summary["time_split"]
+    assert split["stopped_s"] >= 5, split  # the hanging forward, from its start to the stop
+    assert split["startup_s"] < split["stopped_s"], split
+    assert summary["timing"]["stopped_s"] == pytest.approx(split["stopped_s"])
+    items = [item for item in summary["timeline"]["items"] if item["op"] == "hang"]
+    assert len(items) == 1 and items[0]["stopped_s"] == pytest.approx(split["stopped_s"]), items
+
+
 @pytest.mark.parametrize("signame", ["SIGUSR1", "SIGTERM"])
 def test_a_stop_signal_writes_partial_reports_and_resume_finishes(batch_bin, tmp_path, signame):
     ops = tmp_path / "ops"

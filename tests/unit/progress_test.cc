@@ -267,9 +267,11 @@ TEST(Progress, TheTimelineHasEachItemOnItsRankWithItsPhases) {
                            {"ab_ms", 0.0},
                            {"store_ms", 0.0},
                            {"bench_ms", 0.0},
+                           {"stopped_ms", 250.0},
                            {"cases", 1}});
   c.progress->ItemDone(0);
   c.progress->ItemDone(1);  // a rank that sent no item summary (its store failed)
+  EXPECT_DOUBLE_EQ(c.progress->stopped_s(), 0.25);
   const json timeline = c.progress->Timeline();
   ASSERT_EQ(timeline.size(), 2u);
   EXPECT_EQ(timeline[0]["rank"], 0);
@@ -278,6 +280,7 @@ TEST(Progress, TheTimelineHasEachItemOnItsRankWithItsPhases) {
   EXPECT_DOUBLE_EQ(timeline[0]["startup_s"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(timeline[0]["compile_s"].get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(timeline[0]["cases_s"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(timeline[0]["stopped_s"].get<double>(), 0.25);
   EXPECT_EQ(timeline[0]["cases"], 1);
   EXPECT_LE(timeline[0]["start_s"].get<double>(), timeline[0]["end_s"].get<double>());
   EXPECT_EQ(timeline[1]["rank"], 1);

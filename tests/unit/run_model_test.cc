@@ -260,6 +260,16 @@ TEST(RunModel, TheTimeSplitNeedsTheRunsWallTime) {
   EXPECT_DOUBLE_EQ(t.idle_fraction, 0.25);
 }
 
+TEST(RunModel, CasesTheStopCutShortAreNotStartUp) {
+  const json run_info = {
+      {"ranks", 2},
+      {"timing", {{"run_wall_s", 1.0}, {"store_s", 0.1}, {"item_s", 1.5}, {"stopped_s", 0.7}}}};
+  const TimeSplit t = *Build({Case("op", 0, true), Case("op", 1, true)}, run_info).time_split;
+  EXPECT_DOUBLE_EQ(t.stopped_s, 0.7);
+  EXPECT_NEAR(t.startup_s, 1.5 - 0.2 - 0.1 - 0.7, 1e-12);
+  EXPECT_DOUBLE_EQ(t.idle_s, 0.5);  // the cut-short cases were work, not idleness
+}
+
 TEST(RunModel, CompilationsAndWhatTheDiskCacheServedAddUpPerOperatorAndRun) {
   CaseRecord cold = Case("op", 0, true);  // 30 ms of compile (Case's), 2 kernels compiled
   cold.timings["kernels_compiled"] = 2;

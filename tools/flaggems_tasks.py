@@ -57,6 +57,41 @@ ARGUMENT_VALUES = {"compute_uv": False, "return_inverse": True, "return_counts":
 ARGUMENT_REASONS = {"compute_uv": "the singular values only (singular vectors are unique only up to sign)",
                     "return_inverse": "every output a defined tensor to compare",
                     "return_counts": "every output a defined tensor to compare"}
+# Tasks whose failure on a device is attributed (docs/LIBRARIES.md, the tenth to twelfth runs),
+# tagged so in the manifest (tools/tag_check.py reads a night against the tags): task -> (tag,
+# FlagGems' line and what).
+DEVICE_FINDINGS = {
+    "norm_scalar": ("library-defect", "flag_gems/ops/norm.py:324 (out.squeeze(dim=None), torch's named-dimension "
+                                      "overload, raises for every input)"),
+    "norm_scalaropt_dim": ("library-defect", "flag_gems/ops/norm.py:266, :322 (p=None, ATen's 2-norm, reaches "
+                                             "v_norm_kernel as ord=None, which does not compile)"),
+    "var": ("library-defect", "flag_gems/ops/var.py:135-140 (registered for aten::var(Tensor, bool unbiased) with "
+                              "var.correction's signature: unbiased becomes dim)"),
+    "var_dim": ("library-defect", "flag_gems/ops/var.py:175 (registered for aten::var.dim with var.correction's "
+                                  "keyword-only signature)"),
+    "zero": ("library-defect", "flag_gems/ops/zero.py:53, :73 (the functional aten::zero zeroes its input in place)"),
+    "soft_margin_loss": ("torch-in-library", "flag_gems/ops/soft_margin_loss.py:163 (the mean by torch division, "
+                                             "runtime type 3)"),
+    "ldl_factor": ("torch-in-library", "flag_gems/ops/linalg_ldl_factor.py:200 ((A + A.mT) / 2 in torch, runtime "
+                                       "type 3)"),
+    "special_gammainc": ("library-defect", "flag_gems/ops/special_gammainc.py:120, :173 (the functional op launches "
+                                           "into its out=None)"),
+    "special_digamma": ("library-defect", "flag_gems/ops/digamma_.py:152 (no pole branch in the reflection)"),
+    "special_modified_bessel_k0": ("library-defect", "flag_gems/ops/special_modified_bessel_k0.py:97-107 (the large-x "
+                                                     "polynomial, off by up to 2.1e-3 on (2, 3])"),
+    "special_modified_bessel_k1": ("library-defect", "flag_gems/ops/special_modified_bessel_k1.py:61 (5/6 for 5/4 "
+                                                     "in the series), :74-87 (a 4% asymptotic blend)"),
+    "special_chebyshev_polynomial_v": ("library-defect", "flag_gems/ops/special_chebyshev_polynomial_v.py:31-34 "
+                                                         "(acos: NaN for |x| > 1)"),
+    "special_shifted_chebyshev_polynomial_t": ("library-defect", "flag_gems/ops/special_shifted_chebyshev_polynomial"
+                                                                 "_t.py:40-44 (2x - 1 clamped to [-1, 1])"),
+    "special_shifted_chebyshev_polynomial_u": ("library-defect", "flag_gems/ops/special_shifted_chebyshev_polynomial"
+                                                                 "_u.py:41-42, :65 (2x - 1 clamped to [-1, 1])"),
+    "svd": ("library-defect", "flag_gems/ops/svd.py:3424-3427 (compute_uv=False returns torch.empty U and V, "
+                              "where torch documents zeros)"),
+    "addbmm": ("reference-suspect", "float16 and bfloat16: the CPU golden's half-precision rounding; A/B "
+                                    "reference_suspect"),
+}
 # Inputs in the domain where the op is defined (the rest are torch.randn).
 INIT_BY_OP = {
     **{op: "positive" for op in ("log", "log2", "log10", "sqrt", "rsqrt", "lgamma", "digamma", "polygamma",
@@ -506,6 +541,10 @@ def reference_text(task):
 
 def expectation_text(task):
     where = TORCH_IN_LIBRARY.get(task["fn"])
+    if not where and task["name"] in DEVICE_FINDINGS:
+        tag, where = DEVICE_FINDINGS[task["name"]]
+        text = f"Fails on the device, attributed ({tag}, docs/LIBRARIES.md): {where}."
+        return "\n\n" + "\n".join(textwrap.wrap(text, 100))
     if not where:
         return ""
     kind = lint_type(task)
@@ -609,6 +648,8 @@ def manifest_entry(task, rel):
     entry = {"name": task["name"], "dir": rel, "sweep": {"dtype": task["dtypes"]}}
     if task["fn"] in TORCH_IN_LIBRARY:
         entry["tags"] = ["flaggems", "torch-in-library"]
+    elif task["name"] in DEVICE_FINDINGS:
+        entry["tags"] = ["flaggems", DEVICE_FINDINGS[task["name"]][0]]
     return entry
 
 

@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 import flaggems_tasks
+import tag_check
 from opverify_runtime import lint
 from task_file import task_constants
 
@@ -276,7 +277,27 @@ def test_the_committed_manifest_matches_the_committed_tasks():
     assert names == files and len(names) > 200
     for entry in ENTRIES:
         expected = task_constants(os.path.join(TASKS, f"{entry['name']}_torch.py"))
-        assert ("torch-in-library" in entry.get("tags", [])) == ("EXPECTED_LINT_TYPE" in expected), entry
+        found = flaggems_tasks.DEVICE_FINDINGS.get(entry["name"])
+        # torch-in-library: the lint's expected refusal, or torch compute the runtime evidence
+        # caught on the device (a finding); a finding's other tags (library-defect, ...) as found.
+        tags = set(entry.get("tags", [])) - {"flaggems"}
+        if "EXPECTED_LINT_TYPE" in expected:
+            assert tags == {"torch-in-library"}, entry
+        else:
+            assert tags == ({found[0]} if found else set()), entry
+
+
+def test_each_device_finding_names_a_generated_task_and_a_line_of_flaggems():
+    """DEVICE_FINDINGS (the manifest's tags for failures attributed on a device) is about tasks
+    the generator writes, each with FlagGems' file and line, and its tag is one the GPU tests and
+    tools/tag_check.py know."""
+    names = {e["name"] for e in ENTRIES}
+    for name, (tag, where) in flaggems_tasks.DEVICE_FINDINGS.items():
+        assert name in names, name
+        assert tag in tag_check.KNOWN_TAGS, (name, tag)
+        assert tag == "reference-suspect" or where.startswith("flag_gems/"), (name, where)
+        text = open(os.path.join(TASKS, f"{name}_torch.py")).read()
+        assert f"attributed ({tag}, docs/LIBRARIES.md)" in text, name
 
 
 @pytest.mark.skipif(not HAVE_FLAGGEMS, reason=NO_FLAGGEMS)

@@ -759,3 +759,43 @@ def test_isclose_rounding_names_the_rounding_of_this_torchs_isclose():
         assert exact, (dtype, counts)
         assert any(counts[mode] > 0 for mode in counts), (dtype, counts)  # the inputs sit on the boundary
     assert set(result["dtypes"]["float32"]["differ_from_cpu_golden"].values()) == {0}
+
+
+def test_tag_check_reads_a_night_against_the_job_files_tags(tmp_path):
+    """tools/tag_check.py: an untagged failure is unexplained and a tagged operator whose cases
+    all passed is stale (exit 1 for either); a tagged failure, an expect: failure, a pass and an
+    operator with no case are not; a stream's cut last line and its error lines are skipped, and
+    a case seen in two streams counts as its last line."""
+    job = tmp_path / "lib.json"
+    job.write_text(json.dumps({"name": "lib", "operators": [
+        {"name": "ok"}, {"name": "defect", "tags": ["lib", "library-defect"]},
+        {"name": "fixed", "tags": ["reference-suspect"]}, {"name": "ours"},
+        {"name": "planted", "tags": ["expect:LintError"]}, {"name": "later"}, {"name": "rerun"}]}))
+
+    def line(op, n, verdict, error=None, message=None):
+        return json.dumps({"case_id": f"{op}/#{n}", "op": op, "verdict": verdict, "error_type": error,
+                           "message": message})
+    night = tmp_path / "night.jsonl"
+    night.write_text("\n".join([
+        line("ok", 1, "passed"), line("ok", 2, "waived"), line("defect", 1, "failed", "AccuracyError", "x"),
+        line("defect", 2, "passed"), line("fixed", 1, "passed"),
+        line("ours", 1, "failed", "RuntimeError", "opverify broke it"), line("planted", 1, "failed", "LintError"),
+        line("rerun", 1, "failed", "Timeout", "slow"),
+        "[2026-12-06 06:16:40.703] [rank 0] [error] a line of another kind", '{"case_id": "later/#1", "op"']) + "\n")
+    resume = tmp_path / "resume.jsonl"
+    resume.write_text(line("rerun", 1, "passed") + "\n")
+    tool = os.path.join(ROOT, "tools", "tag_check.py")
+    proc = subprocess.run([sys.executable, tool, str(job), str(night), str(resume)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[0] == "STALE fixed: tagged reference-suspect, and its 1 cases passed"
+    assert out[1] == "UNEXPLAINED ours: ours/#1 RuntimeError: opverify broke it"
+    assert out[2] == "1 unexplained, 1 stale, 2 expected, 2 passed, 1 not run (of 7 operators)"
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text(line("defect", 1, "failed", "AccuracyError") + "\n" + line("ok", 1, "passed") + "\n")
+    proc = subprocess.run([sys.executable, tool, str(job), str(clean)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("(of 7 operators)"), proc.stdout
+    proc = subprocess.run([sys.executable, tool, str(tmp_path / "missing.json"), str(clean)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "missing.json" in proc.stderr

@@ -1,7 +1,10 @@
 """FlagGems `norm_scalaropt_dim` (aten::norm.ScalarOpt_dim), library-backed: the reference is the ATen
 operator, the implementation (norm_scalaropt_dim_triton_impl.py) calls flag_gems.norm_scalaropt_dim.
 Written by tools/flaggems_tasks.py; inputs from FlagGems' tests/test_norm.py: REDUCTION_SHAPES,
-FLOAT_DTYPES. Case parameters: dtype."""
+FLOAT_DTYPES. Case parameters: dtype.
+
+Fails on the device, attributed (library-defect, docs/LIBRARIES.md): flag_gems/ops/norm.py:266, :322
+(p=None, ATen's 2-norm, reaches v_norm_kernel as ord=None, which does not compile)."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -1,7 +1,10 @@
 """FlagGems `soft_margin_loss` (aten::soft_margin_loss), library-backed: the reference is the ATen
 operator, the implementation (soft_margin_loss_triton_impl.py) calls flag_gems.soft_margin_loss.
 Written by tools/flaggems_tasks.py; inputs from FlagGems' tests/test_soft_margin_loss.py:
-SOFT_MARGIN_LOSS_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype."""
+SOFT_MARGIN_LOSS_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype.
+
+Fails on the device, attributed (torch-in-library, docs/LIBRARIES.md):
+flag_gems/ops/soft_margin_loss.py:163 (the mean by torch division, runtime type 3)."""
 import torch
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]

@@ -3,7 +3,10 @@ the reference is the ATen operator, the implementation
 (special_chebyshev_polynomial_v_triton_impl.py) calls flag_gems.special_chebyshev_polynomial_v.
 Written by tools/flaggems_tasks.py; inputs from FlagGems'
 tests/test_special_chebyshev_polynomial_v.py: utils.POINTWISE_SHAPES, [torch.float32]. Case
-parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems' tests."""
+parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems' tests.
+
+Fails on the device, attributed (library-defect, docs/LIBRARIES.md):
+flag_gems/ops/special_chebyshev_polynomial_v.py:31-34 (acos: NaN for |x| > 1)."""
 import torch
 
 CASES = [dict(dtype="float32")]

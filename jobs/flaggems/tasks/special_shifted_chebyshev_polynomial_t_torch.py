@@ -3,7 +3,10 @@ library-backed: the reference is the ATen operator, the implementation
 (special_shifted_chebyshev_polynomial_t_triton_impl.py) calls
 flag_gems.special_shifted_chebyshev_polynomial_t. Written by tools/flaggems_tasks.py; inputs from
 FlagGems' tests/test_special_shifted_chebyshev_polynomial_t.py: utils.POINTWISE_SHAPES,
-FLOAT_DTYPES. Case parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems' tests."""
+FLOAT_DTYPES. Case parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems' tests.
+
+Fails on the device, attributed (library-defect, docs/LIBRARIES.md):
+flag_gems/ops/special_shifted_chebyshev_polynomial_t.py:40-44 (2x - 1 clamped to [-1, 1])."""
 import torch
 
 CASES = [dict(dtype="float32"), dict(dtype="float64")]

@@ -4,7 +4,10 @@ library-backed: the reference is the ATen operator, the implementation
 flag_gems.special_shifted_chebyshev_polynomial_u. Written by tools/flaggems_tasks.py; inputs from
 FlagGems' tests/test_special_shifted_chebyshev_polynomial_u.py: utils.POINTWISE_SHAPES,
 [torch.float32]. Case parameters: dtype. The degree `n` is a whole number 0-9, as in FlagGems'
-tests."""
+tests.
+
+Fails on the device, attributed (library-defect, docs/LIBRARIES.md):
+flag_gems/ops/special_shifted_chebyshev_polynomial_u.py:41-42, :65 (2x - 1 clamped to [-1, 1])."""
 import torch
 
 CASES = [dict(dtype="float32")]

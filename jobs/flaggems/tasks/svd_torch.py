@@ -2,7 +2,10 @@
 (svd_triton_impl.py) calls flag_gems.svd. Written by tools/flaggems_tasks.py; inputs from FlagGems'
 tests/test_svd.py: utils.SVD_FAST_SHAPES, [torch.float16, torch.bfloat16]. Case parameters: dtype.
 `compute_uv=False` against the schema's default: the singular values only (singular vectors are
-unique only up to sign)."""
+unique only up to sign).
+
+Fails on the device, attributed (library-defect, docs/LIBRARIES.md): flag_gems/ops/svd.py:3424-3427
+(compute_uv=False returns torch.empty U and V, where torch documents zeros)."""
 import torch
 
 CASES = [dict(dtype="float32")]

@@ -1,6 +1,9 @@
 """FlagGems `zero` (aten::zero), library-backed: the reference is the ATen operator, the implementation
 (zero_triton_impl.py) calls flag_gems.zero. Written by tools/flaggems_tasks.py; inputs from
-FlagGems' tests/test_zero.py: ZERO_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype."""
+FlagGems' tests/test_zero.py: ZERO_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype.
+
+Fails on the device, attributed (library-defect, docs/LIBRARIES.md): flag_gems/ops/zero.py:53, :73
+(the functional aten::zero zeroes its input in place)."""
 import torch
 
 NON_COMPUTE = True

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""A night's verdicts against what its job file says to expect, per operator.
+
+    tools/tag_check.py JOB.json CASES.jsonl...    # the --progress jsonl streams of one or more runs
+
+A library's job file tags each operator whose failure is attributed (docs/LIBRARIES.md):
+library-defect, reference-suspect, nondeterministic, torch-in-library, opverify-false-positive
+(tests/python/test_gpu_library.py's KNOWN), or a declared failure (`expect:ERROR`, a planted
+defect's). Read against the cases a run finished (a case seen
+in several streams counts as its last line), each operator is one of:
+
+    unexplained   a failure with no tag: opverify's false failure until someone attributes it
+    stale         tagged, and every case passed: the tag's cause is gone, remove the tag
+    expected      tagged, and a case failed
+    passed        untagged, every case passed (waived cases count as passed)
+    not run       no case in the streams
+
+Prints the unexplained and stale operators with each one's first failure, then a count of each
+kind. Exit 1 when any operator is unexplained or stale, 0 otherwise, 2 for bad input.
+"""
+import argparse
+import json
+import sys
+
+KNOWN_TAGS = ("library-defect", "reference-suspect", "nondeterministic", "torch-in-library",
+              "opverify-false-positive")
+KINDS = ("unexplained", "stale", "expected", "passed", "not run")
+
+
+def load_cases(paths):
+    """{case id: its last line} over the streams; lines that are not whole JSON objects are
+    skipped (a stream cut by a stopped run, error lines mixed in)."""
+    cases = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if not line.startswith("{"):
+                    continue
+                try:
+                    case = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(case, dict) and isinstance(case.get("case_id"), str):
+                    cases[case["case_id"]] = case
+    return cases
+
+
+def classify(operators, cases):
+    """[(name, kind, tags, first failed case or None, cases seen)] in the job file's order."""
+    by_op = {}
+    for case in cases.values():
+        by_op.setdefault(case.get("op"), []).append(case)
+    rows = []
+    for entry in operators:
+        name = entry["name"]
+        tags = [t for t in entry.get("tags", []) if t in KNOWN_TAGS or t.startswith("expect:")]
+        seen = by_op.get(name, [])
+        failed = [c for c in seen if c.get("verdict") == "failed"]
+        if not seen:
+            kind = "not run"
+        elif failed:
+            kind = "expected" if tags else "unexplained"
+        else:
+            kind = "stale" if tags else "passed"
+        rows.append((name, kind, tags, failed[0] if failed else None, len(seen)))
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("job", help="the job file (its operators' tags)")
+    parser.add_argument("cases", nargs="+", help="--progress jsonl streams of the job's runs")
+    args = parser.parse_args(argv)
+    try:
+        with open(args.job, encoding="utf-8") as f:
+            operators = json.load(f)["operators"]
+        cases = load_cases(args.cases)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"tag_check: {e}", file=sys.stderr)
+        return 2
+    rows = classify(operators, cases)
+    for name, kind, tags, first, seen in rows:
+        if kind == "unexplained":
+            print(f"UNEXPLAINED {name}: {first.get('case_id')} {first.get('error_type')}: "
+                  f"{(first.get('message') or '')[:300]}")
+        elif kind == "stale":
+            print(f"STALE {name}: tagged {', '.join(tags)}, and its {seen} cases passed")
+    counts = {kind: sum(1 for row in rows if row[1] == kind) for kind in KINDS}
+    print(", ".join(f"{counts[kind]} {kind}" for kind in KINDS) + f" (of {len(rows)} operators)")
+    return 1 if counts["unexplained"] or counts["stale"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

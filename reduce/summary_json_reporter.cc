@@ -82,8 +82,13 @@ ordered_json OperatorRow(const OperatorModel& op) {
                       {"wall_s", op.wall_s()},
                       {"dtypes", std::move(dtypes)},
                       {"max_rel_diff", OrNull(op.max_rel_diff)}};
-  // Triton's compilations in its cases, and what of them the disk cache served.
+  // Where its cases' time went (the run's time_split, for this operator's stored cases).
   const CaseTimings& spent = op.spent;
+  row["phases"] = {{"construct_s", spent.construct_ms / 1e3}, {"probe_s", spent.probe_ms / 1e3},
+                   {"compile_s", spent.compile_ms / 1e3},     {"golden_s", spent.golden_ms / 1e3},
+                   {"impl_s", spent.impl_ms / 1e3},           {"judge_s", spent.judge_ms / 1e3},
+                   {"checks_s", spent.checks_ms / 1e3}};
+  // Triton's compilations in its cases, and what of them the disk cache served.
   if (spent.kernels_compiled > 0) {
     row["compile"] = {
         {"s", spent.compile_ms / 1e3},

@@ -191,7 +191,8 @@ PY
     # Library nights as a user runs them, side by side on the one device: each job of $JOBS
     # (default: flaggems_override flaggems_library) through mpirun with $RANKS_<job> or $RANKS ranks (default 8),
     # $FLAGS added (e.g. --no-bench), each stopped by --time-limit $LIMIT (default 480 s); per job to $OUT:
-    # cases-<job>.jsonl (the --progress jsonl stream), summary-<job>.json, report-<job>.md, night-<job>.txt.
+    # cases-<job>.jsonl (the --progress jsonl stream), summary-<job>.json, report-<job>.md, night-<job>.txt
+    # (the console, then tools/tag_check.py's reading of the night against the job file's tags).
     # RESUME=1 goes on with each job's run folder of an earlier `nights` (--resume) instead of a new one.
     runs=${RUNS:-/tmp/opverify-gpu-runs}
     pids=()
@@ -206,12 +207,14 @@ PY
           "$root/jobs/$job.json" --run-dir "$runs/$job" --progress "jsonl=$out/cases-$job.jsonl" --time-limit "${LIMIT:-480}" "${resume[@]}" ${FLAGS:-} \
           > "$out/night-$job.txt" 2>&1
         echo "night $job rc=$?" >> "$out/night-$job.txt"
+        # The night against the job file's tags (unexplained failures, stale tags), at its end.
+        python3 "$root/tools/tag_check.py" "$root/jobs/$job.json" "$out/cases-$job.jsonl" >> "$out/night-$job.txt" 2>&1
         cp "$runs/$job/summary.json" "$out/summary-$job.json" 2>/dev/null
         cp "$runs/$job/report.md" "$out/report-$job.md" 2>/dev/null ) &
       pids+=($!)
     done
     wait "${pids[@]}"
-    for f in "$out"/night-*.txt; do echo "== $f"; tail -4 "$f"; done
+    for f in "$out"/night-*.txt; do echo "== $f"; grep -E '^(UNEXPLAINED|STALE) ' "$f" | head -20; tail -5 "$f"; done
     ;;
   preload)
     # A library night with neither of the start-up cuts and with both (docs/PERFORMANCE.md, "The

@@ -242,6 +242,11 @@ def test_benchmark_phase_covers_the_operators_that_passed(single_rank_run):
     assert summary["time_split"]["bench_s"] > 0
     # the checks around each forward have their own line (on cuda the runtime evidence's judging)
     assert 0 <= summary["time_split"]["checks_s"] < summary["time_split"]["rank_seconds"]
+    # and each operator's own phases: its cases' wall time, split as the run's is
+    for op in summary["operators"]:
+        assert sum(op["phases"].values()) <= op["wall_s"] + 1e-6, op
+    relu = next(op for op in summary["operators"] if op["name"] == "relu_ok")
+    assert relu["phases"]["golden_s"] > 0 and relu["phases"]["impl_s"] > 0, relu
     with h5py.File(run_dir / "results.h5", "r") as f:
         table = f["cases"][:]
         attrs = dict(f.attrs)

@@ -15,8 +15,9 @@ of the overload; the tensors' shape and dtypes from FlagGems' own test of the op
 of `if cfg.QUICK_MODE:`) or as literal lists of `torch.<dtype>`) when --tests is given, else a
 pointwise default; torch.linalg's decompositions keep float32 (torch has no half-precision
 LU or SVD). Where the test computes the reference in float32 for float16/bfloat16, the task
-does too; a polynomial's degree is a whole number; svd's task asks for the singular values only
-and linalg_svd has none (singular vectors are unique only up to sign). Operators left
+does too; a polynomial's degree is a whole number; svd's task asks for no singular vectors
+(compute_uv=False: zero-filled U and V) and linalg_svd has none (singular vectors are unique only
+up to sign). Operators left
 out (in-place and out= overloads, backward ops, factories, random ops, arguments with no
 mechanical value) are listed with the reason in the output folder's INDEX.md.
 """
@@ -50,11 +51,12 @@ SIGN_FREE_OUTPUTS = {
     "linalg_svd": "its singular vectors are unique only up to sign, which no element-wise comparison can judge "
                   "(linalg_svdvals' task compares the singular values; svd's takes compute_uv=False)",
 }
-# Arguments set against the schema's default: svd's singular values only (its singular vectors are
+# Arguments set against the schema's default: svd without singular vectors (they are
 # unique only up to sign); a unique's every output, so each is a defined tensor to compare (ATen
 # returns empty placeholders for the outputs not asked for).
 ARGUMENT_VALUES = {"compute_uv": False, "return_inverse": True, "return_counts": True}
-ARGUMENT_REASONS = {"compute_uv": "the singular values only (singular vectors are unique only up to sign)",
+ARGUMENT_REASONS = {"compute_uv": "no singular vectors, which are unique only up to sign (U and V are then "
+                                  "zero-filled, as torch.svd documents, and compared as such)",
                     "return_inverse": "every output a defined tensor to compare",
                     "return_counts": "every output a defined tensor to compare"}
 # Tasks whose failure on a device is attributed (docs/LIBRARIES.md, the tenth to twelfth runs),

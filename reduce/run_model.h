@@ -154,8 +154,9 @@ struct PerformanceModel {
 // rest of a case's wall time (requests, tensor hand-over, restarts after a
 // failure); "startup" is per work item: starting an executor, importing
 // torch and the operator, the lint; "stopped" the cases the run's stop
-// (--time-limit, a signal) cut short, which ran but were not stored; idle is what remains of ranks x run wall
-// time (waiting for work, the last ranks finishing). compile_cached_s is the
+// (--time-limit, a signal) cut short, which ran but were not stored; idle
+// is what remains of ranks x run wall time (waiting for work, the last
+// ranks finishing). compile_cached_s is the
 // part of compile_s Triton's disk cache served (kernels loaded, not
 // compiled: what a warm --cache-dir saves), unset where no case could tell.
 struct TimeSplit {

@@ -2,6 +2,7 @@
 """A night's verdicts against what its job file says to expect, per operator.
 
     tools/tag_check.py JOB.json CASES.jsonl...    # the --progress jsonl streams of one or more runs
+    tools/tag_check.py JOB.json RUN_DIR...        # or run folders (their junit.xml)
 
 A library's job file tags each operator whose failure is attributed (docs/LIBRARIES.md):
 library-defect, reference-suspect, nondeterministic, torch-in-library, opverify-false-positive
@@ -20,18 +21,40 @@ kind. Exit 1 when any operator is unexplained or stale, 0 otherwise, 2 for bad i
 """
 import argparse
 import json
+import os
 import sys
+import xml.etree.ElementTree as ET
 
 KNOWN_TAGS = ("library-defect", "reference-suspect", "nondeterministic", "torch-in-library",
               "opverify-false-positive")
 KINDS = ("unexplained", "stale", "expected", "passed", "not run")
 
 
+def junit_cases(run_dir):
+    """The cases of RUN_DIR/junit.xml as --progress lines: {case_id, op (the testcase's
+    classname), verdict, error_type, message}; skipped cases (not run) are left out."""
+    root = ET.parse(os.path.join(run_dir, "junit.xml")).getroot()
+    for case in root.iter("testcase"):
+        line = {"case_id": case.get("name") or "", "op": case.get("classname") or "", "verdict": "passed",
+                "error_type": None, "message": None}
+        if case.find("skipped") is not None:
+            continue
+        for tag in ("failure", "error"):
+            node = case.find(tag)
+            if node is not None:
+                line.update(verdict="failed", error_type=node.get("type") or tag, message=node.get("message"))
+                break
+        yield line
+
+
 def load_cases(paths):
-    """{case id: its last line} over the streams; lines that are not whole JSON objects are
-    skipped (a stream cut by a stopped run, error lines mixed in)."""
+    """{case id: its last line} over the streams (and run folders' junit.xml); lines that are not
+    whole JSON objects are skipped (a stream cut by a stopped run, error lines mixed in)."""
     cases = {}
     for path in paths:
+        if os.path.isdir(path):
+            cases.update((c["case_id"], c) for c in junit_cases(path))
+            continue
         with open(path, encoding="utf-8") as f:
             for line in f:
                 if not line.startswith("{"):
@@ -69,13 +92,13 @@ def classify(operators, cases):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("job", help="the job file (its operators' tags)")
-    parser.add_argument("cases", nargs="+", help="--progress jsonl streams of the job's runs")
+    parser.add_argument("cases", nargs="+", help="--progress jsonl streams of the job's runs, or run folders")
     args = parser.parse_args(argv)
     try:
         with open(args.job, encoding="utf-8") as f:
             operators = json.load(f)["operators"]
         cases = load_cases(args.cases)
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (OSError, ValueError, KeyError, TypeError, ET.ParseError) as e:
         print(f"tag_check: {e}", file=sys.stderr)
         return 2
     rows = classify(operators, cases)

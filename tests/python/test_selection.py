@@ -309,3 +309,21 @@ def test_a_format_1_run_folder_is_read_with_todays_ids(manifest, first_run, tmp_
     assert sorted(listed(manifest, "--rerun-failed", old)) == ["crash_second_case/#2", "import_bad/#1"]
     with h5py.File(old / "results.h5", "r") as f:
         assert f.attrs["format_version"] == 3 and f.attrs["cases"] == 10  # results.h5 is rewritten in today's format
+
+
+def test_tag_check_reads_a_run_folders_junit_against_the_tags(manifest, first_run, tmp_path):
+    """tools/tag_check.py on a run folder: its junit.xml's testcases by operator (classname),
+    <failure>/<error> failed, <skipped> not run (nan_bad and half of add_sweep were left out)."""
+    job = json.loads(manifest.read_text())
+    tags = {"import_bad": ["library-defect"], "relu_ok": ["reference-suspect"], "nan_bad": ["library-defect"]}
+    for op in job["operators"]:
+        op["tags"] = tags.get(op["name"], op["tags"])
+    tagged = tmp_path / "tagged.json"
+    tagged.write_text(json.dumps(job))
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "tag_check.py"), str(tagged), str(first_run)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "STALE relu_ok: tagged reference-suspect, and its 4 cases passed", lines
+    assert lines[1].startswith("UNEXPLAINED crash_second_case: crash_second_case/#2 Crash: "), lines
+    assert lines[2] == "1 unexplained, 1 stale, 1 expected, 1 passed, 1 not run (of 5 operators)", lines

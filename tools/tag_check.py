@@ -23,7 +23,9 @@ import argparse
 import json
 import os
 import sys
-import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verdict_list import Unreadable, testcases  # noqa: E402
 
 KNOWN_TAGS = ("library-defect", "reference-suspect", "nondeterministic", "torch-in-library",
               "opverify-false-positive")
@@ -33,18 +35,12 @@ KINDS = ("unexplained", "stale", "expected", "passed", "not run")
 def junit_cases(run_dir):
     """The cases of RUN_DIR/junit.xml as --progress lines: {case_id, op (the testcase's
     classname), verdict, error_type, message}; skipped cases (not run) are left out."""
-    root = ET.parse(os.path.join(run_dir, "junit.xml")).getroot()
-    for case in root.iter("testcase"):
-        line = {"case_id": case.get("name") or "", "op": case.get("classname") or "", "verdict": "passed",
-                "error_type": None, "message": None}
-        if case.find("skipped") is not None:
+    for op, case_id, verdict, message in testcases(run_dir):
+        if verdict == "skipped":
             continue
-        for tag in ("failure", "error"):
-            node = case.find(tag)
-            if node is not None:
-                line.update(verdict="failed", error_type=node.get("type") or tag, message=node.get("message"))
-                break
-        yield line
+        failed = verdict != "passed"
+        yield {"case_id": case_id, "op": op, "verdict": "failed" if failed else "passed",
+               "error_type": verdict if failed else None, "message": message}
 
 
 def load_cases(paths):
@@ -98,7 +94,7 @@ def main(argv=None):
         with open(args.job, encoding="utf-8") as f:
             operators = json.load(f)["operators"]
         cases = load_cases(args.cases)
-    except (OSError, ValueError, KeyError, TypeError, ET.ParseError) as e:
+    except (OSError, ValueError, KeyError, TypeError, Unreadable) as e:
         print(f"tag_check: {e}", file=sys.stderr)
         return 2
     rows = classify(operators, cases)

@@ -22,28 +22,33 @@ class Unreadable(Exception):
     """A run folder whose junit.xml cannot be read (a run stopped before writing it)."""
 
 
-def verdicts(run_dir):
-    """{case id: (verdict, A/B class)} from RUN_DIR/junit.xml; Unreadable if it cannot be read."""
+def testcases(run_dir):
+    """Each testcase of RUN_DIR/junit.xml as (operator, case id, verdict, message): the verdict
+    is "passed", "skipped" or the failure's or error's type, the message its element's (None for
+    a pass). Unreadable if the file cannot be read."""
     path = os.path.join(run_dir, "junit.xml")
     try:
         root = ET.parse(path).getroot()
     except (OSError, ET.ParseError) as e:
         raise Unreadable(f"verdict_list: cannot read {path}: {e}") from e
-    out = {}
     for case in root.iter("testcase"):
-        name = case.get("name") or ""
-        verdict, ab = "passed", ""
+        verdict, message = "passed", None
         for tag in ("failure", "error", "skipped"):
             node = case.find(tag)
             if node is None:
                 continue
-            verdict = node.get("type") or tag
-            if tag == "skipped":
-                verdict = "skipped"
-            found = AB.search(node.get("message") or "")
-            ab = found.group(1) if found else ""
+            verdict = "skipped" if tag == "skipped" else node.get("type") or tag
+            message = node.get("message") or ""
             break
-        out[name] = (verdict, ab)
+        yield case.get("classname") or "", case.get("name") or "", verdict, message
+
+
+def verdicts(run_dir):
+    """{case id: (verdict, A/B class)} from RUN_DIR/junit.xml; Unreadable if it cannot be read."""
+    out = {}
+    for _, name, verdict, message in testcases(run_dir):
+        found = AB.search(message or "")
+        out[name] = (verdict, found.group(1) if found else "")
     return out
 
 

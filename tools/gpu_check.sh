@@ -214,7 +214,7 @@ PY
       pids+=($!)
     done
     wait "${pids[@]}"
-    for f in "$out"/night-*.txt; do echo "== $f"; grep -E '^(UNEXPLAINED|STALE) ' "$f" | head -20; tail -5 "$f"; done
+    for f in "$out"/night-*.txt; do echo "== $f"; grep -E '^(UNEXPLAINED|MISSED|STALE) ' "$f" | head -20; tail -5 "$f"; done
     ;;
   preload)
     # A library night with neither of the start-up cuts and with both (docs/PERFORMANCE.md, "The

@@ -762,15 +762,23 @@ def test_isclose_rounding_names_the_rounding_of_this_torchs_isclose():
 
 
 def test_tag_check_reads_a_night_against_the_job_files_tags(tmp_path):
-    """tools/tag_check.py: an untagged failure is unexplained and a tagged operator whose cases
-    all passed is stale (exit 1 for either); a tagged failure, an expect: failure, a pass and an
-    operator with no case are not; a stream's cut last line and its error lines are skipped, and
-    a case seen in two streams counts as its last line."""
+    """tools/tag_check.py: an untagged failure is unexplained, a declared failure that failed
+    with another error type is unexplained, one whose cases all passed is missed, and a tagged
+    operator whose cases all passed is stale (exit 1 for each); a tagged failure, a declared
+    failure (an expect: tag, or its task file's EXPECTED_ERROR_TYPE), a pass and an operator with
+    no case are not; a stream's cut last line and its error lines are skipped, and a case seen
+    in two streams counts as its last line."""
     job = tmp_path / "lib.json"
+    (tmp_path / "tasks").mkdir()
+    for name, declared in (("filed", "AccuracyError"), ("uncaught", "LintError"), ("honest", None)):
+        (tmp_path / "tasks" / f"{name}_torch.py").write_text(
+            "import torch\n" + (f"EXPECTED_ERROR_TYPE = {declared!r}\n" if declared else ""))
     job.write_text(json.dumps({"name": "lib", "operators": [
         {"name": "ok"}, {"name": "defect", "tags": ["lib", "library-defect"]},
         {"name": "fixed", "tags": ["reference-suspect"]}, {"name": "ours"},
-        {"name": "planted", "tags": ["expect:LintError"]}, {"name": "later"}, {"name": "rerun"}]}))
+        {"name": "planted", "tags": ["expect:LintError"]}, {"name": "later"}, {"name": "rerun"},
+        {"name": "filed", "dir": "tasks"}, {"name": "uncaught", "dir": "tasks"},
+        {"name": "misfiled", "tags": ["expect:LintError"]}, {"name": "honest", "dir": "tasks"}]}))
 
     def line(op, n, verdict, error=None, message=None):
         return json.dumps({"case_id": f"{op}/#{n}", "op": op, "verdict": verdict, "error_type": error,
@@ -780,7 +788,9 @@ def test_tag_check_reads_a_night_against_the_job_files_tags(tmp_path):
         line("ok", 1, "passed"), line("ok", 2, "waived"), line("defect", 1, "failed", "AccuracyError", "x"),
         line("defect", 2, "passed"), line("fixed", 1, "passed"),
         line("ours", 1, "failed", "RuntimeError", "opverify broke it"), line("planted", 1, "failed", "LintError"),
-        line("rerun", 1, "failed", "Timeout", "slow"),
+        line("rerun", 1, "failed", "Timeout", "slow"), line("filed", 1, "failed", "AccuracyError"),
+        line("filed", 2, "passed"), line("uncaught", 1, "passed"), line("misfiled", 1, "failed", "LintError"),
+        line("misfiled", 2, "failed", "AccuracyError", "wrong, not caught"), line("honest", 1, "passed"),
         "[2026-12-06 06:16:40.703] [rank 0] [error] a line of another kind", '{"case_id": "later/#1", "op"']) + "\n")
     resume = tmp_path / "resume.jsonl"
     resume.write_text(line("rerun", 1, "passed") + "\n")
@@ -789,13 +799,18 @@ def test_tag_check_reads_a_night_against_the_job_files_tags(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     out = proc.stdout.splitlines()
-    assert out[0] == "STALE fixed: tagged reference-suspect, and its 1 cases passed"
-    assert out[1] == "UNEXPLAINED ours: ours/#1 RuntimeError: opverify broke it"
-    assert out[2] == "1 unexplained, 1 stale, 2 expected, 2 passed, 1 not run (of 7 operators)"
+    assert out == ["STALE fixed: tagged reference-suspect, and its 1 cases passed",
+                   "UNEXPLAINED ours: ours/#1 RuntimeError: opverify broke it",
+                   "MISSED uncaught: declared expect:LintError, and its 1 cases passed",
+                   "UNEXPLAINED misfiled: misfiled/#2 AccuracyError: wrong, not caught",
+                   "2 unexplained, 1 missed, 1 stale, 3 expected, 3 passed, 1 not run (of 11 operators)"], out
     clean = tmp_path / "clean.jsonl"
     clean.write_text(line("defect", 1, "failed", "AccuracyError") + "\n" + line("ok", 1, "passed") + "\n")
     proc = subprocess.run([sys.executable, tool, str(job), str(clean)], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0 and proc.stdout.strip().endswith("(of 7 operators)"), proc.stdout
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("(of 11 operators)"), proc.stdout
+    (tmp_path / "tasks" / "filed_torch.py").write_text("EXPECTED_ERROR_TYPE = (\n")
+    proc = subprocess.run([sys.executable, tool, str(job), str(clean)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "filed_torch.py:" in proc.stderr, proc.stderr
     proc = subprocess.run([sys.executable, tool, str(tmp_path / "missing.json"), str(clean)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "missing.json" in proc.stderr

@@ -326,4 +326,4 @@ def test_tag_check_reads_a_run_folders_junit_against_the_tags(manifest, first_ru
     lines = proc.stdout.splitlines()
     assert lines[0] == "STALE relu_ok: tagged reference-suspect, and its 4 cases passed", lines
     assert lines[1].startswith("UNEXPLAINED crash_second_case: crash_second_case/#2 Crash: "), lines
-    assert lines[2] == "1 unexplained, 1 stale, 1 expected, 1 passed, 1 not run (of 5 operators)", lines
+    assert lines[2] == "1 unexplained, 0 missed, 1 stale, 1 expected, 1 passed, 1 not run (of 5 operators)", lines

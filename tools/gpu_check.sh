@@ -3,7 +3,7 @@
 # triton in a venv), with valijson's headers carried in .carry/include.
 # Writes at most 8 files to $OUT (or ./gpu-check-out); run folders go to
 # $RUNS (default /tmp/opverify-gpu-runs).
-# Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|override-bench|library|perf|perf-large|sandbox|pytest FILE...|queue STEP...|watch [S]
+# Usage: tools/gpu_check.sh build|compare|all|tests|gpu|batch|nights|two-nights|preload|override-bench|library|perf|perf-large|autotune-profile|sandbox|pytest FILE...|queue STEP...|watch [S]
 # `all` is the one to verify a tree with: it builds if needed, then runs every GPU test and the
 # library batches (ours, its planted defects, Liger-Kernel, FlagGems, flash-linear-attention) at once, and leaves at most
 # 8 files in $OUT: build.txt, gpu-tests.txt, gpu_ops.jsonl, library.txt, library-flaggems.txt, verdicts.jsonl (one line
@@ -328,6 +328,14 @@ PY
   perf)
     python3 "$root/perf/bench_accuracy.py" --build "$build" --out "$out" > "$out/bench_accuracy.txt" 2>&1
     echo "bench_accuracy rc=$?"; tail -40 "$out/bench_accuracy.txt"
+    ;;
+  autotune-profile)
+    # The runtime evidence's reading of an autotuning forward's profile, now (raw events) and
+    # before (key_averages()), on $CONFIGS configurations (default 24; perf/autotune_profile.py),
+    # no build needed. To $OUT: autotune-profile.txt and autotune-profile.json.
+    PYTHONPATH=$root/runner/executor python3 "$root/perf/autotune_profile.py" --configs "${CONFIGS:-24}" \
+      --json "$out/autotune-profile.json" > "$out/autotune-profile.txt" 2>&1
+    echo "autotune_profile rc=$?"; grep -v Warning "$out/autotune-profile.txt" | tail -6
     ;;
   perf-large)
     # The batch on jobs/perf_large.json (device-bound sizes) against do_bench.

@@ -159,3 +159,42 @@ def test_bench_times_on_the_device(opverify_bin, tmp_path):
     clock = perf["opverify"]["clock"]
     assert clock["source"] == "nvml" and clock["device"].startswith("GPU-") and clock["samples"] >= 1
     assert clock["baseline_mhz"] > 0
+
+
+def test_the_device_kernels_read_from_raw_events_are_key_averages_kernels():
+    """bench.device_kernels reads a profile's raw events rather than building key_averages()
+    (docs/PERFORMANCE.md, "A cold cache's autotuning inside the checks"); on the device both
+    readings give the same kernels, launches and time (a Triton kernel, torch's own, a copy)."""
+    triton = pytest.importorskip("triton")
+    import triton.language as tl
+    from opverify_runtime import bench
+    from torch.profiler import ProfilerActivity, profile
+
+    @triton.jit
+    def doubled_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+    x = torch.randn(1 << 16, device="cuda")
+    out = torch.empty_like(x)
+    launch = doubled_kernel[(triton.cdiv(x.numel(), 1024),)]
+    launch(x, out, x.numel(), BLOCK=1024)  # compiled before the profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(5):
+            launch(x, out, x.numel(), BLOCK=1024)
+        (x * 3).cpu()
+        torch.cuda.synchronize()
+    cuda = torch.autograd.DeviceType.CUDA
+    assert bench.raw_device_events(torch, prof, cuda) is not None  # this torch keeps them
+    raw = bench.device_kernels(torch, prof)
+    averaged = {}
+    for event in prof.key_averages():
+        if event.device_type == cuda:
+            launches, us = averaged.get(event.key, (0, 0.0))
+            averaged[event.key] = (launches + event.count, us + float(bench.device_us(event)))
+    assert set(raw) == set(averaged), (sorted(raw), sorted(averaged))
+    for name, (launches, us) in raw.items():
+        assert launches == averaged[name][0], (name, raw[name], averaged[name])
+        assert us == pytest.approx(averaged[name][1], rel=1e-3, abs=0.01), (name, raw[name], averaged[name])
+    assert [raw[name][0] for name in raw if "doubled_kernel" in name] == [5], raw

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""What an autotuning forward costs the runtime evidence (docs/PERFORMANCE.md, "A cold cache's
+autotuning inside the checks"). An autotuned Triton kernel's first call, which benchmarks every
+configuration, then its second, which runs the tuned one, each inside the recorders the
+executor's first run has (torch.profiler over CPU and CUDA, the dispatch trace, the launch
+recorder); then what the checks read of them, timed apart: the device kernels as
+bench.device_kernels reads them now (the profiler's raw events), the same tally through
+key_averages() (as it read them before: the baseline), and the launch record's report.
+
+    PYTHONPATH=runner/executor python3 perf/autotune_profile.py [--configs 24] [--json OUT]
+
+Needs CUDA and Triton (exit 2 without them). Prints one line a phase and a JSON summary.
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+from opverify_runtime import bench
+
+
+def tally_averaged(prof, torch):
+    """{kernel name: (launches, microseconds)} through key_averages(), as bench.device_kernels
+    read a profile before it read the raw events (the baseline of the two readings)."""
+    cuda = torch.autograd.DeviceType.CUDA
+    kernels = {}
+    for event in prof.key_averages():
+        if event.device_type == cuda:
+            launches, us = kernels.get(event.key, (0, 0.0))
+            kernels[event.key] = (launches + event.count, us + float(bench.device_us(event)))
+    return kernels
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--configs", type=int, default=24, help="autotune configurations (up to 48)")
+    parser.add_argument("--size", type=int, default=1 << 20, help="elements of the kernel's input")
+    parser.add_argument("--json", help="write the summary here too")
+    args = parser.parse_args()
+    os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="opverify-autotune-"))  # cold
+    try:
+        import torch
+        import triton
+        import triton.language as tl
+    except ImportError as error:
+        print(f"autotune_profile: {error}", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("autotune_profile: no CUDA device", file=sys.stderr)
+        return 2
+    from opverify_runtime import runtime_evidence
+    from torch.profiler import ProfilerActivity, profile
+
+    grid_of = [(block, warps, stages) for block in (128, 256, 512, 1024) for warps in (1, 2, 4, 8)
+               for stages in (1, 2, 3)][:args.configs]
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=w, num_stages=s) for b, w, s in grid_of],
+                     key=["n"])
+    @triton.jit
+    def scale_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0 + tl.load(y_ptr + offs, mask=mask),
+                 mask=mask)
+
+    x = torch.randn(args.size, device="cuda")
+    y = torch.randn_like(x)
+    module = sys.modules[__name__]
+    summary = {"configs": len(grid_of), "size": args.size, "torch": torch.__version__, "triton": triton.__version__,
+               "device": torch.cuda.get_device_name()}
+    for run in ("cold", "warm"):
+        out = torch.empty_like(x)
+        started = time.perf_counter()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof, \
+                runtime_evidence.DispatchTrace(torch), runtime_evidence.launch_recorder(module, ()) as launches:
+            scale_add[lambda meta: (triton.cdiv(args.size, meta["BLOCK"]),)](x, y, out, args.size)
+            torch.cuda.synchronize()
+            forward = time.perf_counter() - started
+        recorded = time.perf_counter() - started - forward  # the recorders' exits (the profile stopped)
+        assert torch.equal(out, x * 2.0 + y)
+        began = time.perf_counter()
+        raw = bench.device_kernels(torch, prof)
+        raw_s = time.perf_counter() - began
+        events = len(prof.profiler.kineto_results.events())
+        began = time.perf_counter()
+        averaged = tally_averaged(prof, torch)
+        averages_s = time.perf_counter() - began
+        began = time.perf_counter()
+        report = launches.report() if launches.active else None
+        report_s = time.perf_counter() - began
+        figures = {"forward_s": forward, "recorders_exit_s": recorded, "raw_events": events,
+                   "device_kernels_s": raw_s, "key_averages_s": averages_s, "launch_report_s": report_s,
+                   "device_launches": sum(n for n, _ in raw.values()),
+                   "device_launches_key_averages": sum(n for n, _ in averaged.values()),
+                   "same_kernels": sorted(raw) == sorted(averaged),
+                   "launches_recorded": sum(e["launches"] for e in report.values()) if report is not None else None}
+        summary[run] = figures
+        print(f"{run}: forward {forward:.2f} s, recorders' exit {recorded:.2f} s, {events} raw events; "
+              f"device_kernels {raw_s:.2f} s ({figures['device_launches']} device launches), through "
+              f"key_averages() {averages_s:.2f} s ({figures['device_launches_key_averages']}), "
+              f"launch report {report_s:.2f} s", flush=True)
+    print(json.dumps(summary))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summary, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

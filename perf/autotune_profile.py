@@ -4,8 +4,8 @@ autotuning inside the checks"). An autotuned Triton kernel's first call, which b
 configuration, then its second, which runs the tuned one, each inside the recorders the
 executor's first run has (torch.profiler over CPU and CUDA, the dispatch trace, the launch
 recorder); then what the checks read of them, timed apart: the device kernels as
-bench.device_kernels reads them now (the profiler's raw events), the same tally through
-key_averages() (as it read them before: the baseline), and the launch record's report.
+bench.device_kernels reads them (through key_averages(): the baseline), the same tally from
+the profiler's raw (kineto) events, and the launch record's report.
 
     PYTHONPATH=runner/executor python3 perf/autotune_profile.py [--configs 24] [--json OUT]
 
@@ -21,16 +21,18 @@ import time
 from opverify_runtime import bench
 
 
-def tally_averaged(prof, torch):
-    """{kernel name: (launches, microseconds)} through key_averages(), as bench.device_kernels
-    read a profile before it read the raw events (the baseline of the two readings)."""
+def tally_raw(prof, torch):
+    """{kernel name: launches} of the device's events, read from the profiler's raw (kineto)
+    events rather than key_averages(); (tally, events seen)."""
     cuda = torch.autograd.DeviceType.CUDA
-    kernels = {}
-    for event in prof.key_averages():
-        if event.device_type == cuda:
-            launches, us = kernels.get(event.key, (0, 0.0))
-            kernels[event.key] = (launches + event.count, us + float(bench.device_us(event)))
-    return kernels
+    demangle = torch._C._demangle
+    kernels, seen = {}, 0
+    for event in prof.profiler.kineto_results.events():
+        seen += 1
+        if event.device_type() == cuda:
+            name = demangle(event.name())
+            kernels[name] = kernels.get(name, 0) + 1
+    return kernels, seen
 
 
 def main():
@@ -81,25 +83,24 @@ def main():
         recorded = time.perf_counter() - started - forward  # the recorders' exits (the profile stopped)
         assert torch.equal(out, x * 2.0 + y)
         began = time.perf_counter()
-        raw = bench.device_kernels(torch, prof)
-        raw_s = time.perf_counter() - began
-        events = len(prof.profiler.kineto_results.events())
-        began = time.perf_counter()
-        averaged = tally_averaged(prof, torch)
+        averaged = bench.device_kernels(torch, prof)
         averages_s = time.perf_counter() - began
+        began = time.perf_counter()
+        raw, events = tally_raw(prof, torch)
+        raw_s = time.perf_counter() - began
         began = time.perf_counter()
         report = launches.report() if launches.active else None
         report_s = time.perf_counter() - began
         figures = {"forward_s": forward, "recorders_exit_s": recorded, "raw_events": events,
-                   "device_kernels_s": raw_s, "key_averages_s": averages_s, "launch_report_s": report_s,
-                   "device_launches": sum(n for n, _ in raw.values()),
-                   "device_launches_key_averages": sum(n for n, _ in averaged.values()),
-                   "same_kernels": sorted(raw) == sorted(averaged),
+                   "device_kernels_s": averages_s, "raw_tally_s": raw_s, "launch_report_s": report_s,
+                   "device_launches": sum(n for n, _ in averaged.values()),
+                   "device_launches_raw": sum(raw.values()),
+                   "same_kernels": {k: n for k, (n, _) in averaged.items()} == raw,
                    "launches_recorded": sum(e["launches"] for e in report.values()) if report is not None else None}
         summary[run] = figures
         print(f"{run}: forward {forward:.2f} s, recorders' exit {recorded:.2f} s, {events} raw events; "
-              f"device_kernels {raw_s:.2f} s ({figures['device_launches']} device launches), through "
-              f"key_averages() {averages_s:.2f} s ({figures['device_launches_key_averages']}), "
+              f"device_kernels (key_averages) {averages_s:.2f} s ({figures['device_launches']} device launches), "
+              f"raw tally {raw_s:.2f} s ({figures['device_launches_raw']}, same kernels: {figures['same_kernels']}), "
               f"launch report {report_s:.2f} s", flush=True)
     print(json.dumps(summary))
     if args.json:

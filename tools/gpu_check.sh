@@ -330,9 +330,9 @@ PY
     echo "bench_accuracy rc=$?"; tail -40 "$out/bench_accuracy.txt"
     ;;
   autotune-profile)
-    # The runtime evidence's reading of an autotuning forward's profile, now (raw events) and
-    # before (key_averages()), on $CONFIGS configurations (default 24; perf/autotune_profile.py),
-    # no build needed. To $OUT: autotune-profile.txt and autotune-profile.json.
+    # The runtime evidence's reading of an autotuning forward's profile (key_averages()) against
+    # a tally of the profiler's raw events, on $CONFIGS configurations (default 24;
+    # perf/autotune_profile.py), no build needed. To $OUT: autotune-profile.txt and autotune-profile.json.
     PYTHONPATH=$root/runner/executor python3 "$root/perf/autotune_profile.py" --configs "${CONFIGS:-24}" \
       --json "$out/autotune-profile.json" > "$out/autotune-profile.txt" 2>&1
     echo "autotune_profile rc=$?"; grep -v Warning "$out/autotune-profile.txt" | tail -6

@@ -271,48 +271,12 @@ def device_us(event):
     return 0
 
 
-def raw_device_events(torch, prof, device):
-    """[(name, microseconds)] of each event of `device` (a DeviceType) in a finished profile,
-    read from the profiler's raw (kineto) events; None where this torch keeps none or they
-    cannot be read. Each name demangled as key_averages() gives it (torch._C._demangle, as the
-    profiler's own parse does). key_averages() first builds an event object, with its parent
-    and children, for every CPU and device event recorded: an autotuning forward records
-    hundreds of thousands (every configuration's benchmark), and that build took 17.2 s where
-    this read takes 0.8 s for the 236,000 events of perf/autotune_profile.py's 24
-    configurations (H100, torch 2.11)."""
-    results = getattr(getattr(prof, "profiler", None), "kineto_results", None)
-    if results is None or device is None:
-        return None
-    demangle = getattr(getattr(torch, "_C", None), "_demangle", None)
-    names = {}
-    try:
-        out = []
-        for event in results.events():
-            if event.device_type() != device:
-                continue
-            us = event.duration_ns() / 1e3 if hasattr(event, "duration_ns") else float(event.duration_us())
-            name = event.name()
-            if name not in names:
-                names[name] = demangle(name) if demangle is not None and len(name) > 1 else name
-            out.append((names[name], us))
-        return out
-    except (AttributeError, TypeError, RuntimeError):
-        return None
-
-
 def device_kernels(torch, prof):
     """{name: (launches, microseconds)} of the device's own events (kernels,
     copies, fills) in a finished profile, not the CPU operators that
-    launched them, so nothing counts twice. From the raw events where
-    this torch keeps them (raw_device_events), else key_averages()."""
+    launched them, so nothing counts twice."""
     kernels = {}
     device_kernel = getattr(getattr(torch.autograd, "DeviceType", None), "CUDA", None)
-    raw = raw_device_events(torch, prof, device_kernel)
-    if raw is not None:
-        for name, us in raw:
-            launches, total = kernels.get(name, (0, 0.0))
-            kernels[name] = (launches + 1, total + us)
-        return kernels
     for event in prof.key_averages():
         if getattr(event, "device_type", None) != device_kernel:
             continue

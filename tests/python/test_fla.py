@@ -117,42 +117,13 @@ def test_fla_operators_with_every_check_on(fla_run, entry):
     check_entry(fla_run, "fla.json", entry)
 
 
-def tf32_rounded(x):
-    """A float32 tensor rounded once to TF32 (10 mantissa bits, to nearest, ties away: PTX's
-    cvt.rna.tf32.f32), the least rounding any TF32 computation of it does; others unchanged."""
-    import torch
-    if not (isinstance(x, torch.Tensor) and x.dtype == torch.float32):
-        return x
-    bits = x.contiguous().view(torch.int32)
-    finite = torch.isfinite(x)
-    rounded = ((bits + (1 << 12)) & ~((1 << 13) - 1)).view(torch.float32)
-    return torch.where(finite, rounded, x)
-
-
 def tf32_reach(opverify_bin, entry, params, seed, tmp_path):
-    """`opverify compare --precision-mode tf32` of the task's reference on its inputs rounded
-    once to TF32 against the reference on the inputs as they are: (exit code, result)."""
-    import json
-    import numpy
-    import torch
-    sys.path.insert(0, os.path.join(FLA, "ops"))
-    try:
-        task = load(os.path.join(FLA, "ops", f"{entry['name']}_torch.py"), f"fla_task_{entry['name']}")
-    finally:
-        sys.path.remove(os.path.join(FLA, "ops"))
-    torch.manual_seed(seed)
-    inputs = task.get_inputs(**params)
-    with torch.no_grad():
-        golden = task.Model(*task.get_init_inputs())(*inputs)
-        reached = task.Model(*task.get_init_inputs())(*[tf32_rounded(x) for x in inputs])
-    paths = []
-    for name, t in (("golden", golden), ("actual", reached)):
-        paths.append(tmp_path / f"{entry['name']}-{seed}-{name}.npy")
-        numpy.save(paths[-1], t.float().numpy())
-    proc = subprocess.run([opverify_bin, "compare", "--golden", str(paths[0]), "--actual", str(paths[1]),
-                           "--precision-mode", "tf32", "--json"], capture_output=True, text=True, timeout=120)
-    assert proc.returncode in (0, 1), proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
+    """tools/tf32_reach.py's verdict for one seed of an fla task: `opverify compare
+    --precision-mode tf32` of the reference on its inputs rounded once to TF32 against the
+    reference on the inputs as they are: (exit code, result)."""
+    import tf32_reach as tool  # tools/ (conftest puts it on the path)
+    task = tool.load_task(os.path.join(FLA, "ops", f"{entry['name']}_torch.py"))
+    return tool.reach(task, params, seed, opverify_bin, str(tmp_path))
 
 
 def float32_cases(entry):
@@ -193,3 +164,25 @@ def test_the_float32_cases_left_out_are_out_of_a_tf32_computations_reach(opverif
     code, result = tf32_reach(opverify_bin, entry, params, 0, tmp_path)
     eco = result["outputs"][0]["metrics"]["eco"] if "outputs" in result else result["metrics"]["eco"]
     assert code == 1 and eco["matched_ratio"] < 0.99 and eco["over_count"] == 0, json.dumps(result)[:1500]
+
+
+def test_the_tf32_reach_tool_names_a_case_out_of_reach(opverify_bin):
+    """tools/tf32_reach.py, as a task author runs it: exit 1 and OUT OF REACH for chunk_gla's
+    float32 case, 0 with every seed's matched ratio for chunk_simple_gla's, 2 naming the task for
+    a bad parameter or a reference whose output is not float32."""
+    tool = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "tf32_reach.py")
+
+    def run(task, *args):
+        return subprocess.run([sys.executable, tool, os.path.join(FLA, "ops", task), "--opverify", opverify_bin,
+                               *args], capture_output=True, text=True, timeout=300)
+    out = run("chunk_gla_torch.py", "--param", "dtype=float32", "--seeds", "2")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert out.stdout.splitlines()[-1].startswith("OUT OF REACH") and "seed 1: FAILS: eco matched 0.97" in out.stdout
+    out = run("chunk_simple_gla_torch.py", "--param", "dtype=float32", "--json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    result = json.loads(out.stdout)
+    assert result["reachable"] and [s["seed"] for s in result["seeds"]] == [0, 1, 2]
+    assert all(0.99 <= s["eco"]["matched_ratio"] < 1 for s in result["seeds"]), result
+    for args, said in ((["--param", "dtype"], "expected NAME=VALUE"), ([], "not float32")):
+        out = run("chunk_simple_gla_torch.py", *args)
+        assert out.returncode == 2 and "chunk_simple_gla_torch.py" in out.stderr and said in out.stderr, out.stderr

@@ -26,6 +26,13 @@ NO_FLA = ("flash-linear-attention's source is not in jobs/fla/src: bring it as j
 FLA_OPS = entries("fla.json")
 
 
+def sweep_cases(entry):
+    """The parameters of each case of the entry's sweep (every combination of its values)."""
+    import itertools
+    names = list(entry["sweep"])
+    return [dict(zip(names, values)) for values in itertools.product(*(entry["sweep"][n] for n in names))]
+
+
 def load(path, name):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -45,16 +52,13 @@ def test_the_manifest_loads_with_its_cases(opverify_bin):
 def test_each_reference_runs_on_the_cpu_for_every_case_of_its_sweep(entry):
     """Every swept case's inputs build and the reference gives a finite result of the input's
     dtype (float32 for the gates' sums and softmax), in float64 too (reference trust re-runs it so)."""
-    import itertools
     import torch
     sys.path.insert(0, os.path.join(FLA, "ops"))
     try:
         task = load(os.path.join(FLA, "ops", f"{entry['name']}_torch.py"), f"fla_task_{entry['name']}")
     finally:
         sys.path.remove(os.path.join(FLA, "ops"))
-    names = list(entry["sweep"])
-    for values in itertools.product(*(entry["sweep"][n] for n in names)):
-        params = dict(zip(names, values))
+    for params in sweep_cases(entry):
         inputs = task.get_inputs(**params)
         out = task.Model(*task.get_init_inputs())(*inputs)
         assert torch.isfinite(out.float()).all(), params
@@ -127,12 +131,7 @@ def tf32_reach(opverify_bin, entry, params, seed, tmp_path):
 
 
 def float32_cases(entry):
-    import itertools
-    names = list(entry["sweep"])
-    for values in itertools.product(*(entry["sweep"][n] for n in names)):
-        params = dict(zip(names, values))
-        if params.get("dtype") == "float32":
-            yield params
+    return [params for params in sweep_cases(entry) if params.get("dtype") == "float32"]
 
 
 TF32_TASKS = [e for e in FLA_OPS if e.get("precision_mode") == "tf32" and any(float32_cases(e))]
@@ -162,7 +161,8 @@ def test_the_float32_cases_left_out_are_out_of_a_tf32_computations_reach(opverif
     assert entry["sweep"]["dtype"] == ["bfloat16"], entry
     params = dict({k: v[0] for k, v in entry["sweep"].items()}, dtype="float32")
     code, result = tf32_reach(opverify_bin, entry, params, 0, tmp_path)
-    eco = result["outputs"][0]["metrics"]["eco"] if "outputs" in result else result["metrics"]["eco"]
+    import tf32_reach as tool
+    eco = tool.eco_of(result)
     assert code == 1 and eco["matched_ratio"] < 0.99 and eco["over_count"] == 0, json.dumps(result)[:1500]
 
 

@@ -313,6 +313,15 @@ def test_seed_typical_cheat_is_type3_and_type4():
     ("y = x.max(dim=-1).values", "x.max"),
     ("y = x @ x", "@"),
     ("y = torch.Tensor.softmax(x, -1)", "torch.Tensor.softmax"),
+    # in place, and the rest of Tensor's math: each once passed as no compute
+    ("y = x.cos_()", "x.cos_"),
+    ("y = x.addcmul_(x, y)", "x.addcmul_"),
+    ("y = x.lerp_(y, 1.0)", "x.lerp_"),
+    ("y = x.clamp_min_(0)", "x.clamp_min_"),
+    ("y = x.logaddexp(y)", "x.logaddexp"),
+    ("y = x.float_power(2)", "x.float_power"),
+    ("y = x.diff()", "x.diff"),
+    ("y = x.uniform_()", "x.uniform_"),
 ])
 def test_type3_torch_compute_in_forward(snippet, expected_call):
     body = f'''
@@ -330,6 +339,26 @@ def test_type3_torch_compute_in_forward(snippet, expected_call):
     v = violations(r, "no_forbidden_torch_ops")
     assert [x["call"] for x in v] == [expected_call]
     assert v[0]["line"] == line_of(body, snippet)
+
+
+@pytest.mark.parametrize("snippet", [
+    "tracer.trace(fn, x)",  # a tracer's trace, not Tensor.trace()
+    "stats.histogram(x, 10, True, None, False)",
+    "stats.cov(x, y)",
+    "names.diff(old, new, 3, True, 1)",
+])
+def test_other_objects_methods_named_like_tensor_math_are_not_compute(snippet):
+    """A call that passes what the tensor method does not take is another object's method."""
+    body = f'''
+        class ModelNew(torch.nn.Module):
+            def forward(self, x, y, tracer=None, stats=None, names=None, fn=None, old=None, new=None):
+                {snippet}
+                out = torch.empty_like(x)
+                _add_kernel[(1,)](x, y, out, x.numel(), BLOCK=1024)
+                return out
+    '''
+    r = run(body)
+    assert r["valid"], violations(r, "no_forbidden_torch_ops")
 
 
 def test_type3_forward_only_rules_loops_append_and_self_layers():

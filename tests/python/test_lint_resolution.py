@@ -375,6 +375,81 @@ def test_a_layer_called_as_an_instance_decides_branches_with_the_calls_arguments
     assert_verdict(result, torch_op)
 
 
+@pytest.mark.parametrize("construct, torch_op", [
+    ("lintpkg_layers.Double().eval()", None),
+    ("lintpkg_layers.Double().to(torch.float16).cuda().requires_grad_(False)", None),
+    ("lintpkg_layers.make_double()", None),
+    ("torch.nn.Sequential(lintpkg_layers.Double(), lintpkg_layers.make_double().half())", None),
+    ("lintpkg_layers.TorchDouble().eval()", "torch.mul"),
+    ("lintpkg_layers.make_torch_double()", "torch.mul"),
+    ("torch.nn.Sequential(lintpkg_layers.Double(), lintpkg_layers.TorchDouble())", "torch.mul"),
+])
+def test_a_layer_handed_over_by_a_chained_call_a_factory_or_a_sequential_is_that_layer(construct, torch_op):
+    """nn.Module's .eval()/.to()/.cuda()/.half() return the module; a factory returns what it
+    builds; a torch.nn.Sequential's call runs its modules. The lint follows each to the layer's
+    forward (each was type 2+3, "self.layer() is not a method of the class", on attorch's
+    layers), and a layer computing in torch is still type 3 however it is handed over."""
+    assert_verdict(lint_layer(construct, "self.layer(x)"), torch_op)
+
+
+def test_a_sequential_of_named_modules_runs_them():
+    source = textwrap.dedent('''\
+        import collections
+        import torch
+        import lintpkg_layers
+
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = torch.nn.Sequential(collections.OrderedDict([("a", lintpkg_layers.Double()),
+                                                                        ("b", lintpkg_layers.TorchDouble())]))
+
+            def forward(self, x):
+                return self.body(x)
+    ''')
+    result = lint.lint_source(source, "op_triton_impl.py", library=["lintpkg_layers"], python_path=[FIXTURES])
+    assert_verdict(result, "torch.mul")
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_double_kernel"]
+
+
+@pytest.mark.parametrize("construct, torch_op", [
+    ("lintpkg_layers.Reduced(reduction='none')", None),
+    ("lintpkg_layers.Reduced('none')", None),
+    ("lintpkg_layers.Reduced()", "out.sum"),
+    ("lintpkg_layers.Reduced(reduction='sum')", "out.sum"),
+    ("lintpkg_layers.ReducedLoss(reduction='none')", None),
+    ("lintpkg_layers.ReducedLoss()", "out.sum"),
+    ("lintpkg_layers.ReducedLoss(size_average=False, reduction='none')", "out.sum"),
+])
+def test_a_layers_constructor_options_decide_its_forwards_branches(construct, torch_op):
+    """An option the constructor stores on the instance (the class's own __init__, or torch's
+    loss base keeping `reduction`) is known in the forward: attorch's MSELoss(reduction='none')
+    was type 3 for the sum it does only when reducing. Legacy size_average/reduce leave it unknown."""
+    assert_verdict(lint_layer(construct, "self.layer(x)"), torch_op)
+
+
+@pytest.mark.parametrize("write", ["self.layer.reduction = 'mean'", "setattr(self.layer, 'reduction', 'mean')"])
+def test_an_option_the_implementation_rewrites_is_not_known(write):
+    """Whoever writes the attribute after construction may choose the torch branch: unknown."""
+    source = textwrap.dedent(f'''\
+        import torch
+        import lintpkg_layers
+
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layer = lintpkg_layers.Reduced(reduction="none")
+
+            def forward(self, x):
+                {write}
+                return self.layer(x)
+    ''')
+    result = lint.lint_source(source, "op_triton_impl.py", library=["lintpkg_layers"], python_path=[FIXTURES])
+    assert 3 in result["regression_types"] and "out.sum" in violation_calls(result)
+
+
 @pytest.mark.parametrize("call, torch_op", [
     ("lintpkg_layers.double_forwarding(x)", None),
     ("lintpkg_layers.double(x, check=False)", None),

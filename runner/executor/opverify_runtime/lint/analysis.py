@@ -11,7 +11,8 @@ from .calls import _Calls
 from .custom_ops import _CustomOps
 from .library import _Library
 from .module_checks import _ModuleChecks
-from .names import CONVENTIONAL_NAMES, GENERATED_MODULE_CALLS, METADATA_VALUES, VIOLATION_CHECKS, WRAP_TRITON
+from .names import (CONVENTIONAL_NAMES, GENERATED_MODULE_CALLS, METADATA_VALUES, NN_MODULE_RETURNS_SELF, NN_SEQUENTIAL,
+                    VIOLATION_CHECKS, WRAP_TRITON)
 from .reachability import _Reachability
 from .registry import own_rows
 from .symbols import (ClassInfo, Ref, Scope, _const_str, _dotted, _fold_str, _is_jit_path, _is_tuner_path,
@@ -381,6 +382,8 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Calls, _CustomOps, _Li
             layer = self._torch_layer_base(info) if attr in ("forward", "__call__") else None
             if layer is not None:  # super().forward(x) in a subclass of torch.nn.Linear: torch's forward
                 return [Ref("path", _dotted(layer, "forward"), base.via)]
+            if base.kind in ("self", "instance") and attr in NN_MODULE_RETURNS_SELF:
+                return [Ref("returns_self", base)]  # Layer().eval(), self.to(device): the module again
             return [Ref("selfattr", attr)] if base.kind == "self" else []
         if base.kind == "kernel":
             if attr == "run":
@@ -422,15 +425,27 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Calls, _CustomOps, _Li
                     out += self.resolve(call.args[0], scope, seen, depth + 1)
                 elif _is_jit_path(p) or _is_tuner_path(p):
                     out.append(Ref("passthrough", p))
+                elif p in NN_SEQUENTIAL:  # its call runs each module given to it
+                    out += [x for a in call.args for x in self._sequential_modules(a, scope, seen, depth)]
+            elif r.kind == "returns_self":
+                out.append(r.value)
             elif r.kind == "wrapped":
                 out.append(r)
             elif r.kind == "passthrough" and call.args:
                 out += self.resolve(call.args[0], scope, seen, depth + 1)
             elif r.kind == "class":
-                out.append(Ref("instance", r.value, r.via))
+                out.append(Ref("instance", r.value, r.via, made_by=(call, scope)))
             elif r.kind == "func":
                 out += self._returned(r.value, seen, depth, call=call if r.same_call else None, call_scope=scope)
         return out
+
+    def _sequential_modules(self, arg, scope, seen, depth):
+        """The modules a torch.nn.Sequential argument gives it: a module, or an OrderedDict of
+        (name, module) pairs."""
+        if isinstance(arg, ast.Call) and arg.args and any(
+                r.kind == "path" and r.value == "collections.OrderedDict" for r in self.resolve(arg.func, scope)):
+            arg = arg.args[0]
+        return [x for x in self.resolve(arg, scope, seen, depth + 1) if x.kind == "instance"]
 
     def _loaded_module(self, call, path):
         """The module an importlib call loads: a declared library's module named by a constant,

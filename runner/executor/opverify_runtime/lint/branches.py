@@ -182,6 +182,9 @@ class _Branches:
             if expr.id in env:
                 return env[expr.id]
             return self._module_value(expr.id, scope, depth)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
+                and f"{expr.value.id}.{expr.attr}" in env:  # self.reduction, as its constructor stored it
+            return env[f"{expr.value.id}.{expr.attr}"]
         if isinstance(expr, ast.Attribute) and expr.attr == "value":
             base = self._value(expr.value, env, scope, depth + 1)
             return base.value if isinstance(base, (Constexpr, EnumMember)) else UNKNOWN

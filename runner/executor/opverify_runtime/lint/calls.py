@@ -3,10 +3,11 @@
 launchers a call of a function gives back. Mixed into analysis._Analysis."""
 import ast
 
-from .values import UNKNOWN, Keywords
+from .branches import WRITES_BY_NAME
+from .values import UNKNOWN, Keywords, Opaque
 from .symbols import _applies_forward
 
-RETURNED_KINDS = ("kernel", "kernel_launcher", "wrapped", "generated")
+RETURNED_KINDS = ("kernel", "kernel_launcher", "wrapped", "generated", "instance")  # an instance: a factory's layer
 
 
 def _only_read_and_forwarded(fn, name, parents):
@@ -152,3 +153,65 @@ class _Calls:
                 and _only_read_and_forwarded(callee, double_star.arg, self.parents):
             bound[double_star.arg] = Keywords(extra.items())
         return {p: v for p, v in bound.items() if v is not UNKNOWN and p in cscope.params}
+
+    def _instance_options(self, ref, method):
+        """{"self.attr": constant} an instance keeps from its constructor call, for `method`'s
+        branches (attorch's `MSELoss(reduction='none')`: the torch reduction not taken): each
+        attribute the class's own __init__ stores once, at its top level, from the call's
+        constants; or `reduction` kept by a torch loss base (torch.nn.*Loss, no __init__ read).
+        Only an attribute nothing else assigns, in the class's module or the implementation's,
+        neither of which writes attributes by name (setattr, __dict__)."""
+        made, info, mscope = ref.made_by, ref.value, self.scope_of.get(method)
+        if made is None or info is None or mscope is None or not mscope.self_name:
+            return {}
+        call, scope = made
+        inits = [m.value for m in self._class_member(info, "__init__", frozenset(), 0, instance=False) or []
+                 if m.kind == "func"]
+        stored = {}
+        if len(inits) == 1 and inits[0] in self.scope_of:
+            env = self._call_context(call, inits[0], call.func, scope, {}, ref.same_call, instance_call=True)
+            for c in self._mro(info):
+                for attr, entries in c.self_attrs.items():
+                    value, where, _ = entries[0]
+                    if len(entries) == 1 and where.node is inits[0] and self.parents.get(self.parents.get(value)) is inits[0]:
+                        stored[attr] = self._value(value, env, where)
+        elif not inits and (self._torch_layer_base(info) or "").endswith("Loss"):
+            keywords = {k.arg: k.value for k in call.keywords}
+            if not call.args and not {None, "size_average", "reduce"} & set(keywords):
+                stored["reduction"] = self._value(keywords["reduction"], {}, scope) if "reduction" in keywords else "mean"
+        modules = {id(t): t for t in (self._module_tree(info), self.tree) if t is not None}
+        if any(self._module_uses(t)[0].get(WRITES_BY_NAME) for t in modules.values()):
+            return {}
+        mro = self._mro(info)
+        writes = {}
+        for tree in modules.values():
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
+                        and not self._another_class_own(n, mro):
+                    writes[n.attr] = writes.get(n.attr, 0) + 1
+        owned = {attr for c in mro for attr in c.self_attrs}
+        return {f"{mscope.self_name}.{attr}": value for attr, value in stored.items()
+                if value is not UNKNOWN and not isinstance(value, Opaque)
+                and writes.get(attr, 0) == (1 if attr in owned else 0)}
+
+    def _another_class_own(self, node, mro):
+        """Whether `obj.attr = ...` at `node` stores on another object than an instance of
+        `mro`'s class: `self` in a method of a class outside `mro`, or an autograd.Function's
+        `ctx` (a static forward/backward/setup_context's first parameter)."""
+        fn = self.parents.get(node)
+        while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            fn = self.parents.get(fn)
+        fscope = self.scope_of.get(fn)
+        if fscope is None or fscope.cls is None or not isinstance(node.value, ast.Name):
+            return False
+        if fscope.self_name is None and fn.name in ("forward", "backward", "setup_context") and fn.args.args:
+            return node.value.id == fn.args.args[0].arg
+        return fscope.cls not in mro and node.value.id == fscope.self_name
+
+    def _module_tree(self, info):
+        """The module (ast.Module) a class is defined in."""
+        s = info.def_scope
+        while s is not None and s.kind != "module":
+            s = s.outer
+        return s.node if s is not None else None
+

@@ -130,6 +130,29 @@ __add__ __radd__ __iadd__ __sub__ __rsub__ __isub__ __mul__ __rmul__ __imul__ __
 __imatmul__ __truediv__ __rtruediv__ __itruediv__ __floordiv__ __rfloordiv__ __ifloordiv__ __mod__ __rmod__
 __pow__ __rpow__ __ipow__ __neg__ __abs__ __and__ __rand__ __or__ __ror__ __xor__ __rxor__ __invert__
 """.split())  # (the arithmetic dunders too: `out.__mul__(y)` is `out * y` spelled as a call)
+# The rest of Tensor's compute methods: the in-place forms, the other math, linear algebra,
+# comparisons, scatters and the random fills (torch.rand and its kin are not allowed either).
+FORBIDDEN_TENSOR_METHODS |= set("""
+absolute_ acos_ acosh_ arccos arccos_ arccosh arccosh_ arcsin arcsin_ arcsinh arcsinh_ arctan arctan_
+arctan2 arctan2_ arctanh arctanh_ asin_ asinh_ atan_ atan2_ atanh_ cos_ cosh_ sin_ sinh_ tan_ sinc sinc_
+ceil_ floor_ trunc_ frac_ round_ fix fix_ sign_ sgn_ signbit erf_ erfc_ erfinv_ exp2_ expm1_ log10_ log1p_
+log2_ logit_ lgamma lgamma_ digamma digamma_ polygamma polygamma_ mvlgamma mvlgamma_ i0 i0_ igamma igamma_
+igammac igammac_ square_ negative_ deg2rad deg2rad_ rad2deg rad2deg_ angle conj_physical conj_physical_
+float_power float_power_ frexp ldexp ldexp_ nextafter nextafter_ copysign copysign_ heaviside heaviside_
+hypot_ xlogy_ logaddexp logaddexp2 gcd gcd_ lcm lcm_ nan_to_num_ renorm renorm_ prelu hardshrink
+clamp_max_ clamp_min_ cumsum_ cumprod_ divide_ multiply_ subtract_ true_divide_ floor_divide_ fmod_
+remainder_ lerp_ addcdiv_ addcmul_ addmm_ addmv_ addr_ addbmm_ baddbmm_ tril_ triu_ sum_to_size
+eq_ ne_ lt_ le_ gt_ ge_ greater_ greater_equal greater_equal_ less_ less_equal less_equal_ not_equal
+not_equal_ logical_and_ logical_or_ logical_xor_ logical_not_ bitwise_and_ bitwise_or_ bitwise_xor_
+bitwise_not_ bitwise_left_shift bitwise_left_shift_ bitwise_right_shift bitwise_right_shift_
+isneginf isposinf isreal argwhere bincount histc histogram unique_consecutive diff dist cov corrcoef trace
+det logdet slogdet inverse pinverse matrix_exp matrix_power cholesky cholesky_inverse cholesky_solve
+lu_solve triangular_solve qr svd geqrf orgqr ormqr stft istft diag diag_embed diagflat coalesce
+index_copy_ index_fill_ index_reduce index_reduce_ scatter_reduce_ masked_scatter_ put_ map2_
+fill_diagonal_ as_strided_scatter diagonal_scatter select_scatter slice_scatter sparse_mask smm sspaddmm
+dequantize multinomial bernoulli bernoulli_ uniform_ normal_ random_ exponential_ geometric_ cauchy_
+log_normal_
+""".split())
 # The arguments some of them take, as (most positional, keywords): a call that passes more, or
 # another keyword, is another object's method of the same name (`logger.log(level, msg)`,
 # `configs.sort(key=...)`, `pattern.sub(repl, text)`): a tensor would raise TypeError.
@@ -143,6 +166,11 @@ TENSOR_METHOD_ARGUMENTS.update({
     "round": (0, {"decimals"}), "sort": (2, {"dim", "descending", "stable"}),
     "add": (1, {"other", "alpha", "out"}), "sub": (1, {"other", "alpha", "out"}),
     "numpy": (0, {"force"}), "count_nonzero": (1, {"dim"}),
+    # names other objects have too (a tracer's trace, a difference, a histogram of a metrics object)
+    "trace": (0, set()), "fix": (0, set()), "det": (0, set()), "inverse": (0, set()),
+    "dist": (2, {"other", "p"}), "cov": (0, {"correction", "fweights", "aweights"}),
+    "diff": (4, {"n", "dim", "prepend", "append"}), "histogram": (1, {"bins", "range", "weight", "density"}),
+    "qr": (1, {"some"}), "svd": (2, {"some", "compute_uv"}),
 })
 # For reference (anything else is unknown and not flagged): layout and metadata methods.
 ALLOWED_TENSOR_METHODS = set("""
@@ -160,6 +188,11 @@ register_buffer register_parameter register_module add_module state_dict load_st
 cpu float half double bfloat16 type train eval requires_grad_ zero_grad extra_repr get_parameter
 get_buffer get_submodule apply register_forward_hook register_forward_pre_hook _get_name _check_input_dim
 """.split())  # _check_input_dim: the batch/instance norms' check of the input's rank (it raises)
+# The nn.Module methods that return the module itself: `Layer().eval()`, `.to(device)`, `.half()`.
+NN_MODULE_RETURNS_SELF = {"to", "cuda", "cpu", "npu", "xpu", "float", "half", "double", "bfloat16", "type",
+                          "train", "eval", "requires_grad_", "share_memory", "to_empty"}
+# torch.nn's containers whose call runs the modules given to them, in order.
+NN_SEQUENTIAL = {"torch.nn.Sequential", "torch.nn.modules.container.Sequential"}
 HOOK_REGISTRARS = {"register_forward_hook", "register_forward_pre_hook"}
 
 # Module-wide path classes: (prefix, check, reason). A prefix matches itself and its members.

@@ -354,10 +354,10 @@ class _Reachability:
             for m in self._class_member(ref.value, name, frozenset(), 0) or []:
                 if m.kind != "func":
                     continue
-                bound = {}
+                bound = self._instance_options(ref, m.value)
                 if name == "__call__" or not calls:
-                    bound = self._call_context(call, m.value, func, scope, self._node_env,
-                                               ref.same_call and m.same_call, instance_call=True)
+                    bound.update(self._call_context(call, m.value, func, scope, self._node_env,
+                                                    ref.same_call and m.same_call, instance_call=True))
                 queue.append((m.value, bound))
 
     def _generated_module_lookup(self, call, scope):

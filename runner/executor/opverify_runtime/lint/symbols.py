@@ -18,17 +18,18 @@ class Ref:
     reached it through (an alias, a partial, a default argument, ...); `same_call` says
     whether a call of the expression still binds its arguments as a call of the value does
     (only renaming on the way: an alias, a star import, a default argument), so that the
-    branches a call's constants decide can be pruned through it."""
-    __slots__ = ("kind", "value", "via", "same_call")
+    branches a call's constants decide can be pruned through it. `made_by`: an instance's
+    constructor call and the scope it is in, whose constants the instance may keep (calls.py)."""
+    __slots__ = ("kind", "value", "via", "same_call", "made_by")
 
-    def __init__(self, kind, value, via=None, same_call=True):
-        self.kind, self.value, self.via, self.same_call = kind, value, via, same_call
+    def __init__(self, kind, value, via=None, same_call=True, made_by=None):
+        self.kind, self.value, self.via, self.same_call, self.made_by = kind, value, via, same_call, made_by
 
     def routed(self, via, same_call=False):
         """This ref reached through one more indirection `via` (kept only if it is the first)."""
         if via is None:
             return self
-        return Ref(self.kind, self.value, self.via or via, self.same_call and same_call)
+        return Ref(self.kind, self.value, self.via or via, self.same_call and same_call, self.made_by)
 
 
 class Binding:

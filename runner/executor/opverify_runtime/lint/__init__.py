@@ -16,7 +16,10 @@ Reachability follows calls from ModelNew.forward (and __call__, forward hooks) i
 functions, methods, lambdas, autograd.Function.apply and instances of local classes, through
 local, module-level, class-attribute and default-argument aliases, once per context of
 constant arguments: branches a literal argument (or an omitted parameter's default) rules out
-are not reached (branches.py). Lines are the file's own.
+are not reached (branches.py). An instance is what its class builds, however it is handed over
+(nn.Module's self-returning .eval()/.to()/.cuda(), a factory's return, torch.nn.Sequential's
+members), and keeps the constants its constructor stores on it once (calls.py). Lines are the
+file's own.
 
 Names resolve as Python binds them: in a declared library, `pkg.name` is the package's
 attribute (the last binding its `__init__` makes, star imports included) before the submodule

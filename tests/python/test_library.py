@@ -70,14 +70,21 @@ def test_a_library_submodule_named_like_the_operator_is_not_the_reference_module
 
 
 def test_a_library_function_that_computes_in_torch_is_type_3_naming_the_library_file():
-    result = lint_impl("gelu_fallback")  # launches a kernel, then F.gelu two calls down
+    result = lint_impl("gelu_fallback")  # launches a kernel, scales its output, then F.gelu two calls down
     assert result["regression_types"] == [3], result
     found = violations(result, 3)
-    assert found == [{"line": 26, "call": "F.gelu", "file": os.path.join(STATIC, "fixlib", "ops", "fallback.py"),
+    fallback = os.path.join(STATIC, "fixlib", "ops", "fallback.py")
+    assert found == [{"line": 22, "call": "y * 0.5", "file": fallback,
+                      "reason": "* on the tensor y (made here by a torch factory) computes in PyTorch",
+                      "op": "Tensor.mul"},
+                     {"line": 26, "call": "F.gelu", "file": fallback,
                       "reason": "torch.nn.functional.gelu is PyTorch compute (torch.nn.functional)",
                       "op": "torch.nn.functional.gelu"}]
-    assert result["torch_ops"] == [{"op": "aten::gelu", "name": "torch.nn.functional.gelu", "line": 26,
-                                    "file": found[0]["file"], "check": "no_forbidden_torch_ops", "source": "static"}]
+    assert result["torch_ops"] == [
+        {"op": "aten::mul", "name": "Tensor.mul", "line": 22, "file": fallback, "check": "no_forbidden_torch_ops",
+         "source": "static"},
+        {"op": "aten::gelu", "name": "torch.nn.functional.gelu", "line": 26, "file": fallback,
+         "check": "no_forbidden_torch_ops", "source": "static"}]
     text = lint.format_text(result)
     assert os.path.join(STATIC, "fixlib", "ops", "fallback.py") + ":26: F.gelu" in text
 

@@ -341,6 +341,46 @@ def test_type3_torch_compute_in_forward(snippet, expected_call):
     assert v[0]["line"] == line_of(body, snippet)
 
 
+@pytest.mark.parametrize("after, call, op", [
+    ("out += y", "out += y", "Tensor.add"),
+    ("out = out * 2.0", "out * 2.0", "Tensor.mul"),
+    ("out = 1 - out", "1 - out", "Tensor.sub"),
+    ("out = -out", "-out", "Tensor.neg"),
+    ("out = (out > 0).to(x.dtype)", "out > 0", "Tensor.gt"),
+    ("out //= 3", "out //= 3", "Tensor.floor_divide"),
+])
+def test_arithmetic_on_a_tensor_the_forward_made_is_torch_compute(after, call, op):
+    """A decoy kernel, then Python's operators on its output: PyTorch computes (each was valid)."""
+    body = f'''
+        class ModelNew(torch.nn.Module):
+            def forward(self, x, y):
+                out = torch.empty_like(x)
+                _add_kernel[(1,)](x, x, out, x.numel(), BLOCK=1024)
+                {after}
+                return out
+    '''
+    r = run(body)
+    assert r["regression_type"] == 3
+    found = violations(r, "no_forbidden_torch_ops")
+    assert [(v["call"], v["op"]) for v in found] == [(call, op)], found
+
+
+def test_arithmetic_on_numbers_shapes_and_pointers_is_not_compute():
+    body = '''
+        class ModelNew(torch.nn.Module):
+            def forward(self, x, y):
+                out = torch.empty_like(x)
+                n = x.numel() * 1
+                rows = out.shape[0] // 2 + out.stride(0) - 1
+                grid = ((n + 1023) // 1024, -rows if rows < 0 else rows)
+                assert out is not None and out.dtype == x.dtype and out.numel() > 0
+                _add_kernel[grid](x, y, out, n % (1 << 31), BLOCK=1024)
+                return out
+    '''
+    r = run(body)
+    assert r["valid"], violations(r, "no_forbidden_torch_ops")
+
+
 @pytest.mark.parametrize("snippet", [
     "tracer.trace(fn, x)",  # a tracer's trace, not Tensor.trace()
     "stats.histogram(x, 10, True, None, False)",

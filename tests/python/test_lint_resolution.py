@@ -421,11 +421,18 @@ def test_a_sequential_of_named_modules_runs_them():
     ("lintpkg_layers.ReducedLoss(reduction='none')", None),
     ("lintpkg_layers.ReducedLoss()", "out.sum"),
     ("lintpkg_layers.ReducedLoss(size_average=False, reduction='none')", "out.sum"),
+    ("lintpkg_layers.Biased(4, bias=False)", None),
+    ("lintpkg_layers.Biased(4, False)", None),
+    ("lintpkg_layers.Biased(4)", "out.add"),
+    ("lintpkg_layers.BiasedConv(3, 8, 3, bias=False)", None),
+    ("lintpkg_layers.BiasedConv(3, 8, 3, 1, 0, 1, 1, False)", None),
+    ("lintpkg_layers.BiasedConv(3, 8, 3)", "out.add_"),
 ])
 def test_a_layers_constructor_options_decide_its_forwards_branches(construct, torch_op):
-    """An option the constructor stores on the instance (the class's own __init__, or torch's
-    loss base keeping `reduction`) is known in the forward: attorch's MSELoss(reduction='none')
-    was type 3 for the sum it does only when reducing. Legacy size_average/reduce leave it unknown."""
+    """An option the constructor stores on the instance (the class's own __init__, or a torch
+    base: a loss keeping `reduction`, a Linear or convolution keeping `bias=False` as None) is
+    known in the forward: attorch's MSELoss(reduction='none') was type 3 for the sum it does
+    only when reducing. Legacy size_average/reduce leave it unknown."""
     assert_verdict(lint_layer(construct, "self.layer(x)"), torch_op)
 
 

@@ -3,9 +3,14 @@ operator, the implementation (soft_margin_loss_triton_impl.py) calls flag_gems.s
 Written by tools/flaggems_tasks.py; inputs from FlagGems' tests/test_soft_margin_loss.py:
 SOFT_MARGIN_LOSS_SHAPES, utils.FLOAT_DTYPES. Case parameters: dtype.
 
-Fails on the device, attributed (torch-in-library, docs/LIBRARIES.md):
-flag_gems/ops/soft_margin_loss.py:163 (the mean by torch division, runtime type 3)."""
+Expected to fail the lint (type 3): FlagGems computes with torch on this path,
+flag_gems/ops/soft_margin_loss.py:163 (tmp_sum / float(n_elements): the mean by torch division,
+runtime type 3 on the device, and the lint's since it judges arithmetic on the tensors a launcher
+makes)."""
 import torch
+
+EXPECTED_ERROR_TYPE = "LintError"
+EXPECTED_LINT_TYPE = 3
 
 CASES = [dict(dtype="float16"), dict(dtype="float32"), dict(dtype="bfloat16")]
 

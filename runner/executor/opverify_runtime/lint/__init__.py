@@ -6,8 +6,9 @@ Python's own `ast` (the file is never imported or executed), the same JSON field
 Regression types (the lowest that applies is `regression_type`; `checks` lists every check):
   1  no @triton.jit kernel at all
   2  kernels exist, but none is launched from ModelNew.forward or anything it reaches
-  3  PyTorch computes: torch.*/F.* calls, tensor compute methods and `@` in forward or anything
-     it reaches; nn layers anywhere; and the ways to hide compute from those names (dynamic
+  3  PyTorch computes: torch.*/F.* calls, tensor compute methods, `@`, and Python's operators
+     on a tensor the function made (torch.empty_like(x) + y) in forward or anything it reaches;
+     nn layers anywhere; and the ways to hide compute from those names (dynamic
      lookups, exec/eval, importing the reference, aliases, lambdas, ATen operators)
   4  every launched kernel is a placeholder: it only moves data (skipped with non_compute)
   5  (ours) evasion of the measurement: side streams, threads, timer or torch monkey-patching

@@ -7,6 +7,42 @@ from .branches import WRITES_BY_NAME
 from .values import UNKNOWN, Keywords, Opaque
 from .symbols import _applies_forward
 
+# What torch's layers keep of their constructors' arguments: layer -> (the position of `bias`
+# after self, counting in_features/in_channels first). `bias=False` leaves self.bias None.
+TORCH_BIAS_POSITION = {"Linear": 2, "Bilinear": 3, "Conv1d": 7, "Conv2d": 7, "Conv3d": 7,
+                       "ConvTranspose1d": 7, "ConvTranspose2d": 7, "ConvTranspose3d": 7}
+
+
+def _super_init_call(init):
+    """The `super().__init__(...)` call at the top level of an __init__, or None."""
+    for stmt in init.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__" \
+                and isinstance(call.func.value, ast.Call) and isinstance(call.func.value.func, ast.Name) \
+                and call.func.value.func.id == "super":
+            return call
+    return None
+
+
+def _torch_base_options(layer, call, value_of):
+    """{attr: constant} the torch layer `layer` keeps of `call`'s arguments (value_of gives an
+    argument's constant, or UNKNOWN): a loss's `reduction` (a keyword; unknown beside the legacy
+    size_average/reduce or any positional argument), `self.bias = None` for `bias=False`."""
+    name = layer.rsplit(".", 1)[-1]
+    keywords = {k.arg: k.value for k in call.keywords}
+    if None in keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return {}
+    if name.endswith("Loss"):
+        if call.args or {"size_average", "reduce"} & set(keywords):
+            return {}
+        return {"reduction": value_of(keywords["reduction"]) if "reduction" in keywords else "mean"}
+    at = TORCH_BIAS_POSITION.get(name)
+    if at is None:
+        return {}
+    given = keywords.get("bias", call.args[at] if at < len(call.args) else None)
+    return {"bias": None} if given is not None and value_of(given) is False else {}
+
+
 RETURNED_KINDS = ("kernel", "kernel_launcher", "wrapped", "generated", "instance")  # an instance: a factory's layer
 
 
@@ -158,7 +194,9 @@ class _Calls:
         """{"self.attr": constant} an instance keeps from its constructor call, for `method`'s
         branches (attorch's `MSELoss(reduction='none')`: the torch reduction not taken): each
         attribute the class's own __init__ stores once, at its top level, from the call's
-        constants; or `reduction` kept by a torch loss base (torch.nn.*Loss, no __init__ read).
+        constants; and what a torch base keeps of the arguments it is given (the constructor
+        call where the class has no __init__, else its __init__'s `super().__init__(...)`):
+        a loss's `reduction`, a Linear's or convolution's `bias=False` as `self.bias = None`.
         Only an attribute nothing else assigns, in the class's module or the implementation's,
         neither of which writes attributes by name (setattr, __dict__)."""
         made, info, mscope = ref.made_by, ref.value, self.scope_of.get(method)
@@ -167,7 +205,7 @@ class _Calls:
         call, scope = made
         inits = [m.value for m in self._class_member(info, "__init__", frozenset(), 0, instance=False) or []
                  if m.kind == "func"]
-        stored = {}
+        stored, base_call, env = {}, call if not inits else None, {}
         if len(inits) == 1 and inits[0] in self.scope_of:
             env = self._call_context(call, inits[0], call.func, scope, {}, ref.same_call, instance_call=True)
             for c in self._mro(info):
@@ -175,10 +213,11 @@ class _Calls:
                     value, where, _ = entries[0]
                     if len(entries) == 1 and where.node is inits[0] and self.parents.get(self.parents.get(value)) is inits[0]:
                         stored[attr] = self._value(value, env, where)
-        elif not inits and (self._torch_layer_base(info) or "").endswith("Loss"):
-            keywords = {k.arg: k.value for k in call.keywords}
-            if not call.args and not {None, "size_average", "reduce"} & set(keywords):
-                stored["reduction"] = self._value(keywords["reduction"], {}, scope) if "reduction" in keywords else "mean"
+            base_call, scope = _super_init_call(inits[0]), self.scope_of[inits[0]]
+        layer = self._torch_layer_base(info)
+        if base_call is not None and layer is not None:
+            for attr, value in _torch_base_options(layer, base_call, lambda e: self._value(e, env, scope)).items():
+                stored.setdefault(attr, value)
         modules = {id(t): t for t in (self._module_tree(info), self.tree) if t is not None}
         if any(self._module_uses(t)[0].get(WRITES_BY_NAME) for t in modules.values()):
             return {}

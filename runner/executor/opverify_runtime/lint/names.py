@@ -188,6 +188,13 @@ register_buffer register_parameter register_module add_module state_dict load_st
 cpu float half double bfloat16 type train eval requires_grad_ zero_grad extra_repr get_parameter
 get_buffer get_submodule apply register_forward_hook register_forward_pre_hook _get_name _check_input_dim
 """.split())  # _check_input_dim: the batch/instance norms' check of the input's rank (it raises)
+# Python's operators on a tensor, as the torch operator each one runs (for the findings' `op`).
+TENSOR_OPERATORS = {"Add": ("+", "add"), "Sub": ("-", "sub"), "Mult": ("*", "mul"), "Div": ("/", "div"),
+                    "FloorDiv": ("//", "floor_divide"), "Mod": ("%", "remainder"), "Pow": ("**", "pow"),
+                    "BitAnd": ("&", "bitwise_and"), "BitOr": ("|", "bitwise_or"), "BitXor": ("^", "bitwise_xor"),
+                    "LShift": ("<<", "bitwise_left_shift"), "RShift": (">>", "bitwise_right_shift"),
+                    "USub": ("-", "neg"), "Invert": ("~", "bitwise_not"), "Lt": ("<", "lt"), "LtE": ("<=", "le"),
+                    "Gt": (">", "gt"), "GtE": (">=", "ge"), "Eq": ("==", "eq"), "NotEq": ("!=", "ne")}
 # The nn.Module methods that return the module itself: `Layer().eval()`, `.to(device)`, `.half()`.
 NN_MODULE_RETURNS_SELF = {"to", "cuda", "cpu", "npu", "xpu", "float", "half", "double", "bfloat16", "type",
                           "train", "eval", "requires_grad_", "share_memory", "to_empty"}

@@ -7,6 +7,7 @@ from collections import deque
 from .branches import MAX_CONTEXTS
 from .values import UNKNOWN, Constexpr, Opaque, context_key
 from .names import (DEVICE_NAMESPACE_CALLS, DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, HOOK_REGISTRARS, NN_MODULE_API,
+                    TENSOR_OPERATORS,
                     TENSOR_METHOD_ARGUMENTS)
 from .symbols import _applies_forward, _aten_compute_reason, _const_str, _shown, _torch_compute_reason, _unparse
 
@@ -192,6 +193,8 @@ class _Reachability:
         if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult)) or (
                 isinstance(node, ast.AugAssign) and isinstance(node.op, ast.MatMult)):
             self._forbidden(node, fn, "@", "the @ operator is a PyTorch matrix product", None, "@")
+        else:
+            self._scan_operator(node, fn, scope)
         if isinstance(node, ast.Call):
             self._scan_call(node, fn, is_forward, scope, queue)
         elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and self._is_chain_top(node):
@@ -319,6 +322,33 @@ class _Reachability:
         if is_forward and isinstance(func, ast.Attribute) and func.attr == "append":
             self.report("no_forbidden_torch_ops", call.lineno, f"{func_text}(...)",
                         "forward() may not build lists with append (host-side state belongs in the kernel)")
+
+    def _scan_operator(self, node, fn, scope):
+        """`out += y`, `out * 2`, `out > 0` where an operand is a tensor the function made
+        (torch.empty_like(x) and its kin, bound there): PyTorch arithmetic after a launch. An
+        operand the lint cannot tell a tensor (a parameter, a view) is not judged here; the
+        runtime evidence sees its operator on a device."""
+        if isinstance(node, ast.BinOp):
+            pairs = [(node.op, [node.left, node.right])]
+        elif isinstance(node, ast.AugAssign):
+            pairs = [(node.op, [node.target, node.value])]
+        elif isinstance(node, ast.UnaryOp):
+            pairs = [(node.op, [node.operand])]
+        elif isinstance(node, ast.Compare):
+            pairs = [(op, [left, right]) for op, left, right in
+                     zip(node.ops, [node.left] + node.comparators, node.comparators)]
+        else:
+            return
+        for op, operands in pairs:
+            symbol, name = TENSOR_OPERATORS.get(type(op).__name__, (None, None))
+            if name is None:
+                continue
+            for operand in operands:
+                value = self._value(operand, self._node_env, scope)
+                if isinstance(value, Opaque) and value.what == "tensor":
+                    self._forbidden(node, fn, _unparse(node, 60), f"{symbol} on the tensor {_unparse(operand, 30)} "
+                                    f"(made here by a torch factory) computes in PyTorch", None, "Tensor." + name)
+                    return
 
     def _not_a_tensor_method(self, call, fn, scope):
         """Whether `obj.name(...)`, name a tensor compute method's, is another object's method:

@@ -348,10 +348,15 @@ def test_type3_torch_compute_in_forward(snippet, expected_call):
     ("out = -out", "-out", "Tensor.neg"),
     ("out = (out > 0).to(x.dtype)", "out > 0", "Tensor.gt"),
     ("out //= 3", "out //= 3", "Tensor.floor_divide"),
+    ("out = abs(out)", "abs(...)", "Tensor.abs"),
+    ("out = sum([out, y])", "sum(...)", "Tensor.sum"),
+    ("out = operator.add(out, y)", "operator.add(...)", "Tensor.add"),
 ])
 def test_arithmetic_on_a_tensor_the_forward_made_is_torch_compute(after, call, op):
     """A decoy kernel, then Python's operators on its output: PyTorch computes (each was valid)."""
     body = f'''
+        import operator
+
         class ModelNew(torch.nn.Module):
             def forward(self, x, y):
                 out = torch.empty_like(x)
@@ -372,7 +377,7 @@ def test_arithmetic_on_numbers_shapes_and_pointers_is_not_compute():
                 out = torch.empty_like(x)
                 n = x.numel() * 1
                 rows = out.shape[0] // 2 + out.stride(0) - 1
-                grid = ((n + 1023) // 1024, -rows if rows < 0 else rows)
+                grid = ((n + 1023) // 1024, max(abs(-rows), 1), min(sum([n, rows]), 65535))
                 assert out is not None and out.dtype == x.dtype and out.numel() > 0
                 _add_kernel[grid](x, y, out, n % (1 << 31), BLOCK=1024)
                 return out

@@ -195,6 +195,18 @@ TENSOR_OPERATORS = {"Add": ("+", "add"), "Sub": ("-", "sub"), "Mult": ("*", "mul
                     "LShift": ("<<", "bitwise_left_shift"), "RShift": (">>", "bitwise_right_shift"),
                     "USub": ("-", "neg"), "Invert": ("~", "bitwise_not"), "Lt": ("<", "lt"), "LtE": ("<=", "le"),
                     "Gt": (">", "gt"), "GtE": (">=", "ge"), "Eq": ("==", "eq"), "NotEq": ("!=", "ne")}
+# Python's functions that compute on a tensor they are given (builtins and the operator module),
+# as the torch operator each runs.
+PYTHON_TENSOR_FUNCTIONS = {"builtins.abs": "abs", "builtins.pow": "pow", "builtins.round": "round",
+                           "builtins.divmod": "floor_divide", "builtins.sum": "sum", "builtins.max": "max",
+                           "builtins.min": "min"}
+PYTHON_TENSOR_FUNCTIONS.update({"operator." + name: aten for name, aten in (
+    ("add", "add"), ("iadd", "add"), ("sub", "sub"), ("isub", "sub"), ("mul", "mul"), ("imul", "mul"),
+    ("truediv", "div"), ("itruediv", "div"), ("floordiv", "floor_divide"), ("ifloordiv", "floor_divide"),
+    ("mod", "remainder"), ("imod", "remainder"), ("pow", "pow"), ("ipow", "pow"), ("neg", "neg"),
+    ("abs", "abs"), ("matmul", "matmul"), ("imatmul", "matmul"), ("and_", "bitwise_and"), ("or_", "bitwise_or"),
+    ("xor", "bitwise_xor"), ("invert", "bitwise_not"), ("inv", "bitwise_not"), ("lt", "lt"), ("le", "le"),
+    ("gt", "gt"), ("ge", "ge"), ("eq", "eq"), ("ne", "ne"))})
 # The nn.Module methods that return the module itself: `Layer().eval()`, `.to(device)`, `.half()`.
 NN_MODULE_RETURNS_SELF = {"to", "cuda", "cpu", "npu", "xpu", "float", "half", "double", "bfloat16", "type",
                           "train", "eval", "requires_grad_", "share_memory", "to_empty"}

@@ -7,7 +7,7 @@ from collections import deque
 from .branches import MAX_CONTEXTS
 from .values import UNKNOWN, Constexpr, Opaque, context_key
 from .names import (DEVICE_NAMESPACE_CALLS, DYNAMIC_DUNDERS, FORBIDDEN_TENSOR_METHODS, HOOK_REGISTRARS, NN_MODULE_API,
-                    TENSOR_OPERATORS,
+                    PYTHON_TENSOR_FUNCTIONS, TENSOR_OPERATORS,
                     TENSOR_METHOD_ARGUMENTS)
 from .symbols import _applies_forward, _aten_compute_reason, _const_str, _shown, _torch_compute_reason, _unparse
 
@@ -290,6 +290,8 @@ class _Reachability:
                 reason = self._compute_reason(r.value)
                 if reason is not None:
                     self._forbidden(call, fn, _shown(func_text, r.value), reason, r.via, r.value)
+                elif r.value in PYTHON_TENSOR_FUNCTIONS:
+                    self._scan_python_function(call, fn, scope, r.value, func_text)
                 for target in self._custom_op_functions(r.value):  # torch.ops.<library's ns>.<op>(...)
                     queue.append((target, self._call_context(call, target, func, scope, self._node_env, True)))
             elif r.kind == "func":
@@ -348,6 +350,19 @@ class _Reachability:
                 if isinstance(value, Opaque) and value.what == "tensor":
                     self._forbidden(node, fn, _unparse(node, 60), f"{symbol} on the tensor {_unparse(operand, 30)} "
                                     f"(made here by a torch factory) computes in PyTorch", None, "Tensor." + name)
+                    return
+
+    def _scan_python_function(self, call, fn, scope, path, func_text):
+        """abs(out), sum([out, y]), operator.add(out, y): a builtin or the operator module's
+        function given a tensor the function made (an argument, or an item of a literal list or
+        tuple argument) runs torch's operator on it."""
+        for arg in call.args:
+            for item in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg]):
+                value = self._value(item, self._node_env, scope)
+                if isinstance(value, Opaque) and value.what == "tensor":
+                    self._forbidden(call, fn, f"{func_text}(...)", f"{path} of the tensor {_unparse(item, 30)} "
+                                    "(made here by a torch factory) computes in PyTorch", None,
+                                    "Tensor." + PYTHON_TENSOR_FUNCTIONS[path])
                     return
 
     def _not_a_tensor_method(self, call, fn, scope):

@@ -427,6 +427,9 @@ def test_a_sequential_of_named_modules_runs_them():
     ("lintpkg_layers.BiasedConv(3, 8, 3, bias=False)", None),
     ("lintpkg_layers.BiasedConv(3, 8, 3, 1, 0, 1, 1, False)", None),
     ("lintpkg_layers.BiasedConv(3, 8, 3)", "out.add_"),
+    ("lintpkg_layers.Dropped()", None),
+    ("lintpkg_layers.Dropped(0.0)", None),
+    ("lintpkg_layers.Dropped(0.1)", "torch.randint"),
 ])
 def test_a_layers_constructor_options_decide_its_forwards_branches(construct, torch_op):
     """An option the constructor stores on the instance (the class's own __init__, or a torch
@@ -434,6 +437,25 @@ def test_a_layers_constructor_options_decide_its_forwards_branches(construct, to
     known in the forward: attorch's MSELoss(reduction='none') was type 3 for the sum it does
     only when reducing. Legacy size_average/reduce leave it unknown."""
     assert_verdict(lint_layer(construct, "self.layer(x)"), torch_op)
+
+
+@pytest.mark.parametrize("construct, torch_op", [("lintpkg_layers.Classcell()", None),
+                                                ("lintpkg_layers.ClasscellTorch()", "torch.mul")])
+def test_a_methods_implicit_class_cell_is_its_class(construct, torch_op):
+    """`__class__._kernel[grid](...)` in a method (DeepSpeed's matmul_ext) is the class's kernel
+    (it was type 2), and `__class__._ref(x)` its torch helper (it was valid)."""
+    result = lint_layer(construct, "self.layer(x)")
+    assert_verdict(result, torch_op)
+    assert result["checks"]["kernel_called_from_forward"]["called"] == ["_double_kernel"]
+
+
+@pytest.mark.parametrize("call, torch_op", [("lintpkg_layers.double_unless(x)", None),
+                                            ("lintpkg_layers.double_unless(x, skip_zeros=True)", "torch.any"),
+                                            ("lintpkg_layers.double_unless(x, skip_zeros=c)", "torch.any")])
+def test_an_operand_and_or_never_evaluate_is_not_reached(call, torch_op):
+    """`skip_zeros and not torch.any(x)` with skip_zeros False never calls torch.any
+    (bitsandbytes' kernels_optim.py:757 was type 3 for it)."""
+    assert_verdict(lint_call("lintpkg_layers", call, params="x, c"), torch_op)
 
 
 @pytest.mark.parametrize("write", ["self.layer.reduction = 'mean'", "setattr(self.layer, 'reduction', 'mean')"])
@@ -555,6 +577,18 @@ def test_torchaos_shapes(call, torch_op):
     is type 3 (a missed cheat before: the lint did not follow it)."""
     result = lint_call("lintpkg_layers", call, params="x, c")
     assert_verdict(result, torch_op, "_double_kernel")
+
+
+@pytest.mark.parametrize("call, torch_op", [
+    ("lintpkg_layers.through_side_op(x)", None),
+    ("lintpkg_layers.through_side_call(x)", None),
+    ("lintpkg_layers.through_side_torch(x)", "torch.mul"),
+])
+def test_a_custom_operator_registered_in_a_module_only_the_package_imports(call, torch_op):
+    """bitsandbytes' backends: the registration (a decorator through an alias, or its call form
+    register_kernel("ns::op", "cuda")(fn)) is in a module nothing on the path reads; the lint
+    finds it by the operator's name. Each was type 1, and the torch one valid (a missed cheat)."""
+    assert_verdict(lint_call("lintpkg_layers", call, params="x, c"), torch_op, "_double_kernel")
 
 
 @pytest.mark.parametrize("imports, call", [("import lintpkg_layers", "lintpkg_layers.on_device(x)"),

@@ -283,6 +283,11 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Calls, _CustomOps, _Li
                     refs += [r.routed(via, True) for r in self.resolve(default, self.enclosing[default], seen, depth + 1)]
                 return refs
             s = s.outer
+        if name == "__class__":  # the implicit cell of a method (and of what is nested in one): its class
+            s = scope
+            while s is not None and s.kind == "function" and s.cls is None:
+                s = s.outer
+            return [Ref("class", s.cls)] if s is not None and s.kind == "function" else []
         if hasattr(builtins, name):
             return [Ref("path", "builtins." + name)]
         if name in CONVENTIONAL_NAMES:

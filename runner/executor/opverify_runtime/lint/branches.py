@@ -161,6 +161,12 @@ class _Branches:
                 truth = self._truth(node.test, here, scope)
                 children = [node.test] + ([node.body] if truth is not False else []) + \
                     ([node.orelse] if truth is not True else [])
+            elif isinstance(node, ast.BoolOp):  # `skip and not torch.any(g)` with skip False: not evaluated
+                children = []
+                for value in node.values:
+                    children.append(value)
+                    if self._truth(value, here, scope) is isinstance(node.op, ast.Or):
+                        break
             else:
                 children = list(ast.iter_child_nodes(node))
             stack.extend((c, here) for c in reversed(children))

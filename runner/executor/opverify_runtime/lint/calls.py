@@ -193,12 +193,13 @@ class _Calls:
     def _instance_options(self, ref, method):
         """{"self.attr": constant} an instance keeps from its constructor call, for `method`'s
         branches (attorch's `MSELoss(reduction='none')`: the torch reduction not taken): each
-        attribute the class's own __init__ stores once, at its top level, from the call's
-        constants; and what a torch base keeps of the arguments it is given (the constructor
-        call where the class has no __init__, else its __init__'s `super().__init__(...)`):
-        a loss's `reduction`, a Linear's or convolution's `bias=False` as `self.bias = None`.
-        Only an attribute nothing else assigns, in the class's module or the implementation's,
-        neither of which writes attributes by name (setattr, __dict__)."""
+        attribute the class's own __init__ stores where the call's constants leave it one store
+        (`if dropout_p > 0.0: self.drop = ... else: self.drop = None`); and what a torch base
+        keeps of the arguments it is given (the constructor call where the class has no
+        __init__, else its __init__'s `super().__init__(...)`): a loss's `reduction`, a
+        Linear's or convolution's `bias=False` as `self.bias = None`. Only an attribute nothing
+        else assigns, in the class's module or the implementation's, neither of which writes
+        attributes by name (setattr, __dict__)."""
         made, info, mscope = ref.made_by, ref.value, self.scope_of.get(method)
         if made is None or info is None or mscope is None or not mscope.self_name:
             return {}
@@ -207,13 +208,16 @@ class _Calls:
                  if m.kind == "func"]
         stored, base_call, env = {}, call if not inits else None, {}
         if len(inits) == 1 and inits[0] in self.scope_of:
-            env = self._call_context(call, inits[0], call.func, scope, {}, ref.same_call, instance_call=True)
+            init = inits[0]
+            env = self._call_context(call, init, call.func, scope, {}, ref.same_call, instance_call=True)
+            live = {id(node): here for node, here in self._live_nodes(init, env)}
             for c in self._mro(info):
                 for attr, entries in c.self_attrs.items():
-                    value, where, _ = entries[0]
-                    if len(entries) == 1 and where.node is inits[0] and self.parents.get(self.parents.get(value)) is inits[0]:
-                        stored[attr] = self._value(value, env, where)
-            base_call, scope = _super_init_call(inits[0]), self.scope_of[inits[0]]
+                    reached = [(value, where) for value, where, _ in entries if id(value) in live]
+                    if len(reached) == 1 and all(where.node is init for _, where, _ in entries):
+                        value, where = reached[0]  # the one store the call's constants leave
+                        stored[attr] = self._value(value, live[id(value)], where)
+            base_call, scope = _super_init_call(init), self.scope_of[init]
         layer = self._torch_layer_base(info)
         if base_call is not None and layer is not None:
             for attr, value in _torch_base_options(layer, base_call, lambda e: self._value(e, env, scope)).items():
@@ -228,10 +232,12 @@ class _Calls:
                 if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
                         and not self._another_class_own(n, mro):
                     writes[n.attr] = writes.get(n.attr, 0) + 1
-        owned = {attr for c in mro for attr in c.self_attrs}
+        owned = {}
+        for c in mro:
+            for attr, entries in c.self_attrs.items():
+                owned[attr] = owned.get(attr, 0) + len(entries)
         return {f"{mscope.self_name}.{attr}": value for attr, value in stored.items()
-                if value is not UNKNOWN and not isinstance(value, Opaque)
-                and writes.get(attr, 0) == (1 if attr in owned else 0)}
+                if value is not UNKNOWN and not isinstance(value, Opaque) and writes.get(attr, 0) == owned.get(attr, 0)}
 
     def _another_class_own(self, node, mro):
         """Whether `obj.attr = ...` at `node` stores on another object than an instance of

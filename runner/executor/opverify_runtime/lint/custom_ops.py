@@ -5,20 +5,41 @@ Registrations read from the library modules the lint has read:
 
     @torch.library.custom_op("ns::op", ...)   @torch.library.triton_op("ns::op", ...)
     @torch.library.impl("ns::op", "cuda")     @torch.library.register_kernel("ns::op", "cuda")
+    torch.library.register_kernel("ns::op", "cuda")(fn)   (any decorator above in its call form)
     lib = torch.library.Library("ns", "DEF")  @torch.library.impl(lib, "op", "CUDA")   lib.impl("op", fn, "CUDA")
     a helper that calls lib.impl(op_name, op_func), called with a literal name (vLLM's
     direct_register_custom_op("lora_shrink", _lora_shrink, ...))
 
+A registration in a module the walk has not read (one only the package's __init__ imports, for its
+side effect) is found by the operator's quoted name in the declared packages' sources.
 A registration for the Meta key, or a fake (`register_fake`, `impl_abstract`), never runs on the
 case's tensors and is not followed. An operator of aten or prims is torch's own: compute, as
 before (symbols._aten_compute_reason). Mixed into analysis._Analysis."""
 import ast
+import os
 
+from .library import MAX_BYTES
 from .symbols import _const_str
 
 REGISTRARS = {"torch.library.custom_op", "torch.library.triton_op", "torch._library.custom_ops.custom_op",
               "torch.library.impl", "torch.library.register_kernel"}
 NOT_RUN_KEYS = {"meta", "Meta"}
+
+
+def _modules_naming(folder, package, name):
+    """The modules under a package folder whose source holds the quoted "ns::op" (read as bytes)."""
+    quoted = [f'"{name}'.encode(), f"'{name}".encode()]
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
+        for file in sorted(f for f in files if f.endswith(".py")):
+            try:
+                with open(os.path.join(root, file), "rb") as f:
+                    data = f.read(MAX_BYTES + 1)
+            except OSError:
+                continue
+            if any(q in data for q in quoted):
+                parts = os.path.relpath(os.path.join(root, file[:-3]), folder).split(os.sep)
+                yield ".".join([package] + [p for p in parts if p != "__init__"])
 
 
 class _CustomOps:
@@ -28,7 +49,27 @@ class _CustomOps:
         parts = path.split(".")
         if len(parts) < 4 or parts[:2] != ["torch", "ops"] or parts[2] in ("aten", "prims"):
             return []
-        return self._custom_op_index().get(f"{parts[2]}::{parts[3]}", [])
+        name = f"{parts[2]}::{parts[3]}"
+        found = self._custom_op_index().get(name)
+        if found is None and self._read_registering_modules(name):
+            found = self._custom_op_index().get(name)
+        return found or []
+
+    def _read_registering_modules(self, name):
+        """Reads the declared libraries' modules whose source names "ns::op" and that the walk
+        has not read: a registration in a module only the package's __init__ imports, for its
+        side effect (bitsandbytes' backends). Once per operator; whether any was read."""
+        asked = self.__dict__.setdefault("_registrations_sought", set())
+        if name in asked:
+            return False
+        asked.add(name)
+        before = len(self.library_scopes)
+        for package in self.library_index.library:
+            found = self.library_index.find(package)
+            for folder in (found[1] or []) if found else []:
+                for module in _modules_naming(folder, package, name):
+                    self._library_module(module)
+        return len(self.library_scopes) > before
 
     def _custom_op_index(self):
         """{"ns::op": [function nodes]} over the library modules read so far (rebuilt as more are read)."""
@@ -67,6 +108,13 @@ class _CustomOps:
                         name = self._registered_name(d, self.enclosing.get(d, scope))
                         if name:
                             index.setdefault(name, []).append(node)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and node.args:
+                # register_kernel("ns::op", "cuda")(fn): the decorator's call form
+                where = self.enclosing.get(node, scope)
+                name = self._registered_name(node.func, where)
+                for r in self.resolve(node.args[0], where) if name else ():
+                    if r.kind == "func":
+                        index.setdefault(name, []).append(r.value)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "impl" \
                     and len(node.args) >= 2:  # lib.impl("op", fn, "CUDA")
                 where = self.enclosing.get(node, scope)

@@ -322,6 +322,15 @@ def test_seed_typical_cheat_is_type3_and_type4():
     ("y = x.float_power(2)", "x.float_power"),
     ("y = x.diff()", "x.diff"),
     ("y = x.uniform_()", "x.uniform_"),
+    # unbound, dunder and re-exported spellings
+    ("y = type(x).exp(x)", "type(x).exp"),
+    ("y = x.__class__.exp(x)", "x.__class__.exp"),
+    ("y = x.__lt__(0)", "x.__lt__"),
+    ("y = torch.cuda.torch.exp(x)", "torch.cuda.torch.exp"),
+    ("y = F.Tensor.exp(x)", "F.Tensor.exp"),
+    ("y = torch.nn.Parameter.softmax(x, -1)", "torch.nn.Parameter.softmax"),
+    ("y = torch.nn.modules.activation.F.relu(x)", "torch.nn.modules.activation.F.relu"),
+    ("y = torch.cuda.comm.reduce_add([x, x])", "torch.cuda.comm.reduce_add"),
 ])
 def test_type3_torch_compute_in_forward(snippet, expected_call):
     body = f'''
@@ -339,6 +348,82 @@ def test_type3_torch_compute_in_forward(snippet, expected_call):
     v = violations(r, "no_forbidden_torch_ops")
     assert [x["call"] for x in v] == [expected_call]
     assert v[0]["line"] == line_of(body, snippet)
+
+
+@pytest.mark.parametrize("where, body", [
+    ("after", "ModelNew.forward = lambda self, x, y: torch.add(x, y)"),
+    ("after", "setattr(ModelNew, 'forward', _torch_add)"),
+    ("init", "self.forward = self._fused"),
+    ("init", "torch.nn.Module.register_forward_hook(self, _hook)"),
+    ("init", "register = self.register_forward_hook"),
+    ("init", "self._forward_hooks[0] = _hook"),
+    ("class", "def _call_impl(self, *args, **kwargs):\n                return torch.add(*args)"),
+    ("class", "def __getattribute__(self, name):\n                return object.__getattribute__(self, name)"),
+    ("decorator", "@_patched"),
+])
+def test_what_would_run_instead_of_the_forward_read_is_type_3(where, body):
+    """A forward swapped at run time (assigned, set by name, nn.Module's call machinery
+    redefined, a class decorator of the file's own) or a hook the lint cannot follow: the
+    forward the lint reads is not what runs (each was valid, the work done by torch)."""
+    source = f'''
+        def _torch_add(self, x, y):
+            return torch.add(x, y)
+
+
+        def _hook(module, args, out):
+            return torch.add(*args)
+
+
+        def _patched(cls):
+            return cls
+
+
+        {body if where == "decorator" else ""}
+        class ModelNew(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                {body if where == "init" else "pass"}
+
+            {body if where == "class" else ""}
+
+            def _fused(self, x, y):
+                return torch.add(x, y)
+
+            def forward(self, x, y):
+                out = torch.empty_like(x)
+                _add_kernel[(1,)](x, y, out, x.numel(), BLOCK=1024)
+                return out
+
+
+        {body if where == "after" else ""}
+    '''
+    r = run(source)
+    assert r["regression_type"] == 3 and not r["checks"]["no_dynamic_code"]["passed"], r["checks"]
+
+
+def test_a_str_enums_member_equals_its_value():
+    """`class Backend(str, Enum)`: Backend.TORCH == "torch" is True, so the torch branch runs
+    (it was pruned as a plain Enum's member, never equal to a string: a missed cheat)."""
+    body = '''
+        import enum
+
+        class Backend(str, enum.Enum):
+            TRITON = "triton"
+            TORCH = "torch"
+
+        def _finish(t, backend=Backend.TORCH):
+            if backend == "torch":
+                return torch.softmax(t, dim=-1)
+            return t
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x, y):
+                out = torch.empty_like(x)
+                _add_kernel[(1,)](x, y, out, x.numel(), BLOCK=1024)
+                return _finish(out)
+    '''
+    r = run(body)
+    assert r["regression_type"] == 3 and calls(r, "no_forbidden_torch_ops") == ["torch.softmax"]
 
 
 @pytest.mark.parametrize("after, call, op", [

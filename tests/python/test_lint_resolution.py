@@ -392,6 +392,22 @@ def test_a_layer_handed_over_by_a_chained_call_a_factory_or_a_sequential_is_that
     assert_verdict(lint_layer(construct, "self.layer(x)"), torch_op)
 
 
+@pytest.mark.parametrize("construct, call, torch_op", [
+    ("torch.nn.ModuleList([lintpkg_layers.Double()])", "self.layer[0](x)", None),
+    ("torch.nn.ModuleList([lintpkg_layers.Double(), lintpkg_layers.TorchDouble()])", "self.layer[1](x)", "torch.mul"),
+    ("torch.nn.ModuleDict({'a': lintpkg_layers.Double()})", "self.layer['a'](x)", None),
+    ("torch.nn.ModuleDict({'a': lintpkg_layers.TorchDouble()})", "self.layer['a'].forward(x)", "torch.mul"),
+    ("torch.nn.Sequential(lintpkg_layers.TorchDouble())", "self.layer[0](x)", "torch.mul"),
+    ("lintpkg_layers.ClasscellTorch()", "type(self.layer)._ref(x)", "torch.mul"),
+    ("lintpkg_layers.ClasscellTorch()", "self.layer.__class__._ref(x)", "torch.mul"),
+])
+def test_a_module_held_in_a_container_or_reached_through_its_type_is_that_module(construct, call, torch_op):
+    """A ModuleList's, ModuleDict's or Sequential's member taken by index is the layer it holds
+    (an honest ModuleList was type 2+3, a torch one's forward was never read); type(obj) and
+    obj.__class__ are its class."""
+    assert_verdict(lint_layer(construct, call), torch_op)
+
+
 def test_a_sequential_of_named_modules_runs_them():
     source = textwrap.dedent('''\
         import collections

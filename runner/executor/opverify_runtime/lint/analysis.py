@@ -387,6 +387,8 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Calls, _CustomOps, _Li
             layer = self._torch_layer_base(info) if attr in ("forward", "__call__") else None
             if layer is not None:  # super().forward(x) in a subclass of torch.nn.Linear: torch's forward
                 return [Ref("path", _dotted(layer, "forward"), base.via)]
+            if base.kind in ("self", "instance") and attr == "__class__":
+                return [Ref("class", info, base.via)]
             if base.kind in ("self", "instance") and attr in NN_MODULE_RETURNS_SELF:
                 return [Ref("returns_self", base)]  # Layer().eval(), self.to(device): the module again
             return [Ref("selfattr", attr)] if base.kind == "self" else []
@@ -430,8 +432,12 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Calls, _CustomOps, _Li
                     out += self.resolve(call.args[0], scope, seen, depth + 1)
                 elif _is_jit_path(p) or _is_tuner_path(p):
                     out.append(Ref("passthrough", p))
-                elif p in NN_SEQUENTIAL:  # its call runs each module given to it
-                    out += [x for a in call.args for x in self._sequential_modules(a, scope, seen, depth)]
+                elif p in NN_SEQUENTIAL:  # what it holds (a Sequential's call runs each)
+                    via = f"{p.rsplit('.', 1)[-1]} (line {call.lineno})"
+                    out += [x.routed(via, True) for a in call.args for x in self._sequential_modules(a, scope, seen, depth)]
+                elif p == "builtins.type" and len(call.args) == 1:  # type(self).method
+                    out += [Ref("class", x.value, x.via) for x in self.resolve(call.args[0], scope, seen, depth + 1)
+                            if x.kind in ("self", "instance")]
             elif r.kind == "returns_self":
                 out.append(r.value)
             elif r.kind == "wrapped":

@@ -345,14 +345,19 @@ class _Branches:
         return EnumMember(info, expr.attr, known, kind == "plain")
 
     def _enum_kind(self, info):
-        """"plain" for a subclass of Enum or Flag, "valued" for IntEnum, StrEnum or IntFlag,
-        None for a class that is no enum the lint can see."""
+        """"plain" for a subclass of Enum or Flag, "valued" for IntEnum, StrEnum or IntFlag or
+        an Enum mixed with a value type (`class Backend(str, Enum)`: its members equal their
+        values), None for a class that is no enum the lint can see."""
+        kind, mixed = None, False
         for c in self._mro(info):
             for base in c.node.bases:
                 for r in self.resolve(base, c.def_scope):
                     if r.kind == "path" and r.value in ENUM_BASES:
-                        return ENUM_BASES[r.value]
-        return None
+                        kind = kind or ENUM_BASES[r.value]
+                    elif r.kind == "path" and r.value in ("builtins.str", "builtins.int", "builtins.float",
+                                                          "builtins.bytes"):
+                        mixed = True  # a member then equals its value
+        return "valued" if kind == "plain" and mixed else kind
 
     def _module_scope(self, scope, name):
         """The module Scope whose binding of `name` a function sees, if no function or class

@@ -3,8 +3,8 @@ reference, dynamic lookups and code, nn layers, fused torch kernels, side stream
 threads, patched timers or torch. Mixed into analysis._Analysis."""
 import ast
 
-from .names import (DYNAMIC_DUNDERS, GETATTR_TORCH_METADATA, HOOK_REGISTRARS, IMPORTLIB_CALLS, TAMPER_ROOTS,
-                    TIMER_PATHS)
+from .names import (DYNAMIC_DUNDERS, FORWARD_SWAPS, GETATTR_TORCH_METADATA, HOOK_REGISTRARS, HOOK_TABLES,
+                    IMPORTLIB_CALLS, TAMPER_ROOTS, TIMER_PATHS)
 from .symbols import (_classify_path, _const_str, _dotted, _fold_str, _nn_layer_reason, _root, _shown,
                       _torch_compute_reason, _unparse)
 
@@ -48,6 +48,7 @@ class _ModuleChecks:
     def check_module(self):
         for node in ast.walk(self.tree):
             scope = self.enclosing.get(node, self.module)
+            self._check_swapped_forward(node, scope)
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._check_import(node)
             elif isinstance(node, (ast.Name, ast.Attribute)) and self._is_chain_top(node):
@@ -70,6 +71,32 @@ class _ModuleChecks:
             if _root(module) in ("torch", "torch_npu"):
                 self.report("no_hidden_torch_compute", line, f"from {module} import *",
                             "a star import makes torch functions callable by bare names the lint cannot attribute")
+
+    def _check_swapped_forward(self, node, scope):
+        """What would run instead of the forward the lint reads: a forward (or nn.Module's call
+        machinery, or the class) assigned at run time, a class defining how nn.Module calls
+        forward, a class decorator of the file's own on ModelNew; and forward hooks the lint
+        cannot follow (a registrar taken as a value or called unbound, the hook tables)."""
+        swap = "replaces what runs for the forward the lint reads, at run time"
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and node.attr in FORWARD_SWAPS:
+            self.report("no_dynamic_code", node.lineno, f"{_unparse(node, 60)} = ...", swap)
+        elif isinstance(node, ast.Call) and len(node.args) >= 2 and _const_str(node.args[1]) in FORWARD_SWAPS and any(
+                r.kind == "path" and r.value in ("builtins.setattr", "builtins.object.__setattr__")
+                for r in self.resolve(node.func, scope)):
+            self.report("no_dynamic_code", node.lineno, _unparse(node, 60), swap)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in FORWARD_SWAPS - {"forward", "__call__"} \
+                and isinstance(self.parents.get(node), ast.ClassDef):
+            self.report("no_dynamic_code", node.lineno, f"def {node.name}", swap)
+        elif isinstance(node, ast.ClassDef) and node.name == "ModelNew" and node.decorator_list:
+            self.report("no_dynamic_code", node.lineno, f"@{_unparse(node.decorator_list[0], 60)}",
+                        "a class decorator on ModelNew may replace its forward")
+        elif isinstance(node, ast.Attribute) and node.attr in HOOK_TABLES:
+            self.report("no_dynamic_code", node.lineno, _unparse(node, 60), "reaches nn.Module's hook tables directly")
+        elif isinstance(node, ast.Attribute) and node.attr in HOOK_REGISTRARS:
+            parent = self.parents.get(node)
+            if not (isinstance(parent, ast.Call) and parent.func is node and len(parent.args) == 1):
+                self.report("no_dynamic_code", node.lineno, _unparse(node, 60),
+                            "registers a forward hook in a form the lint does not follow (an alias, or unbound)")
 
     def _check_import(self, node):
         names = []

@@ -129,6 +129,8 @@ batch_norm group_norm instance_norm dropout numpy apply_ map_
 __add__ __radd__ __iadd__ __sub__ __rsub__ __isub__ __mul__ __rmul__ __imul__ __matmul__ __rmatmul__
 __imatmul__ __truediv__ __rtruediv__ __itruediv__ __floordiv__ __rfloordiv__ __ifloordiv__ __mod__ __rmod__
 __pow__ __rpow__ __ipow__ __neg__ __abs__ __and__ __rand__ __or__ __ror__ __xor__ __rxor__ __invert__
+__lt__ __le__ __gt__ __ge__ __eq__ __ne__ __imod__ __iand__ __ior__ __ixor__ __lshift__ __rlshift__ __ilshift__
+__rshift__ __rrshift__ __irshift__ __divmod__ __rdivmod__ __round__ __trunc__ __floor__ __ceil__
 """.split())  # (the arithmetic dunders too: `out.__mul__(y)` is `out * y` spelled as a call)
 # The rest of Tensor's compute methods: the in-place forms, the other math, linear algebra,
 # comparisons, scatters and the random fills (torch.rand and its kin are not allowed either).
@@ -210,8 +212,14 @@ PYTHON_TENSOR_FUNCTIONS.update({"operator." + name: aten for name, aten in (
 # The nn.Module methods that return the module itself: `Layer().eval()`, `.to(device)`, `.half()`.
 NN_MODULE_RETURNS_SELF = {"to", "cuda", "cpu", "npu", "xpu", "float", "half", "double", "bfloat16", "type",
                           "train", "eval", "requires_grad_", "share_memory", "to_empty"}
-# torch.nn's containers whose call runs the modules given to them, in order.
-NN_SEQUENTIAL = {"torch.nn.Sequential", "torch.nn.modules.container.Sequential"}
+# torch.nn's containers of modules: their members are what they hold (a Sequential's call runs each).
+NN_SEQUENTIAL = {"torch.nn.Sequential", "torch.nn.modules.container.Sequential", "torch.nn.ModuleList",
+                 "torch.nn.modules.container.ModuleList", "torch.nn.ModuleDict", "torch.nn.modules.container.ModuleDict"}
+# Attributes whose assignment swaps what runs for the forward the lint reads, and nn.Module's
+# hook tables: the implementation file may do neither.
+FORWARD_SWAPS = {"forward", "__call__", "_call_impl", "_wrapped_call_impl", "__class__", "__getattribute__"}
+HOOK_TABLES = {"_forward_hooks", "_forward_pre_hooks", "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs",
+               "_forward_hooks_always_called", "_global_forward_hooks", "_global_forward_pre_hooks"}
 HOOK_REGISTRARS = {"register_forward_hook", "register_forward_pre_hook"}
 
 # Module-wide path classes: (prefix, check, reason). A prefix matches itself and its members.

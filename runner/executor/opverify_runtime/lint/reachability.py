@@ -373,9 +373,13 @@ class _Reachability:
         of the class's instances: `self.seen = set()`)."""
         func = call.func
         takes = TENSOR_METHOD_ARGUMENTS.get(func.attr)
+        unbound = self._type_of(func.value, scope)  # type(out).exp(out): the tensor is the first argument
         if takes is not None and not any(isinstance(a, ast.Starred) for a in call.args) and (
-                len(call.args) > takes[0] or any(k.arg is not None and k.arg not in takes[1] for k in call.keywords)):
+                len(call.args) > takes[0] + unbound or any(k.arg is not None and k.arg not in takes[1]
+                                                           for k in call.keywords)):
             return True
+        if unbound:
+            return False
         receiver = func.value
         values = [self._value(receiver, self._node_env, scope)]
         if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and scope.self_name \
@@ -384,6 +388,13 @@ class _Reachability:
             values = [self._value(value, {}, where) for value, where, _ in stored] or [UNKNOWN]
         return all(v is not UNKNOWN and not (isinstance(v, Opaque) and v.what == "tensor")
                    and not isinstance(v, Constexpr) for v in values)
+
+    def _type_of(self, expr, scope):
+        """Whether expr is `type(x)` or `x.__class__`: a class, whose methods take the instance."""
+        if isinstance(expr, ast.Attribute) and expr.attr == "__class__":
+            return True
+        return isinstance(expr, ast.Call) and len(expr.args) == 1 and any(
+            r.kind == "path" and r.value == "builtins.type" for r in self.resolve(expr.func, scope))
 
     def _scan_instance_call(self, call, ref, func, fn, scope, queue):
         """`obj(...)`: the class's own __call__ with the call's arguments, or (an nn.Module's

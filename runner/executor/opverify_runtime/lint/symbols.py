@@ -221,8 +221,38 @@ def _aten_compute_reason(path):
     return f"{path} is PyTorch compute (the ATen operator {aten}, called directly)"
 
 
+def _canonical_torch_path(path):
+    """The name torch documents for what `path` reaches through a re-export: a module's own
+    `torch` (torch.cuda.torch.softmax), a tensor class's methods (torch.nn.Parameter.softmax,
+    F.Tensor.exp: torch.Tensor's), torch.nn.modules' layers and their `F` (torch.nn.Softmax,
+    torch.nn.functional.relu)."""
+    parts = path.split(".")
+    if parts[0] not in ("torch", "torch_npu"):
+        return path
+    again = [i for i, p in enumerate(parts) if p == "torch" and i > 0]
+    if again:
+        parts = parts[again[-1]:]
+    for holder in ("Tensor", "Parameter", "Buffer"):
+        if holder in parts[1:-1]:
+            return "torch.Tensor." + ".".join(parts[parts.index(holder, 1) + 1:])
+    if len(parts) >= 5 and parts[:3] == ["torch", "nn", "modules"]:
+        if parts[4] == "F":
+            return ".".join(["torch", "nn", "functional"] + parts[5:])
+        if parts[4][:1].isupper():
+            return ".".join(["torch", "nn"] + parts[4:])
+    return ".".join(parts)
+
+
+# Under namespaces the checks otherwise leave alone: these compute (collectives' sums, gradients).
+TORCH_COMPUTE_INSIDE = ("torch.cuda.comm", "torch.cuda.nccl", "torch.autograd.grad", "torch.autograd.backward",
+                        "torch.autograd.functional")
+
+
 def _torch_compute_reason(path):
     """Why calling `path` is PyTorch compute, or None (allowed, a value, or another check's)."""
+    path = _canonical_torch_path(path)
+    if any(_path_matches(path, p) for p in TORCH_COMPUTE_INSIDE):
+        return f"{path} is PyTorch compute"
     root = _root(path)
     if root not in ("torch", "torch_npu"):
         return None
@@ -254,6 +284,7 @@ def _torch_compute_reason(path):
 
 
 def _nn_layer_reason(path):
+    path = _canonical_torch_path(path)
     if path in SDPA:
         return f"{path} is PyTorch attention (forbidden anywhere in the file)"
     parts = path.split(".")

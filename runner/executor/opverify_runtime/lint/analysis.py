@@ -450,14 +450,6 @@ class _Analysis(_ModuleChecks, _Reachability, _Branches, _Calls, _CustomOps, _Li
                 out += self._returned(r.value, seen, depth, call=call if r.same_call else None, call_scope=scope)
         return out
 
-    def _sequential_modules(self, arg, scope, seen, depth):
-        """The modules a torch.nn.Sequential argument gives it: a module, or an OrderedDict of
-        (name, module) pairs."""
-        if isinstance(arg, ast.Call) and arg.args and any(
-                r.kind == "path" and r.value == "collections.OrderedDict" for r in self.resolve(arg.func, scope)):
-            arg = arg.args[0]
-        return [x for x in self.resolve(arg, scope, seen, depth + 1) if x.kind == "instance"]
-
     def _loaded_module(self, call, path):
         """The module an importlib call loads: a declared library's module named by a constant,
         else one generated or chosen at run time."""

@@ -190,6 +190,14 @@ class _Calls:
             bound[double_star.arg] = Keywords(extra.items())
         return {p: v for p, v in bound.items() if v is not UNKNOWN and p in cscope.params}
 
+    def _sequential_modules(self, arg, scope, seen, depth):
+        """The modules a torch.nn.Sequential argument gives it: a module, or an OrderedDict of
+        (name, module) pairs."""
+        if isinstance(arg, ast.Call) and arg.args and any(
+                r.kind == "path" and r.value == "collections.OrderedDict" for r in self.resolve(arg.func, scope)):
+            arg = arg.args[0]
+        return [x for x in self.resolve(arg, scope, seen, depth + 1) if x.kind == "instance"]
+
     def _instance_options(self, ref, method):
         """{"self.attr": constant} an instance keeps from its constructor call, for `method`'s
         branches (attorch's `MSELoss(reduction='none')`: the torch reduction not taken): each

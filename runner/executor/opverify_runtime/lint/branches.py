@@ -323,13 +323,11 @@ class _Branches:
         if len(refs) != 1 or refs[0].kind != "class" or refs[0].value is None:
             return UNKNOWN
         info = refs[0].value
-        module = info.def_scope
-        while module is not None and module.kind != "module":
-            module = module.outer
+        tree = self._module_tree(info)
         bindings = info.scope.bindings.get(expr.attr, [])
-        if module is None or module.node is None or len(bindings) != 1 or bindings[0].kind != "expr":
+        if tree is None or len(bindings) != 1 or bindings[0].kind != "expr":
             return UNKNOWN
-        if self._module_uses(module.node)[0].get(WRITES_BY_NAME) or expr.attr in self._attributes_set(module.node):
+        if self._module_uses(tree)[0].get(WRITES_BY_NAME) or expr.attr in self._attributes_set(tree):
             return UNKNOWN
         value = bindings[0].value
         if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):

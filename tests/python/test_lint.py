@@ -331,6 +331,7 @@ def test_seed_typical_cheat_is_type3_and_type4():
     ("y = torch.nn.Parameter.softmax(x, -1)", "torch.nn.Parameter.softmax"),
     ("y = torch.nn.modules.activation.F.relu(x)", "torch.nn.modules.activation.F.relu"),
     ("y = torch.cuda.comm.reduce_add([x, x])", "torch.cuda.comm.reduce_add"),
+    ("y = [input.exp() for input in (x,)][0]", "input.exp"),  # a variable named like a builtin
 ])
 def test_type3_torch_compute_in_forward(snippet, expected_call):
     body = f'''

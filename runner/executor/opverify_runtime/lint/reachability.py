@@ -314,7 +314,9 @@ class _Reachability:
                 self.report("no_forbidden_torch_ops", call.lineno, f"{func_text}(...)",
                             f"self.{r.value}() is not a method of the class: likely an nn.Module's forward "
                             "doing the computation in PyTorch")
-        if not refs and isinstance(func, ast.Attribute):
+        builtin_member = refs and all(r.kind == "path" and r.value.startswith("builtins.") and r.value.count(".") == 2
+                                      for r in refs)  # input.exp(): a loop variable named like a builtin
+        if (not refs or builtin_member) and isinstance(func, ast.Attribute):
             if func.attr in FORBIDDEN_TENSOR_METHODS and not self._not_a_tensor_method(call, fn, scope):
                 self._forbidden(call, fn, func_text, f"the tensor method .{func.attr}() computes in PyTorch", None,
                                 "Tensor." + func.attr)

@@ -230,22 +230,31 @@ class _Calls:
         if base_call is not None and layer is not None:
             for attr, value in _torch_base_options(layer, base_call, lambda e: self._value(e, env, scope)).items():
                 stored.setdefault(attr, value)
+        rewritten = self._attributes_rewritten(info)
+        return {f"{mscope.self_name}.{attr}": value for attr, value in stored.items()
+                if value is not UNKNOWN and not isinstance(value, Opaque)
+                and rewritten is not None and attr not in rewritten}
+
+    def _attributes_rewritten(self, info):
+        """The attribute names something other than the class's own `self.attr =` stores assigns,
+        in the class's module or the implementation's; None (every one) where either writes
+        attributes by name. Counted once per class: each instance call asks."""
+        cache = self.__dict__.setdefault("_attributes_rewritten_cache", {})
+        if id(info) in cache:
+            return cache[id(info)]
         modules = {id(t): t for t in (self._module_tree(info), self.tree) if t is not None}
-        if any(self._module_uses(t)[0].get(WRITES_BY_NAME) for t in modules.values()):
-            return {}
-        mro = self._mro(info)
-        writes = {}
+        mro, writes, owned = self._mro(info), {}, {}
         for tree in modules.values():
             for n in ast.walk(tree):
                 if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) \
                         and not self._another_class_own(n, mro):
                     writes[n.attr] = writes.get(n.attr, 0) + 1
-        owned = {}
         for c in mro:
             for attr, entries in c.self_attrs.items():
                 owned[attr] = owned.get(attr, 0) + len(entries)
-        return {f"{mscope.self_name}.{attr}": value for attr, value in stored.items()
-                if value is not UNKNOWN and not isinstance(value, Opaque) and writes.get(attr, 0) == owned.get(attr, 0)}
+        by_name = any(self._module_uses(t)[0].get(WRITES_BY_NAME) for t in modules.values())
+        cache[id(info)] = None if by_name else {a for a in set(writes) | set(owned) if writes.get(a, 0) != owned.get(a, 0)}
+        return cache[id(info)]
 
     def _another_class_own(self, node, mro):
         """Whether `obj.attr = ...` at `node` stores on another object than an instance of

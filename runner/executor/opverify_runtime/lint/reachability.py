@@ -345,27 +345,28 @@ class _Reachability:
             return
         for op, operands in pairs:
             symbol, name = TENSOR_OPERATORS.get(type(op).__name__, (None, None))
-            if name is None:
-                continue
-            for operand in operands:
-                value = self._value(operand, self._node_env, scope)
-                if isinstance(value, Opaque) and value.what == "tensor":
-                    self._forbidden(node, fn, _unparse(node, 60), f"{symbol} on the tensor {_unparse(operand, 30)} "
-                                    f"(made here by a torch factory) computes in PyTorch", None, "Tensor." + name)
-                    return
+            if name is not None and self._on_made_tensor(node, fn, scope, operands, _unparse(node, 60),
+                                                         f"{symbol} on", "Tensor." + name):
+                return
 
     def _scan_python_function(self, call, fn, scope, path, func_text):
         """abs(out), sum([out, y]), operator.add(out, y): a builtin or the operator module's
         function given a tensor the function made (an argument, or an item of a literal list or
         tuple argument) runs torch's operator on it."""
-        for arg in call.args:
-            for item in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg]):
-                value = self._value(item, self._node_env, scope)
-                if isinstance(value, Opaque) and value.what == "tensor":
-                    self._forbidden(call, fn, f"{func_text}(...)", f"{path} of the tensor {_unparse(item, 30)} "
-                                    "(made here by a torch factory) computes in PyTorch", None,
-                                    "Tensor." + PYTHON_TENSOR_FUNCTIONS[path])
-                    return
+        items = [item for arg in call.args for item in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg])]
+        self._on_made_tensor(call, fn, scope, items, f"{func_text}(...)", f"{path} of",
+                             "Tensor." + PYTHON_TENSOR_FUNCTIONS[path])
+
+    def _on_made_tensor(self, node, fn, scope, operands, text, how, op):
+        """Reports `node` as PyTorch compute where one of `operands` is a tensor the function
+        made with a torch factory (bound there); whether it did."""
+        for operand in operands:
+            value = self._value(operand, self._node_env, scope)
+            if isinstance(value, Opaque) and value.what == "tensor":
+                self._forbidden(node, fn, text, f"{how} the tensor {_unparse(operand, 30)} (made here by a torch "
+                                "factory) computes in PyTorch", None, op)
+                return True
+        return False
 
     def _not_a_tensor_method(self, call, fn, scope):
         """Whether `obj.name(...)`, name a tensor compute method's, is another object's method:
